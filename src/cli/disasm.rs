@@ -1,0 +1,11 @@
+//! `vm disasm PROG.bc`: the loaded code, yieldpoints included.
+
+use super::args::DisasmArgs;
+use super::{load_module, Failure};
+
+pub fn disasm(a: DisasmArgs) -> Result<i32, Failure> {
+    let m = load_module(&a.program)?;
+    let p = vm::loader::Program::load(m, !a.no_yieldpoints);
+    print!("{}", vm::disasm::disassemble(&p));
+    Ok(0)
+}

@@ -1,0 +1,97 @@
+//! Command dispatch and the steps every command shares (reading and
+//! assembling a program file).
+
+mod args;
+mod check;
+mod disasm;
+mod run;
+
+use std::path::Path;
+
+use clap::Parser;
+
+pub use args::{Cli, Command};
+
+/// Exit status: bad command-line usage.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit status: the program does not assemble or verify.
+pub const EXIT_INVALID: i32 = 65;
+/// Exit status: a file cannot be read.
+pub const EXIT_NO_INPUT: i32 = 66;
+
+/// A command's failure: what to print on stderr and the exit status.
+pub struct Failure {
+    pub status: i32,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure {
+            status: EXIT_USAGE,
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses the command line and runs the command; returns the exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_USAGE } else { 0 };
+        }
+    };
+    let result = match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Check(a) => check::check(a),
+        Command::Disasm(a) => disasm::disasm(a),
+    };
+    match result {
+        Ok(status) => status,
+        Err(f) => {
+            if !f.message.is_empty() {
+                eprintln!("{}", f.message.trim_end());
+            }
+            f.status
+        }
+    }
+}
+
+/// Reads and assembles `path`: 66 if it cannot be read, 65 with every
+/// diagnostic if it does not assemble or verify.
+pub fn load_module(path: &Path) -> Result<vm::module::Module, Failure> {
+    let shown = path.display().to_string();
+    if path.is_dir() {
+        return Err(Failure {
+            status: EXIT_NO_INPUT,
+            message: format!("vm: cannot read `{shown}`: it is a directory"),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(|e| Failure {
+        status: EXIT_NO_INPUT,
+        message: format!("vm: cannot read `{shown}`: {}", io_reason(&e)),
+    })?;
+    vm::verify::assemble_bytes(&shown, &bytes).map_err(|diags| {
+        let text = String::from_utf8_lossy(&bytes);
+        let mut message = vm::diag::render(&shown, &text, &diags);
+        let n = diags.len();
+        message.push_str(&format!(
+            "{n} error{} in {shown}\n",
+            if n == 1 { "" } else { "s" }
+        ));
+        Failure {
+            status: EXIT_INVALID,
+            message,
+        }
+    })
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}

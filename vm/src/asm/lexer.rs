@@ -1,0 +1,207 @@
+//! The lexer: `.bc` text to tokens, with [`logos`].
+//!
+//! Tokens follow SPEC section 1: identifiers, integers (decimal with an
+//! optional `-`, or `0x` hex), strings with the escapes `\n \t \\ \"`,
+//! directives (`.method`), qualified names (`Shape.area`, `Point.x`), and the
+//! punctuation `: , ( )`. Newlines are tokens because the language is
+//! line-oriented; `;` comments and other whitespace are skipped.
+
+use logos::Logos;
+
+use crate::diag::{Diagnostic, LineIndex, Pos};
+
+/// A token's kind and, for names and constants, its value.
+#[derive(Logos, Clone, Debug, PartialEq, Eq)]
+#[logos(skip r"[ \t\r\f\v]+")]
+#[logos(skip(r";[^\n]*", allow_greedy = true))]
+pub enum Tok {
+    /// End of a line.
+    #[token("\n")]
+    Newline,
+    /// `.name`: a directive (the dot stripped).
+    #[regex(r"\.[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice()[1..].to_string())]
+    Directive(String),
+    /// `Class.member`.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_string())]
+    Qualified(String),
+    /// An identifier.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_string())]
+    Ident(String),
+    /// A decimal integer (range checked by the parser).
+    #[regex(r"-?[0-9]+", |lex| lex.slice().to_string())]
+    Decimal(String),
+    /// A `0x` hexadecimal integer (range checked by the parser).
+    #[regex(r"0x[0-9A-Fa-f]+", |lex| lex.slice().to_string())]
+    Hex(String),
+    /// A string literal, escapes not yet decoded (quotes stripped).
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#, |lex| { let s = lex.slice(); s[1..s.len() - 1].to_string() })]
+    Str(String),
+    /// `:`
+    #[token(":")]
+    Colon,
+    /// `,`
+    #[token(",")]
+    Comma,
+    /// `(`
+    #[token("(")]
+    LParen,
+    /// `)`
+    #[token(")")]
+    RParen,
+}
+
+/// A token and where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// The token.
+    pub tok: Tok,
+    /// Its first character's position.
+    pub pos: Pos,
+}
+
+/// One source line's tokens.
+#[derive(Clone, Debug, Default)]
+pub struct Line {
+    /// The tokens, in order.
+    pub tokens: Vec<Token>,
+    /// True if the line held characters that start no token (already
+    /// reported); the parser skips such lines to avoid follow-on errors.
+    pub bad: bool,
+}
+
+/// Splits `src` into lines of tokens. Characters that start no token become
+/// diagnostics (the first per line) and mark their line bad.
+pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
+    let index = LineIndex::new(src);
+    let mut lines = vec![Line::default()];
+    let mut diags = Vec::new();
+    let mut lexer = Tok::lexer(src);
+    while let Some(item) = lexer.next() {
+        let span = lexer.span();
+        let line = lines.last_mut().expect("at least one line");
+        match item {
+            Ok(Tok::Newline) => lines.push(Line::default()),
+            Ok(tok) => {
+                let pos = index.pos(src, span.start);
+                line.tokens.push(Token { tok, pos });
+            }
+            Err(()) => {
+                if !line.bad {
+                    let pos = index.pos(src, span.start);
+                    diags.push(Diagnostic::new(pos, bad_token_message(&src[span.start..])));
+                    line.bad = true;
+                }
+            }
+        }
+    }
+    (lines, diags)
+}
+
+fn bad_token_message(rest: &str) -> String {
+    let c = rest.chars().next().unwrap_or(' ');
+    if c == '"' {
+        "unterminated string".into()
+    } else if c.is_ascii_digit() || c == '-' {
+        "malformed integer".into()
+    } else if c.is_control() {
+        format!("unexpected character U+{:04X}", c as u32)
+    } else {
+        format!("unexpected character `{c}`")
+    }
+}
+
+/// Decodes the escapes of a string literal's contents. Returns the offending
+/// escape's character offset within the literal on error.
+pub fn unescape(raw: &str) -> Result<String, usize> {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().enumerate();
+    while let Some((_, c)) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some((_, 'n')) => out.push('\n'),
+            Some((_, 't')) => out.push('\t'),
+            Some((_, '\\')) => out.push('\\'),
+            Some((_, '"')) => out.push('"'),
+            Some((i, _)) => return Err(i - 1),
+            None => return Err(raw.chars().count() - 1),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<Tok> {
+        let (lines, diags) = lex(src);
+        assert!(diags.is_empty(), "{diags:?}");
+        lines
+            .into_iter()
+            .flat_map(|l| l.tokens)
+            .map(|t| t.tok)
+            .collect()
+    }
+
+    #[test]
+    fn lexes_a_method_header() {
+        assert_eq!(
+            kinds(".method Shape.area(this) ; comment"),
+            vec![
+                Tok::Directive("method".into()),
+                Tok::Qualified("Shape.area".into()),
+                Tok::LParen,
+                Tok::Ident("this".into()),
+                Tok::RParen,
+            ]
+        );
+    }
+
+    #[test]
+    fn semicolon_inside_string_is_not_a_comment() {
+        assert_eq!(
+            kinds(r#"push "a;b" ; c"#),
+            vec![Tok::Ident("push".into()), Tok::Str("a;b".into())]
+        );
+    }
+
+    #[test]
+    fn numbers_and_labels() {
+        assert_eq!(
+            kinds("loop: push -12\npush 0x1F"),
+            vec![
+                Tok::Ident("loop".into()),
+                Tok::Colon,
+                Tok::Ident("push".into()),
+                Tok::Decimal("-12".into()),
+                Tok::Ident("push".into()),
+                Tok::Hex("0x1F".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn positions_are_one_based() {
+        let (lines, _) = lex("\n  push 1");
+        assert_eq!(lines[1].tokens[0].pos, Pos::new(2, 3));
+        assert_eq!(lines[1].tokens[1].pos, Pos::new(2, 8));
+    }
+
+    #[test]
+    fn bad_characters_are_reported() {
+        let (_, diags) = lex("push @");
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].pos, Pos::new(1, 6));
+        let (_, diags) = lex("push \"abc");
+        assert_eq!(diags[0].message, "unterminated string");
+    }
+
+    #[test]
+    fn unescape_accepts_only_spec_escapes() {
+        assert_eq!(unescape(r#"a\n\t\\\"b"#).unwrap(), "a\n\t\\\"b");
+        assert_eq!(unescape(r"ab\q"), Err(2));
+    }
+}

@@ -1,0 +1,156 @@
+//! Runtime errors and stack traces.
+//!
+//! A runtime error (SPEC "Runtime errors") is not catchable: it stops the
+//! whole program with status 70 after printing `runtime error: MESSAGE` and
+//! a trace, innermost frame first, one `  at METHOD (FILE:LINE)` per frame.
+//! Very deep traces keep their first and last frames and say how many they
+//! left out in between.
+
+use std::fmt;
+
+/// Why the program must stop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuntimeError {
+    /// `div` or `rem` by zero.
+    DivisionByZero,
+    /// `null` where an object or array was needed.
+    NullReference {
+        /// The instruction.
+        op: &'static str,
+    },
+    /// Array index outside `[0, len)`.
+    IndexOutOfBounds {
+        /// The index.
+        index: i64,
+        /// The array's length.
+        len: usize,
+    },
+    /// `newarray` with a negative length.
+    NegativeArrayLength(i64),
+    /// `newarray` too long to allocate.
+    ArrayTooLarge(i64),
+    /// `getfield`/`putfield` on an object of another class.
+    WrongClass {
+        /// The instruction (`getfield Point.x`).
+        op: String,
+        /// The object's class.
+        found: String,
+    },
+    /// `callvirt` on an object whose class has no such method.
+    NoSuchMethod {
+        /// The selector.
+        method: String,
+        /// The receiver's class.
+        class: String,
+    },
+    /// A value of the wrong kind.
+    WrongKind {
+        /// The instruction.
+        op: &'static str,
+        /// What it needs.
+        expected: &'static str,
+        /// What it got.
+        found: &'static str,
+    },
+    /// Deeper than `--max-frames`.
+    StackOverflow {
+        /// The limit.
+        limit: usize,
+    },
+    /// An object or array passed across threads.
+    CrossThread {
+        /// How it happened.
+        what: &'static str,
+        /// The value as it prints.
+        value: String,
+    },
+    /// `join` on something that is not a thread id.
+    NoSuchThread(i64),
+    /// `join` that would wait forever.
+    Deadlock(String),
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use RuntimeError::*;
+        match self {
+            DivisionByZero => write!(f, "division by zero"),
+            NullReference { op } => write!(f, "null reference in `{op}`"),
+            IndexOutOfBounds { index, len } => {
+                write!(f, "array index {index} out of bounds for length {len}")
+            }
+            NegativeArrayLength(n) => write!(f, "negative array length {n}"),
+            ArrayTooLarge(n) => write!(f, "array length {n} is too large"),
+            WrongClass { op, found } => {
+                write!(f, "wrong class for `{op}`: the object is a {found}")
+            }
+            NoSuchMethod { method, class } => write!(f, "class {class} has no method `{method}`"),
+            WrongKind {
+                op,
+                expected,
+                found,
+            } => write!(f, "`{op}` expects {expected}, got {found}"),
+            StackOverflow { limit } => write!(f, "stack overflow (more than {limit} frames)"),
+            CrossThread { what, value } => {
+                write!(f, "{what} {value}: objects and arrays cannot cross threads")
+            }
+            NoSuchThread(id) => write!(f, "`join` on {id}, which is not a thread id"),
+            Deadlock(s) => write!(f, "deadlock: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+/// One line of a stack trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceEntry {
+    /// `fib`, `Shape.area`.
+    pub method: String,
+    /// Source line.
+    pub line: u32,
+}
+
+/// Frames kept at the top of an elided trace.
+pub const TRACE_HEAD: usize = 40;
+/// Frames kept at the bottom of an elided trace.
+pub const TRACE_TAIL: usize = 10;
+
+/// Formats a trace (innermost first) as `  at METHOD (FILE:LINE)` lines,
+/// eliding the middle of very deep ones.
+pub fn format_trace(file: &str, trace: &[TraceEntry]) -> String {
+    let mut out = String::new();
+    let line = |out: &mut String, e: &TraceEntry| {
+        out.push_str(&format!("  at {} ({}:{})\n", e.method, file, e.line));
+    };
+    if trace.len() <= TRACE_HEAD + TRACE_TAIL + 1 {
+        trace.iter().for_each(|e| line(&mut out, e));
+    } else {
+        trace[..TRACE_HEAD].iter().for_each(|e| line(&mut out, e));
+        let left_out = trace.len() - TRACE_HEAD - TRACE_TAIL;
+        out.push_str(&format!("  ... {left_out} frames omitted ...\n"));
+        trace[trace.len() - TRACE_TAIL..]
+            .iter()
+            .for_each(|e| line(&mut out, e));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_traces_are_elided() {
+        let t: Vec<_> = (0..1000)
+            .map(|i| TraceEntry {
+                method: "f".into(),
+                line: i,
+            })
+            .collect();
+        let s = format_trace("p.bc", &t);
+        assert_eq!(s.lines().count(), TRACE_HEAD + TRACE_TAIL + 1);
+        assert!(s.contains("... 950 frames omitted ..."));
+        assert!(s.starts_with("  at f (p.bc:0)\n"));
+    }
+}

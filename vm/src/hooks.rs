@@ -1,0 +1,145 @@
+//! Extension points: how a profiler attaches to the VM without the VM
+//! knowing anything about it.
+//!
+//! A [`Hooks`] object is given to the VM at start. For each managed thread it
+//! creates a [`ThreadListener`] that lives on that thread (Jikes RVM's
+//! *listener*: it takes samples and does as little as possible). The VM calls
+//! the listener:
+//!
+//! - when a yieldpoint is taken ([`ThreadListener::yieldpoint`]), i.e. when
+//!   the thread's control word asked for it;
+//! - in exhaustive mode, on every call and return;
+//! - when `ret` or exception unwinding meets a trampoline return word;
+//! - when the thread ends.
+//!
+//! The listener sees the thread's frames through a [`ThreadCtx`] and may
+//! change exactly two things in them: return-address words (marks and
+//! trampolines) and profiler slots. Both are invisible to the program.
+
+use std::sync::Arc;
+
+use crate::frame::{Frame, ReturnWord};
+use crate::instr::YieldKind;
+use crate::loader::Program;
+use crate::thread::ThreadShared;
+
+/// Which instrumented variant of the interpreter a run needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExecMode {
+    /// Count executed source instructions and cost-model cycles (needed by
+    /// the virtual clock and by exhaustive profiles). Off, the interpreter
+    /// pays nothing for counting.
+    pub count: bool,
+    /// Call [`ThreadListener::called`] / [`ThreadListener::returning`] on
+    /// every call and return (exhaustive profiling).
+    pub trace_calls: bool,
+    /// Virtual clock: raise [`crate::thread::request::TICK`] every this many
+    /// cycles of a thread's virtual time (requires `count`).
+    pub virtual_tick: Option<u64>,
+}
+
+/// What a profiler gives the VM.
+pub trait Hooks: Send + Sync {
+    /// The interpreter variant to run.
+    fn exec_mode(&self) -> ExecMode {
+        ExecMode::default()
+    }
+
+    /// A managed thread is starting (called on that thread). Returns the
+    /// listener that will live on it, if any.
+    fn thread_started(
+        &self,
+        thread: &Arc<ThreadShared>,
+        program: &Program,
+    ) -> Option<Box<dyn ThreadListener>>;
+
+    /// The program is about to end with `status`; every listener has been
+    /// dropped or its thread is stuck (runtime error elsewhere).
+    fn program_ending(&self, _status: i32) {}
+}
+
+/// A profiler's agent on one thread.
+pub trait ThreadListener: Send {
+    /// A yieldpoint of `kind` was taken. `requests` are the request bits
+    /// that were pending (the VM's own bits already handled and cleared).
+    fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32);
+
+    /// Exhaustive mode: a call just pushed the top frame.
+    fn called(&mut self, _t: &mut ThreadCtx<'_>) {}
+
+    /// Exhaustive mode: the top frame is about to be popped, by `ret` or
+    /// by an exception unwinding it.
+    fn returning(&mut self, _t: &mut ThreadCtx<'_>) {}
+
+    /// A frame whose return word is the trampoline `word` was just popped
+    /// (by `ret`, or by unwinding if `unwinding`). The top frame of `t` is
+    /// its caller. Returns the real return word to continue at.
+    fn trampoline(
+        &mut self,
+        _t: &mut ThreadCtx<'_>,
+        word: ReturnWord,
+        _unwinding: bool,
+    ) -> ReturnWord {
+        unreachable!("listener installed a trampoline {word:?} but does not handle it")
+    }
+
+    /// The real return word behind trampoline `word`, without consuming it
+    /// (used to print stack traces).
+    fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        word
+    }
+
+    /// The thread is ending; `t.frames` holds whatever frames remain (none
+    /// after a normal return, all of them after a runtime error).
+    fn thread_ending(&mut self, _t: &mut ThreadCtx<'_>) {}
+}
+
+/// A listener's view of its thread at a callback.
+pub struct ThreadCtx<'a> {
+    /// The running program.
+    pub program: &'a Program,
+    /// The thread's shared state (id, control word).
+    pub thread: &'a ThreadShared,
+    /// The frames, bottom (entry) first, top last.
+    pub frames: &'a mut [Frame],
+    /// The loaded pc of the top frame's current instruction.
+    pub pc: u32,
+    /// Source instructions executed so far (counting mode only, else 0).
+    pub instructions: u64,
+    /// Cost-model cycles so far (counting mode only, else 0).
+    pub cycles: u64,
+    /// The control word this thread returns to after the callback.
+    pub(crate) control_base: &'a mut i64,
+}
+
+impl ThreadCtx<'_> {
+    /// Sets the control word the thread keeps between requests: `0` takes
+    /// no yieldpoint, `-1` takes prologue and epilogue yieldpoints, `1`
+    /// takes every yieldpoint (Arnold & Grove's overloaded flag).
+    pub fn set_control(&mut self, value: i64) {
+        *self.control_base = value;
+    }
+
+    /// The control word the thread keeps between requests.
+    pub fn control(&self) -> i64 {
+        *self.control_base
+    }
+
+    /// The method index of frame `i`.
+    pub fn method_of(&self, i: usize) -> u32 {
+        self.program.bodies[self.frames[i].body as usize].method
+    }
+}
+
+/// Hooks that attach nothing: a plain run.
+pub struct NoHooks;
+
+impl Hooks for NoHooks {
+    fn thread_started(
+        &self,
+        _: &Arc<ThreadShared>,
+        _: &Program,
+    ) -> Option<Box<dyn ThreadListener>> {
+        None
+    }
+}

@@ -1,0 +1,36 @@
+//! The virtual machine: a stack-based bytecode VM whose method prologues,
+//! epilogues and loop backedges carry yieldpoints.
+//!
+//! Data flows from text to running code in four steps (see
+//! docs/ARCHITECTURE.md):
+//!
+//! 1. [`asm`]: lexing and parsing `.bc` text into a syntax tree;
+//! 2. [`verify`]: resolving names and checking the SPEC's rules, giving a
+//!    [`module::Module`];
+//! 3. [`loader`]: laying out classes, building virtual-method tables and
+//!    inserting yieldpoints, giving a runnable [`loader::Program`];
+//! 4. [`interp`]: the interpreter, one per managed thread ([`thread`]), with
+//!    its heap ([`heap`]).
+//!
+//! The VM knows nothing of its clients: profilers attach through the hooks
+//! in [`hooks`].
+
+#![warn(missing_docs)]
+
+pub mod asm;
+pub mod diag;
+pub mod disasm;
+pub mod error;
+pub mod frame;
+pub mod heap;
+pub mod hooks;
+pub mod instr;
+mod interp;
+pub mod loader;
+pub mod module;
+pub mod opcode;
+pub mod output;
+pub mod runtime;
+pub mod thread;
+pub mod value;
+pub mod verify;

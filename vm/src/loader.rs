@@ -1,0 +1,283 @@
+//! The loader: a verified [`Module`] to a runnable [`Program`].
+//!
+//! It lays out classes (a subclass's fields after its superclass's, already
+//! computed by the resolver), builds one virtual-method table per class
+//! (indexed by selector) and an ancestor display for O(1) subclass tests,
+//! and turns each method into a [`Body`] of [`Instr`]s with the yieldpoints
+//! of SPEC "Yieldpoints" inserted as real instructions:
+//!
+//! - a prologue yieldpoint at entry,
+//! - an epilogue yieldpoint before each `ret`,
+//! - a backedge yieldpoint before each jump whose target is at or before it.
+//!
+//! A jump to an instruction lands on that instruction's own yieldpoint (if it
+//! has one) but never on the prologue: the prologue runs once per call.
+//! `--no-yieldpoints` loads the same code without them.
+
+use crate::instr::{Instr, YieldKind};
+use crate::module::{Catch, MethodId, Module};
+
+/// Marks "no method" in a virtual-method table.
+pub const NO_METHOD: u32 = u32::MAX;
+
+/// A class as the interpreter sees it.
+#[derive(Clone, Debug)]
+pub struct ClassInfo {
+    /// The class name.
+    pub name: String,
+    /// Number of fields, inherited ones included.
+    pub nfields: u32,
+    /// The class's ancestors from the root down to itself.
+    pub ancestors: Box<[u32]>,
+    /// Per selector, the body `callvirt` runs for this class, or [`NO_METHOD`].
+    pub vtable: Box<[u32]>,
+}
+
+impl ClassInfo {
+    /// Depth in the hierarchy (a root class has depth 0).
+    #[inline]
+    pub fn depth(&self) -> usize {
+        self.ancestors.len() - 1
+    }
+}
+
+/// One method's runnable code.
+#[derive(Clone, Debug)]
+pub struct Body {
+    /// The method this is the code of.
+    pub method: MethodId,
+    /// `fib` or `Shape.area`: the name in traces and profiles.
+    pub name: String,
+    /// The instructions, yieldpoints included.
+    pub code: Box<[Instr]>,
+    /// Source line of each instruction.
+    pub lines: Box<[u32]>,
+    /// Index of the source instruction each loaded instruction belongs to
+    /// (the prologue yieldpoint belongs to instruction 0).
+    pub source_index: Box<[u32]>,
+    /// `.catch` ranges in loaded pcs, in the order written.
+    pub catches: Box<[Catch]>,
+    /// Parameters (receiver included).
+    pub nparams: u32,
+    /// Parameters plus `.locals`.
+    pub nlocals: u32,
+    /// Deepest operand stack.
+    pub max_stack: u32,
+}
+
+impl Body {
+    /// Source line of the instruction at loaded `pc`.
+    pub fn line_at(&self, pc: u32) -> u32 {
+        self.lines.get(pc as usize).copied().unwrap_or(0)
+    }
+}
+
+/// A loaded program.
+#[derive(Debug)]
+pub struct Program {
+    /// The verified module: names, strings, source positions.
+    pub module: Module,
+    /// Code bodies; body `i` is the code of method `i`.
+    pub bodies: Vec<Body>,
+    /// Classes with their tables.
+    pub classes: Vec<ClassInfo>,
+    /// Whether yieldpoints were inserted.
+    pub yieldpoints: bool,
+}
+
+impl Program {
+    /// Loads `module`, inserting yieldpoints if `yieldpoints` is true.
+    pub fn load(module: Module, yieldpoints: bool) -> Program {
+        let classes = layout_classes(&module);
+        let bodies = (0..module.methods.len())
+            .map(|m| load_body(&module, m as MethodId, yieldpoints))
+            .collect();
+        Program {
+            module,
+            bodies,
+            classes,
+            yieldpoints,
+        }
+    }
+
+    /// The text of string constant `s`.
+    pub fn string(&self, s: u32) -> &str {
+        &self.module.strings[s as usize]
+    }
+
+    /// Is class `sub` the class `sup` or a subclass of it?
+    #[inline]
+    pub fn is_subclass(&self, sub: u32, sup: u32) -> bool {
+        let depth = self.classes[sup as usize].depth();
+        self.classes[sub as usize].ancestors.get(depth) == Some(&sup)
+    }
+}
+
+fn layout_classes(module: &Module) -> Vec<ClassInfo> {
+    module
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut ancestors = vec![i as u32];
+            let mut s = c.superclass;
+            while let Some(k) = s {
+                ancestors.push(k);
+                s = module.classes[k as usize].superclass;
+            }
+            ancestors.reverse();
+            let vtable = (0..module.selectors.len() as u32)
+                .map(|sel| module.resolve_virtual(i as u32, sel).unwrap_or(NO_METHOD))
+                .collect();
+            ClassInfo {
+                name: c.name.clone(),
+                nfields: c.fields.len() as u32,
+                ancestors: ancestors.into_boxed_slice(),
+                vtable,
+            }
+        })
+        .collect()
+}
+
+/// Builds the loaded code of method `id`, with or without yieldpoints.
+pub fn load_body(module: &Module, id: MethodId, yieldpoints: bool) -> Body {
+    let m = &module.methods[id as usize];
+    let n = m.code.len();
+    // First pass: where each source instruction's group starts.
+    let mut group_start = Vec::with_capacity(n + 1);
+    let mut pc = u32::from(yieldpoints);
+    for (i, insn) in m.code.iter().enumerate() {
+        group_start.push(pc);
+        pc += 1 + u32::from(yieldpoints && yield_before(insn.op, i as u32).is_some());
+    }
+    group_start.push(pc);
+
+    let mut code = Vec::with_capacity(pc as usize);
+    let mut lines = Vec::with_capacity(pc as usize);
+    let mut source_index = Vec::with_capacity(pc as usize);
+    if yieldpoints {
+        code.push(Instr::Yield(YieldKind::Prologue));
+        lines.push(m.pos.line);
+        source_index.push(0);
+    }
+    for (i, insn) in m.code.iter().enumerate() {
+        if yieldpoints {
+            if let Some(kind) = yield_before(insn.op, i as u32) {
+                code.push(Instr::Yield(kind));
+                lines.push(insn.pos.line);
+                source_index.push(i as u32);
+            }
+        }
+        let instr = Instr::from_op(
+            insn.op,
+            |s| module.selectors[s as usize].arity,
+            |t| group_start[t as usize],
+        );
+        code.push(instr);
+        lines.push(insn.pos.line);
+        source_index.push(i as u32);
+    }
+    let catches = m
+        .catches
+        .iter()
+        .map(|c| Catch {
+            from: group_start[c.from as usize],
+            to: group_start[c.to as usize],
+            handler: group_start[c.handler as usize],
+        })
+        .collect();
+    Body {
+        method: id,
+        name: m.display_name(module),
+        code: code.into_boxed_slice(),
+        lines: lines.into_boxed_slice(),
+        source_index: source_index.into_boxed_slice(),
+        catches,
+        nparams: m.arity(),
+        nlocals: m.frame_locals(),
+        max_stack: m.max_stack,
+    }
+}
+
+/// The yieldpoint the loader inserts before source instruction `i`, if any.
+fn yield_before(op: crate::module::Op, i: u32) -> Option<YieldKind> {
+    if op == crate::module::Op::Ret {
+        Some(YieldKind::Epilogue)
+    } else if op.target().is_some_and(|t| t <= i) {
+        Some(YieldKind::Backedge)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::assemble;
+
+    const LOOP: &str = "\
+.method main()
+  .locals i
+top:
+  inc i 1
+  load i
+  push 10
+  jlt top
+  push 0
+  ret
+.end
+";
+
+    #[test]
+    fn inserts_prologue_backedge_and_epilogue() {
+        let p = Program::load(assemble("t.bc", LOOP).unwrap(), true);
+        let code = &p.bodies[0].code;
+        assert_eq!(code[0], Instr::Yield(YieldKind::Prologue));
+        assert_eq!(code[4], Instr::Yield(YieldKind::Backedge));
+        // The backward jump lands after the prologue, on `inc`.
+        assert_eq!(code[5], Instr::Jlt(1));
+        assert_eq!(code[7], Instr::Yield(YieldKind::Epilogue));
+        assert_eq!(code[8], Instr::Ret);
+    }
+
+    #[test]
+    fn no_yieldpoints_loads_plain_code() {
+        let p = Program::load(assemble("t.bc", LOOP).unwrap(), false);
+        let code = &p.bodies[0].code;
+        assert!(code.iter().all(|i| !matches!(i, Instr::Yield(_))));
+        assert_eq!(code[3], Instr::Jlt(0));
+    }
+
+    #[test]
+    fn vtables_and_subclass_tests() {
+        let src = "\
+.class A
+  .field x
+.end
+.class B : A
+  .field y
+.end
+.method A.f(this)
+  push 1
+  ret
+.end
+.method B.g(this)
+  push 2
+  ret
+.end
+.method main()
+  push 0
+  ret
+.end
+";
+        let p = Program::load(assemble("t.bc", src).unwrap(), true);
+        let (a, b) = (&p.classes[0], &p.classes[1]);
+        assert_eq!(b.nfields, 2);
+        assert_eq!(a.vtable[0], 0); // A.f
+        assert_eq!(b.vtable[0], 0); // inherited
+        assert_eq!(a.vtable[1], NO_METHOD);
+        assert_eq!(b.vtable[1], 1);
+        assert!(p.is_subclass(1, 0));
+        assert!(!p.is_subclass(0, 1));
+    }
+}

@@ -1,0 +1,238 @@
+//! The running VM: globals, threads, output, and how a program ends.
+//!
+//! [`Vm::run`] starts `main` on a managed thread and waits, on the calling
+//! thread, until the program ends: when `main` has returned and every thread
+//! has finished, or when something stops it (a runtime error in any thread,
+//! or `halt`). Stopping closes the output, asks every thread to stop at its
+//! next yieldpoint and wakes those blocked in `sleep` or `join`; a thread
+//! that never reaches a yieldpoint (a loop loaded with `--no-yieldpoints`)
+//! is abandoned after a grace period, so `run` always returns.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::error::format_trace;
+use crate::hooks::{Hooks, NoHooks};
+use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
+use crate::loader::Program;
+use crate::module::{GlobalId, MethodId};
+use crate::output::Output;
+use crate::thread::{request, SharedValue, ThreadRegistry, ThreadResult, ThreadShared};
+use crate::value::Value;
+
+/// Exit status of a runtime error or an uncaught exception in `main`'s thread.
+pub const STATUS_RUNTIME_ERROR: i32 = 70;
+
+/// How long a stopping program waits for its threads to reach a yieldpoint.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Options of a run.
+pub struct VmOptions {
+    /// Frame limit per thread (`--max-frames`; `main` counts as one).
+    pub max_frames: usize,
+    /// Where `print` writes.
+    pub output: Output,
+    /// The profiler's hooks.
+    pub hooks: Arc<dyn Hooks>,
+    /// Initial values of globals (`--set`).
+    pub globals: Vec<(GlobalId, i64)>,
+}
+
+impl Default for VmOptions {
+    fn default() -> Self {
+        VmOptions {
+            max_frames: 100_000,
+            output: Output::stdout(),
+            hooks: Arc::new(NoHooks),
+            globals: Vec::new(),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// The process exit status the SPEC prescribes.
+    pub status: i32,
+}
+
+/// A loaded program and its running state.
+pub struct Vm {
+    /// The program.
+    pub program: Program,
+    /// Frame limit per thread.
+    pub max_frames: usize,
+    /// Global integers.
+    pub globals: Box<[AtomicI64]>,
+    /// Every thread that ever started.
+    pub threads: ThreadRegistry,
+    /// Program output.
+    pub output: Output,
+    /// The profiler's hooks.
+    pub hooks: Arc<dyn Hooks>,
+    stopping: Mutex<Option<i32>>,
+    file: String,
+}
+
+impl Vm {
+    /// A VM ready to run `program`.
+    pub fn new(program: Program, options: VmOptions) -> Arc<Vm> {
+        let globals: Box<[AtomicI64]> = (0..program.module.globals.len())
+            .map(|_| AtomicI64::new(0))
+            .collect();
+        for (g, v) in options.globals {
+            globals[g as usize].store(v, Ordering::SeqCst);
+        }
+        let file = program.module.file.clone();
+        Arc::new(Vm {
+            program,
+            max_frames: options.max_frames.max(1),
+            globals,
+            threads: ThreadRegistry::default(),
+            output: options.output,
+            hooks: options.hooks,
+            stopping: Mutex::new(None),
+            file,
+        })
+    }
+
+    /// Runs the program to its end and returns its exit status.
+    pub fn run(self: &Arc<Self>) -> RunOutcome {
+        let main = self.start_thread(self.program.module.main, Vec::new());
+        let mut stop_seen: Option<Instant> = None;
+        loop {
+            if self.threads.all_finished() {
+                break;
+            }
+            if self.is_stopping() {
+                let since = *stop_seen.get_or_insert_with(Instant::now);
+                if since.elapsed() > STOP_GRACE {
+                    break;
+                }
+            }
+            self.threads.wait_change(Duration::from_millis(20));
+        }
+        let status = match *self.stopping.lock() {
+            Some(s) => s,
+            None => match main.result() {
+                Some(ThreadResult::Threw(_)) => STATUS_RUNTIME_ERROR,
+                _ => 0,
+            },
+        };
+        self.output.close();
+        self.hooks.program_ending(status);
+        RunOutcome { status }
+    }
+
+    /// Is the program stopping (runtime error or `halt`)?
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.lock().is_some()
+    }
+
+    /// Stops the program with `status` (the first request wins): closes the
+    /// output, asks every thread to stop at its next yieldpoint and wakes
+    /// blocked ones.
+    pub fn stop(&self, status: i32) {
+        {
+            let mut s = self.stopping.lock();
+            if s.is_some() {
+                return;
+            }
+            *s = Some(status);
+        }
+        self.output.close();
+        for t in self.threads.all() {
+            t.request(request::STOP);
+            t.wake_up();
+        }
+        self.threads.notify_change();
+    }
+
+    /// Starts a thread running `method` with `args`; returns its id.
+    pub(crate) fn spawn(self: &Arc<Self>, method: MethodId, args: Vec<SharedValue>) -> u32 {
+        self.start_thread(method, args).id
+    }
+
+    fn start_thread(
+        self: &Arc<Self>,
+        method: MethodId,
+        args: Vec<SharedValue>,
+    ) -> Arc<ThreadShared> {
+        let shared = self.threads.register(method);
+        if self.is_stopping() {
+            shared.request(request::STOP);
+        }
+        let vm = self.clone();
+        let t = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("vm-thread-{}", shared.id))
+            .spawn(move || vm.thread_main(&t, method, args));
+        if spawned.is_err() {
+            // The OS refused a thread: report it like a runtime error.
+            eprintln!(
+                "runtime error: cannot start thread {} (the OS refused)",
+                shared.id
+            );
+            self.stop(STATUS_RUNTIME_ERROR);
+            shared.finish(ThreadResult::Stopped);
+        }
+        self.threads.notify_change();
+        shared
+    }
+
+    fn thread_main(
+        self: &Arc<Self>,
+        shared: &Arc<ThreadShared>,
+        method: MethodId,
+        args: Vec<SharedValue>,
+    ) {
+        let listener = self.hooks.thread_started(shared, &self.program);
+        let mut it = Interp::new(self, shared, listener);
+        let args: Vec<Value> = args
+            .into_iter()
+            .map(|a| match a {
+                SharedValue::Int(i) => Value::Int(i),
+                SharedValue::Str(s) => Value::Str(s),
+                SharedValue::Null | SharedValue::Unshareable(_) => Value::Null,
+            })
+            .collect();
+        it.enter(method, &args);
+        let mode = self.hooks.exec_mode();
+        let exit = if mode.trace_calls {
+            it.run::<Exhaustive>()
+        } else if mode.count {
+            it.run::<Counting>()
+        } else {
+            it.run::<Plain>()
+        };
+        let result = match exit {
+            Exit::Returned(v) => ThreadResult::Returned(it.share(v)),
+            Exit::Threw(v, trace) => {
+                eprint!(
+                    "uncaught exception: {}\n{}",
+                    it.display(v),
+                    format_trace(&self.file, &trace)
+                );
+                ThreadResult::Threw(it.share(v))
+            }
+            Exit::Error(e, trace) => {
+                self.stop(STATUS_RUNTIME_ERROR);
+                eprint!("runtime error: {e}\n{}", format_trace(&self.file, &trace));
+                ThreadResult::Stopped
+            }
+            Exit::Halt(code) => {
+                self.stop(code);
+                ThreadResult::Stopped
+            }
+            Exit::Stopped => ThreadResult::Stopped,
+        };
+        it.end();
+        let _ = it.instructions();
+        drop(it);
+        shared.finish(result);
+        self.threads.notify_change();
+    }
+}

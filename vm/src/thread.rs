@@ -1,0 +1,273 @@
+//! Managed threads: the per-thread control word and the thread registry.
+//!
+//! Every managed thread is an OS thread running its own interpreter over its
+//! own heap. What other threads may touch is in [`ThreadShared`]:
+//!
+//! - the **yieldpoint control word** ([`ThreadShared::control`]), overloaded
+//!   as in Arnold & Grove 2005, section 5.1: `0` means take no yieldpoint,
+//!   `-1` take prologue and epilogue yieldpoints, `1` take every yieldpoint.
+//!   Prologue and epilogue yieldpoints test `!= 0`, backedge yieldpoints
+//!   `> 0`: the fast path is one load and one branch;
+//! - the **request bits** ([`ThreadShared::requests`]) saying *why* the
+//!   thread should stop at its next yieldpoint (a sample tick, a safepoint,
+//!   a collection, the program stopping). A requester sets its bit and then
+//!   sets the control word to 1; the thread clears the bits when it takes
+//!   the yieldpoint and serves them out of line;
+//! - its state (running, sleeping, joining, parked, finished) and, once it
+//!   has finished, its result.
+//!
+//! The [`ThreadRegistry`] lists every thread that ever started; profilers
+//! and safepoints walk it.
+
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU8, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::module::MethodId;
+
+/// Request bits: why a thread should stop at its next yieldpoint.
+pub mod request {
+    /// The program is ending: unwind and finish.
+    pub const STOP: u32 = 1 << 0;
+    /// Collect this thread's heap.
+    pub const GC: u32 = 1 << 1;
+    /// Park for a safepoint.
+    pub const SAFEPOINT: u32 = 1 << 2;
+    /// Bits the VM serves itself; the rest go to the profiler's listener.
+    pub const VM_MASK: u32 = 0xff;
+    /// A sampling timer tick (first profiler bit).
+    pub const TICK: u32 = 1 << 8;
+}
+
+/// What a thread is doing, as other threads see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ThreadState {
+    /// Executing code.
+    Running = 0,
+    /// Blocked in `sleep`.
+    Sleeping = 1,
+    /// Blocked in `join`.
+    Joining = 2,
+    /// Parked at a yieldpoint for a safepoint.
+    Parked = 3,
+    /// Done.
+    Finished = 4,
+}
+
+impl ThreadState {
+    fn from_u8(v: u8) -> ThreadState {
+        match v {
+            0 => ThreadState::Running,
+            1 => ThreadState::Sleeping,
+            2 => ThreadState::Joining,
+            3 => ThreadState::Parked,
+            _ => ThreadState::Finished,
+        }
+    }
+
+    /// Blocked threads count as safe for a safepoint without running.
+    pub fn is_blocked(self) -> bool {
+        matches!(self, ThreadState::Sleeping | ThreadState::Joining)
+    }
+}
+
+/// A value that may cross threads: the result of a thread, or its uncaught
+/// exception.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SharedValue {
+    /// An integer.
+    Int(i64),
+    /// A string constant (pool index).
+    Str(u32),
+    /// `null`.
+    Null,
+    /// An object or array, which may not cross threads; the text is how it
+    /// prints (`<Point>`, `<array 3>`).
+    Unshareable(String),
+}
+
+/// How a thread ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThreadResult {
+    /// Its entry method returned this value.
+    Returned(SharedValue),
+    /// It died of an uncaught exception.
+    Threw(SharedValue),
+    /// It was stopped (runtime error, `halt`, or the program ending).
+    Stopped,
+}
+
+/// The part of a thread other threads may see and touch.
+#[derive(Debug)]
+pub struct ThreadShared {
+    /// Thread id: 0 for the main thread, then 1, 2, ... in spawn order.
+    pub id: u32,
+    /// The method the thread started in.
+    pub entry: MethodId,
+    /// The yieldpoint control word (see the module docs).
+    pub control: AtomicI64,
+    /// Pending request bits (see [`request`]).
+    pub requests: AtomicU32,
+    state: AtomicU8,
+    /// The thread this one is joining, or -1 (deadlock detection).
+    pub(crate) waiting_on: AtomicI64,
+    result: Mutex<Option<ThreadResult>>,
+    done: Condvar,
+    /// Used to wake a sleeping thread early (program stopping).
+    pub(crate) wake: Condvar,
+    pub(crate) wake_lock: Mutex<()>,
+}
+
+impl ThreadShared {
+    /// A new thread record in state `Running`.
+    pub fn new(id: u32, entry: MethodId) -> ThreadShared {
+        ThreadShared {
+            id,
+            entry,
+            control: AtomicI64::new(0),
+            requests: AtomicU32::new(0),
+            state: AtomicU8::new(ThreadState::Running as u8),
+            waiting_on: AtomicI64::new(-1),
+            result: Mutex::new(None),
+            done: Condvar::new(),
+            wake: Condvar::new(),
+            wake_lock: Mutex::new(()),
+        }
+    }
+
+    /// Asks the thread to take its next yieldpoint to serve `bits`.
+    pub fn request(&self, bits: u32) {
+        self.requests.fetch_or(bits, Ordering::SeqCst);
+        self.control.store(1, Ordering::SeqCst);
+    }
+
+    /// The thread's current state.
+    pub fn state(&self) -> ThreadState {
+        ThreadState::from_u8(self.state.load(Ordering::SeqCst))
+    }
+
+    pub(crate) fn set_state(&self, s: ThreadState) {
+        self.state.store(s as u8, Ordering::SeqCst);
+    }
+
+    /// Records the thread's result and wakes its joiners.
+    pub(crate) fn finish(&self, r: ThreadResult) {
+        let mut g = self.result.lock();
+        *g = Some(r);
+        self.set_state(ThreadState::Finished);
+        self.done.notify_all();
+    }
+
+    /// The result, once finished.
+    pub fn result(&self) -> Option<ThreadResult> {
+        self.result.lock().clone()
+    }
+
+    /// Waits until the thread finished or `give_up()` says to stop waiting.
+    pub(crate) fn wait_finished(&self, give_up: impl Fn() -> bool) -> Option<ThreadResult> {
+        let mut g = self.result.lock();
+        loop {
+            if let Some(r) = g.as_ref() {
+                return Some(r.clone());
+            }
+            if give_up() {
+                return None;
+            }
+            self.done
+                .wait_for(&mut g, std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// Wakes the thread if it waits in `sleep` or `join`.
+    pub(crate) fn wake_up(&self) {
+        {
+            let _g = self.wake_lock.lock();
+            self.wake.notify_all();
+        }
+        let _g = self.result.lock();
+        self.done.notify_all();
+    }
+}
+
+/// Every thread that ever started, in id order.
+#[derive(Debug, Default)]
+pub struct ThreadRegistry {
+    threads: Mutex<Vec<Arc<ThreadShared>>>,
+    changed: Condvar,
+}
+
+impl ThreadRegistry {
+    /// Registers a new thread with the next id.
+    pub fn register(&self, entry: MethodId) -> Arc<ThreadShared> {
+        let mut list = self.threads.lock();
+        let t = Arc::new(ThreadShared::new(list.len() as u32, entry));
+        list.push(t.clone());
+        t
+    }
+
+    /// The thread with id `id`.
+    pub fn get(&self, id: i64) -> Option<Arc<ThreadShared>> {
+        let list = self.threads.lock();
+        usize::try_from(id).ok().and_then(|i| list.get(i).cloned())
+    }
+
+    /// A snapshot of all threads.
+    pub fn all(&self) -> Vec<Arc<ThreadShared>> {
+        self.threads.lock().clone()
+    }
+
+    /// Number of threads that ever started.
+    pub fn count(&self) -> usize {
+        self.threads.lock().len()
+    }
+
+    /// Wakes whoever waits in [`ThreadRegistry::wait_change`].
+    pub fn notify_change(&self) {
+        let _g = self.threads.lock();
+        self.changed.notify_all();
+    }
+
+    /// Waits (at most `timeout`) for a thread to start or finish.
+    pub fn wait_change(&self, timeout: std::time::Duration) {
+        let mut g = self.threads.lock();
+        self.changed.wait_for(&mut g, timeout);
+    }
+
+    /// Are all registered threads finished?
+    pub fn all_finished(&self) -> bool {
+        self.threads
+            .lock()
+            .iter()
+            .all(|t| t.state() == ThreadState::Finished)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_sets_bits_and_control_word() {
+        let t = ThreadShared::new(0, 0);
+        assert_eq!(t.control.load(Ordering::SeqCst), 0);
+        t.request(request::TICK);
+        assert_eq!(t.control.load(Ordering::SeqCst), 1);
+        assert_eq!(t.requests.load(Ordering::SeqCst), request::TICK);
+    }
+
+    #[test]
+    fn registry_numbers_threads_in_order() {
+        let r = ThreadRegistry::default();
+        assert_eq!(r.register(0).id, 0);
+        assert_eq!(r.register(3).id, 1);
+        assert_eq!(r.get(1).unwrap().entry, 3);
+        assert!(r.get(-1).is_none() && r.get(7).is_none());
+        assert!(!r.all_finished());
+        for t in r.all() {
+            t.finish(ThreadResult::Stopped);
+        }
+        assert!(r.all_finished());
+    }
+}

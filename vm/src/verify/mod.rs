@@ -1,0 +1,200 @@
+//! The verifier: every rule of SPEC "Checks before running".
+//!
+//! [`assemble`] is the whole front end: lex, parse, resolve names
+//! ([`resolve`]) and check stack heights ([`stack`]). Either the program is
+//! accepted as a [`Module`] or every error found is returned, sorted by
+//! position. [`verify_module`] re-checks a module built by a program (the
+//! inliner's output) before it may run: the interpreter runs only verified
+//! code.
+
+pub mod resolve;
+pub mod stack;
+
+use crate::asm;
+use crate::diag::{self, Diagnostic, Pos};
+use crate::module::Module;
+
+/// Assembles and verifies `src` (the text of `file`).
+pub fn assemble(file: &str, src: &str) -> Result<Module, Vec<Diagnostic>> {
+    let (lines, mut diags) = asm::lexer::lex(src);
+    let ast = asm::parser::parse(&lines, &mut diags);
+    let (mut module, clean) = resolve::resolve(file, &ast, &mut diags);
+    for (i, ok) in clean.iter().enumerate() {
+        if *ok {
+            if let Some(max) = stack::check_method(&module, &module.methods[i], &mut diags) {
+                module.methods[i].max_stack = max;
+            }
+        }
+    }
+    if diags.is_empty() {
+        Ok(module)
+    } else {
+        diag::sort(&mut diags);
+        Err(diags)
+    }
+}
+
+/// Assembles bytes that may not be UTF-8: invalid UTF-8 is reported at the
+/// first bad byte's position.
+pub fn assemble_bytes(file: &str, bytes: &[u8]) -> Result<Module, Vec<Diagnostic>> {
+    match std::str::from_utf8(bytes) {
+        Ok(src) => assemble(file, src),
+        Err(e) => {
+            let good = std::str::from_utf8(&bytes[..e.valid_up_to()]).expect("valid prefix");
+            let line = good.matches('\n').count() as u32 + 1;
+            let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+            Err(vec![Diagnostic::new(
+                Pos::new(line, col),
+                "the file is not UTF-8 text (a program is a UTF-8 text file)",
+            )])
+        }
+    }
+}
+
+/// Re-verifies a module built in memory (names are already resolved, so
+/// only the structural checks apply). Sets `max_stack` of every method.
+pub fn verify_module(module: &mut Module) -> Result<(), Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    for i in 0..module.methods.len() {
+        if let Some(max) = stack::check_method(module, &module.methods[i], &mut diags) {
+            module.methods[i].max_stack = max;
+        }
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        diag::sort(&mut diags);
+        Err(diags)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(src: &str) -> Vec<(u32, u32, String)> {
+        match assemble("t.bc", src) {
+            Ok(_) => vec![],
+            Err(d) => d
+                .into_iter()
+                .map(|d| (d.pos.line, d.pos.col, d.message))
+                .collect(),
+        }
+    }
+
+    fn first(src: &str) -> (u32, u32) {
+        let e = errors(src);
+        assert!(!e.is_empty(), "expected an error in:\n{src}");
+        (e[0].0, e[0].1)
+    }
+
+    #[test]
+    fn accepts_a_small_program() {
+        let src = ".method main()\n  push 1\n  print\n  push 0\n  ret\n.end\n";
+        assert!(errors(src).is_empty());
+        let m = assemble("t.bc", src).unwrap();
+        assert_eq!(m.methods[0].max_stack, 1);
+    }
+
+    #[test]
+    fn missing_main_is_at_1_1() {
+        assert_eq!(first(".method f()\n push 0\n ret\n.end\n"), (1, 1));
+    }
+
+    #[test]
+    fn underflow_is_at_the_instruction() {
+        assert_eq!(
+            first(".method main()\n  push 1\n  add\n  ret\n.end\n"),
+            (3, 3)
+        );
+    }
+
+    #[test]
+    fn height_mismatch_is_where_paths_meet() {
+        let src = "\
+.method main()
+  push 1
+  jz skip
+  push 7
+skip:
+  push 0
+  ret
+.end
+";
+        assert_eq!(first(src), (6, 3));
+    }
+
+    #[test]
+    fn running_off_the_end_is_at_the_last_instruction() {
+        assert_eq!(first(".method main()\n  push 1\n  pop\n.end\n"), (3, 3));
+    }
+
+    #[test]
+    fn second_definition_is_reported() {
+        assert_eq!(
+            first(".global g\n.global g\n.method main()\n push 0\n ret\n.end\n"),
+            (2, 9)
+        );
+    }
+
+    #[test]
+    fn arity_disagreement_at_later_method() {
+        let src = "\
+.class A
+.end
+.class B
+.end
+.method A.f(this)
+  push 0
+  ret
+.end
+.method B.f(this, x)
+  push 0
+  ret
+.end
+.method main()
+  push 0
+  ret
+.end
+";
+        assert_eq!(first(src), (9, 11));
+    }
+
+    #[test]
+    fn each_class_on_a_cycle_is_reported() {
+        let src = ".class A : B\n.end\n.class B : A\n.end\n.method main()\n push 0\n ret\n.end\n";
+        let e = errors(src);
+        let at: Vec<_> = e.iter().map(|e| (e.0, e.1)).collect();
+        assert_eq!(at, [(1, 8), (3, 8)]);
+    }
+
+    #[test]
+    fn all_errors_sorted() {
+        let src = ".method main()\n  load nope\n  call nothing\n  ret\n.end\n";
+        let e = errors(src);
+        assert_eq!(e.len(), 2);
+        assert!(e[0].0 < e[1].0);
+    }
+
+    #[test]
+    fn catch_handler_starts_with_one_value() {
+        let src = "\
+.method main()
+  .catch a b h
+a: push 1
+  throw
+b:
+h: print
+  push 0
+  ret
+.end
+";
+        assert!(errors(src).is_empty(), "{:?}", errors(src));
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_with_position() {
+        let e = assemble_bytes("t.bc", b"ab\n\xffcd").unwrap_err();
+        assert_eq!(e[0].pos, Pos::new(2, 1));
+    }
+}

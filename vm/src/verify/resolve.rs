@@ -1,0 +1,516 @@
+//! Name resolution: an [`Ast`] to a [`Module`], checking the SPEC's rules on
+//! names: every label, local, global, class, field and method must be known
+//! and defined once; same-named virtual methods agree on arity; class
+//! hierarchies are acyclic; inherited fields are not redeclared; a virtual
+//! method has a receiver; `main()` exists.
+//!
+//! Where a fault has no single token the SPEC fixes the position: the second
+//! definition (defined twice), the later method (arity), each class on the
+//! cycle, line 1 column 1 (no `main`).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::asm::ast::{self, Ast, LocalRef, Name, Operand};
+use crate::diag::{Diagnostic, Pos};
+use crate::module::{Catch, Class, ClassId, Insn, Method, Module, Op, Selector};
+use crate::opcode::Opcode;
+
+/// Resolves `ast`. Returns the module and whether each method resolved
+/// cleanly (the stack check runs only on those).
+pub fn resolve(file: &str, ast: &Ast, diags: &mut Vec<Diagnostic>) -> (Module, Vec<bool>) {
+    let mut r = Resolver {
+        diags,
+        module: Module {
+            file: file.to_string(),
+            ..Module::default()
+        },
+        strings: HashMap::new(),
+    };
+    let globals = r.globals(&ast.globals);
+    let classes = r.classes(&ast.classes);
+    let (statics, selectors) = r.method_headers(&ast.methods, &classes);
+    let names = Names {
+        globals,
+        classes,
+        statics,
+        selectors,
+    };
+    let mut clean = Vec::with_capacity(ast.methods.len());
+    for (i, decl) in ast.methods.iter().enumerate() {
+        clean.push(r.body(i, decl, &names));
+    }
+    r.main(&names);
+    (r.module, clean)
+}
+
+struct Resolver<'d> {
+    diags: &'d mut Vec<Diagnostic>,
+    module: Module,
+    strings: HashMap<String, u32>,
+}
+
+/// Name tables built before method bodies are resolved.
+struct Names {
+    globals: HashMap<String, u32>,
+    classes: HashMap<String, u32>,
+    statics: HashMap<String, u32>,
+    selectors: HashMap<String, u32>,
+}
+
+impl Resolver<'_> {
+    fn error(&mut self, pos: Pos, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::new(pos, msg));
+    }
+
+    /// Builds a name-to-index map, reporting second definitions.
+    fn unique(&mut self, names: &[Name], what: &str) -> HashMap<String, u32> {
+        let mut map = HashMap::new();
+        for (i, n) in names.iter().enumerate() {
+            if map.contains_key(&n.text) {
+                self.error(n.pos, format!("{what} `{}` is defined twice", n.text));
+            } else {
+                map.insert(n.text.clone(), i as u32);
+            }
+        }
+        map
+    }
+
+    fn globals(&mut self, globals: &[Name]) -> HashMap<String, u32> {
+        let map = self.unique(globals, "global");
+        self.module.globals = globals.iter().map(|g| g.text.clone()).collect();
+        map
+    }
+
+    fn classes(&mut self, decls: &[ast::ClassDecl]) -> HashMap<String, u32> {
+        let names: Vec<Name> = decls.iter().map(|c| c.name.clone()).collect();
+        let map = self.unique(&names, "class");
+        // Superclasses.
+        let mut supers: Vec<Option<ClassId>> = Vec::with_capacity(decls.len());
+        for d in decls {
+            let s = d.superclass.as_ref().and_then(|s| match map.get(&s.text) {
+                Some(&id) => Some(id),
+                None => {
+                    self.error(s.pos, format!("unknown class `{}`", s.text));
+                    None
+                }
+            });
+            supers.push(s);
+        }
+        // Cycles: report each class on a cycle, then cut the cycle so that
+        // layout can proceed.
+        let on_cycle: Vec<bool> = (0..decls.len())
+            .map(|start| {
+                let mut seen = vec![false; decls.len()];
+                let mut c = Some(start as u32);
+                while let Some(k) = c {
+                    if seen[k as usize] {
+                        return k as usize == start;
+                    }
+                    seen[k as usize] = true;
+                    c = supers[k as usize];
+                }
+                false
+            })
+            .collect();
+        for (i, d) in decls.iter().enumerate() {
+            if on_cycle[i] {
+                self.error(
+                    d.name.pos,
+                    format!(
+                        "class `{}` is its own superclass (cyclic hierarchy)",
+                        d.name.text
+                    ),
+                );
+                supers[i] = None;
+            }
+        }
+        // Layout, superclasses first (memoized recursion over an acyclic
+        // forest, done with an explicit stack).
+        let mut fields: Vec<Option<Vec<String>>> = vec![None; decls.len()];
+        let mut inherited = vec![0usize; decls.len()];
+        for i in 0..decls.len() {
+            let mut chain = vec![i];
+            while let Some(s) = supers[*chain.last().expect("non-empty")] {
+                if fields[s as usize].is_some() {
+                    break;
+                }
+                chain.push(s as usize);
+            }
+            while let Some(k) = chain.pop() {
+                if fields[k].is_some() {
+                    continue;
+                }
+                let base: Vec<String> = supers[k]
+                    .map(|s| fields[s as usize].clone().expect("super laid out first"))
+                    .unwrap_or_default();
+                inherited[k] = base.len();
+                let mut all = base;
+                for f in &decls[k].fields {
+                    if all[..inherited[k]].contains(&f.text) {
+                        self.error(
+                            f.pos,
+                            format!(
+                                "field `{}` is already declared in a superclass of `{}`",
+                                f.text, decls[k].name.text
+                            ),
+                        );
+                    } else if all[inherited[k]..].contains(&f.text) {
+                        self.error(f.pos, format!("field `{}` is defined twice", f.text));
+                    } else {
+                        all.push(f.text.clone());
+                    }
+                }
+                fields[k] = Some(all);
+            }
+        }
+        self.module.classes = decls
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Class {
+                name: d.name.text.clone(),
+                superclass: supers[i],
+                fields: fields[i].take().expect("laid out"),
+                inherited_fields: inherited[i],
+                pos: d.name.pos,
+            })
+            .collect();
+        map
+    }
+
+    /// Creates a [`Method`] per declaration (bodies empty) and the static
+    /// method and selector tables.
+    fn method_headers(
+        &mut self,
+        decls: &[ast::MethodDecl],
+        classes: &HashMap<String, u32>,
+    ) -> (HashMap<String, u32>, HashMap<String, u32>) {
+        let mut statics: HashMap<String, u32> = HashMap::new();
+        let mut virtuals: HashSet<(u32, String)> = HashSet::new();
+        let mut selectors: HashMap<String, u32> = HashMap::new();
+        for (i, d) in decls.iter().enumerate() {
+            let mut class = None;
+            let mut selector = None;
+            match &d.class {
+                None => {
+                    if statics.contains_key(&d.name.text) {
+                        self.error(
+                            d.name.pos,
+                            format!("method `{}` is defined twice", d.name.text),
+                        );
+                    } else {
+                        statics.insert(d.name.text.clone(), i as u32);
+                    }
+                }
+                Some(cname) => match classes.get(&cname.text) {
+                    None => self.error(cname.pos, format!("unknown class `{}`", cname.text)),
+                    Some(&cid) => {
+                        class = Some(cid);
+                        if !virtuals.insert((cid, d.name.text.clone())) {
+                            self.error(
+                                d.name.pos,
+                                format!("method `{}.{}` is defined twice", cname.text, d.name.text),
+                            );
+                        }
+                        if d.params.is_empty() {
+                            self.error(
+                                d.name.pos,
+                                format!(
+                                    "virtual method `{}.{}` needs a receiver as its first parameter",
+                                    cname.text, d.name.text
+                                ),
+                            );
+                        }
+                        let arity = d.params.len() as u32;
+                        match selectors.get(&d.name.text) {
+                            Some(&s) => {
+                                let expected = self.module.selectors[s as usize].arity;
+                                if expected != arity && !d.params.is_empty() {
+                                    self.error(
+                                        d.name.pos,
+                                        format!(
+                                            "virtual method `{}` takes {} parameter(s) here but {} elsewhere; same-named virtual methods must agree",
+                                            d.name.text, arity, expected
+                                        ),
+                                    );
+                                }
+                                selector = Some(s);
+                            }
+                            None if !d.params.is_empty() => {
+                                let s = self.module.selectors.len() as u32;
+                                self.module.selectors.push(Selector {
+                                    name: d.name.text.clone(),
+                                    arity,
+                                });
+                                selectors.insert(d.name.text.clone(), s);
+                                selector = Some(s);
+                            }
+                            None => {}
+                        }
+                    }
+                },
+            }
+            // Parameters and locals share one namespace.
+            let all: Vec<Name> = d.params.iter().chain(&d.locals).cloned().collect();
+            self.unique(&all, "local");
+            self.module.methods.push(Method {
+                name: d.name.text.clone(),
+                class,
+                selector,
+                params: d.params.iter().map(|p| p.text.clone()).collect(),
+                locals: d.locals.iter().map(|p| p.text.clone()).collect(),
+                catches: Vec::new(),
+                code: Vec::new(),
+                labels: Vec::new(),
+                pos: d.pos,
+                end: d.end,
+                max_stack: 0,
+            });
+        }
+        (statics, selectors)
+    }
+
+    /// Resolves one method's labels, catches and instructions. Returns true
+    /// if everything resolved.
+    fn body(&mut self, id: usize, d: &ast::MethodDecl, names: &Names) -> bool {
+        let before = self.diags.len();
+        // Labels.
+        let mut labels: HashMap<&str, u32> = HashMap::new();
+        for (name, at) in &d.labels {
+            if labels.contains_key(name.text.as_str()) {
+                self.error(name.pos, format!("label `{}` is defined twice", name.text));
+            } else {
+                labels.insert(&name.text, *at as u32);
+            }
+        }
+        let label = |r: &mut Self, n: &Name| -> Option<u32> {
+            let t = labels.get(n.text.as_str()).copied();
+            if t.is_none() {
+                r.error(n.pos, format!("unknown label `{}`", n.text));
+            }
+            t
+        };
+        // Locals.
+        let local_names: Vec<&str> = d
+            .params
+            .iter()
+            .chain(&d.locals)
+            .map(|n| n.text.as_str())
+            .collect();
+        let local = |r: &mut Self, l: &LocalRef| -> Option<u32> {
+            match l {
+                LocalRef::Name(n) => {
+                    let i = local_names.iter().position(|x| *x == n.text);
+                    if i.is_none() {
+                        r.error(n.pos, format!("unknown local `{}`", n.text));
+                    }
+                    i.map(|i| i as u32)
+                }
+                LocalRef::Index(i, pos) => {
+                    if *i >= 0 && (*i as usize) < local_names.len() {
+                        Some(*i as u32)
+                    } else {
+                        r.error(
+                            *pos,
+                            format!(
+                                "unknown local: index {i} but the method has {} local(s)",
+                                local_names.len()
+                            ),
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        let lookup =
+            |r: &mut Self, map: &HashMap<String, u32>, n: &Name, what: &str| -> Option<u32> {
+                let v = map.get(&n.text).copied();
+                if v.is_none() {
+                    r.error(n.pos, format!("unknown {what} `{}`", n.text));
+                }
+                v
+            };
+
+        let mut catches = Vec::new();
+        for c in &d.catches {
+            let (f, t, h) = (
+                label(self, &c.from),
+                label(self, &c.to),
+                label(self, &c.handler),
+            );
+            if let (Some(from), Some(to), Some(handler)) = (f, t, h) {
+                catches.push(Catch { from, to, handler });
+            }
+        }
+
+        let mut code = Vec::with_capacity(d.body.len());
+        for insn in &d.body {
+            let op = self.op(insn, names, &label, &local, &lookup);
+            if let Some(op) = op {
+                code.push(Insn { op, pos: insn.pos });
+            }
+        }
+        let m = &mut self.module.methods[id];
+        m.catches = catches;
+        m.code = code;
+        m.labels = d
+            .labels
+            .iter()
+            .map(|(n, i)| (n.text.clone(), *i as u32))
+            .collect();
+        self.diags.len() == before
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn op(
+        &mut self,
+        insn: &ast::Insn,
+        names: &Names,
+        label: &dyn Fn(&mut Self, &Name) -> Option<u32>,
+        local: &dyn Fn(&mut Self, &LocalRef) -> Option<u32>,
+        lookup: &dyn Fn(&mut Self, &HashMap<String, u32>, &Name, &str) -> Option<u32>,
+    ) -> Option<Op> {
+        use Opcode as O;
+        let name = || match &insn.operand {
+            Operand::Name(n) => n,
+            other => unreachable!("parser gives names to {:?}, got {other:?}", insn.opcode),
+        };
+        Some(match insn.opcode {
+            O::Push => match &insn.operand {
+                Operand::Int(i) => Op::PushInt(*i),
+                Operand::Str(s) => Op::PushStr(self.intern(s)),
+                other => unreachable!("push operand {other:?}"),
+            },
+            O::Load | O::Store => {
+                let Operand::Local(l) = &insn.operand else {
+                    unreachable!()
+                };
+                let i = local(self, l)?;
+                if insn.opcode == O::Load {
+                    Op::Load(i)
+                } else {
+                    Op::Store(i)
+                }
+            }
+            O::Inc => {
+                let Operand::LocalInt(l, k) = &insn.operand else {
+                    unreachable!()
+                };
+                Op::Inc(local(self, l)?, *k)
+            }
+            O::GetGlobal | O::PutGlobal | O::AddGlobal => {
+                let g = lookup(self, &names.globals, name(), "global")?;
+                match insn.opcode {
+                    O::GetGlobal => Op::GetGlobal(g),
+                    O::PutGlobal => Op::PutGlobal(g),
+                    _ => Op::AddGlobal(g),
+                }
+            }
+            O::Jmp | O::Jz | O::Jnz | O::Jeq | O::Jne | O::Jlt | O::Jle | O::Jgt | O::Jge => {
+                let t = label(self, name())?;
+                match insn.opcode {
+                    O::Jmp => Op::Jmp(t),
+                    O::Jz => Op::Jz(t),
+                    O::Jnz => Op::Jnz(t),
+                    O::Jeq => Op::Jeq(t),
+                    O::Jne => Op::Jne(t),
+                    O::Jlt => Op::Jlt(t),
+                    O::Jle => Op::Jle(t),
+                    O::Jgt => Op::Jgt(t),
+                    _ => Op::Jge(t),
+                }
+            }
+            O::Call | O::Spawn => {
+                let m = lookup(self, &names.statics, name(), "method")?;
+                if insn.opcode == O::Call {
+                    Op::Call(m)
+                } else {
+                    Op::Spawn(m)
+                }
+            }
+            O::CallVirt => Op::CallVirt(lookup(self, &names.selectors, name(), "virtual method")?),
+            O::New | O::InstanceOf | O::IsClass => {
+                let c = lookup(self, &names.classes, name(), "class")?;
+                match insn.opcode {
+                    O::New => Op::New(c),
+                    O::InstanceOf => Op::InstanceOf(c),
+                    _ => Op::IsClass(c),
+                }
+            }
+            O::GetField | O::PutField => {
+                let Operand::Field(cname, fname) = &insn.operand else {
+                    unreachable!()
+                };
+                let c = lookup(self, &names.classes, cname, "class")?;
+                let class = &self.module.classes[c as usize];
+                let Some(slot) = class.fields.iter().position(|f| *f == fname.text) else {
+                    let msg = format!("class `{}` has no field `{}`", cname.text, fname.text);
+                    self.error(fname.pos, msg);
+                    return None;
+                };
+                if insn.opcode == O::GetField {
+                    Op::GetField(c, slot as u32)
+                } else {
+                    Op::PutField(c, slot as u32)
+                }
+            }
+            O::Null => Op::Null,
+            O::Pop => Op::Pop,
+            O::Dup => Op::Dup,
+            O::Swap => Op::Swap,
+            O::Over => Op::Over,
+            O::Add => Op::Add,
+            O::Sub => Op::Sub,
+            O::Mul => Op::Mul,
+            O::Div => Op::Div,
+            O::Rem => Op::Rem,
+            O::Neg => Op::Neg,
+            O::And => Op::And,
+            O::Or => Op::Or,
+            O::Xor => Op::Xor,
+            O::Shl => Op::Shl,
+            O::Shr => Op::Shr,
+            O::Not => Op::Not,
+            O::Eq => Op::Eq,
+            O::Ne => Op::Ne,
+            O::Lt => Op::Lt,
+            O::Le => Op::Le,
+            O::Gt => Op::Gt,
+            O::Ge => Op::Ge,
+            O::Ret => Op::Ret,
+            O::NewArray => Op::NewArray,
+            O::ALoad => Op::ALoad,
+            O::AStore => Op::AStore,
+            O::ALen => Op::ALen,
+            O::Print => Op::Print,
+            O::Throw => Op::Throw,
+            O::Join => Op::Join,
+            O::Sleep => Op::Sleep,
+            O::Halt => Op::Halt,
+            O::Nop => Op::Nop,
+        })
+    }
+
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.strings.get(s) {
+            return id;
+        }
+        let id = self.module.strings.len() as u32;
+        self.module.strings.push(s.to_string());
+        self.strings.insert(s.to_string(), id);
+        id
+    }
+
+    fn main(&mut self, names: &Names) {
+        match names.statics.get("main") {
+            None => self.error(Pos::new(1, 1), "the program has no `.method main()`"),
+            Some(&m) => {
+                let method = &self.module.methods[m as usize];
+                if !method.params.is_empty() {
+                    let pos = method.pos;
+                    self.error(pos, "`main` must take no parameters: `.method main()`");
+                }
+                self.module.main = m;
+            }
+        }
+    }
+}
