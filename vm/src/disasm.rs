@@ -67,7 +67,7 @@ pub fn render(p: &Program, method: u32, i: Instr) -> String {
         format!("{}.{}", class.name, class.fields[f as usize])
     };
     let Some(op) = i.opcode() else {
-        let Instr::Yield(k) = i else { unreachable!() };
+        let k = i.yield_kind().expect("only yieldpoints lack an opcode");
         return match k {
             YieldKind::Prologue => "yieldpoint prologue".into(),
             YieldKind::Epilogue => "yieldpoint epilogue".into(),

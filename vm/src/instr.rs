@@ -34,8 +34,12 @@ impl YieldKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub enum Instr {
-    /// A yieldpoint: one load of the control word and one branch.
-    Yield(YieldKind),
+    /// Prologue yieldpoint: taken if the control word is non-zero.
+    YieldPrologue,
+    /// Epilogue yieldpoint: taken if the control word is non-zero.
+    YieldEpilogue,
+    /// Backedge yieldpoint: taken if the control word is positive.
+    YieldBackedge,
     PushInt(i64),
     PushStr(u32),
     Null,
@@ -104,6 +108,25 @@ pub enum Instr {
 }
 
 impl Instr {
+    /// The yieldpoint instruction of `kind`.
+    pub fn yieldpoint(kind: YieldKind) -> Instr {
+        match kind {
+            YieldKind::Prologue => Instr::YieldPrologue,
+            YieldKind::Epilogue => Instr::YieldEpilogue,
+            YieldKind::Backedge => Instr::YieldBackedge,
+        }
+    }
+
+    /// The kind, if this is a yieldpoint.
+    pub fn yield_kind(self) -> Option<YieldKind> {
+        match self {
+            Instr::YieldPrologue => Some(YieldKind::Prologue),
+            Instr::YieldEpilogue => Some(YieldKind::Epilogue),
+            Instr::YieldBackedge => Some(YieldKind::Backedge),
+            _ => None,
+        }
+    }
+
     /// The loaded form of a source instruction; `target` maps source
     /// instruction indices to loaded pcs.
     pub fn from_op(
@@ -182,7 +205,7 @@ impl Instr {
     pub fn opcode(self) -> Option<Opcode> {
         use Instr as I;
         Some(match self {
-            I::Yield(_) => return None,
+            I::YieldPrologue | I::YieldEpilogue | I::YieldBackedge => return None,
             I::PushInt(_) | I::PushStr(_) => Opcode::Push,
             I::Null => Opcode::Null,
             I::Pop => Opcode::Pop,
@@ -252,7 +275,7 @@ impl Instr {
     /// How many source instructions this stands for (0 for a yieldpoint).
     #[inline(always)]
     pub fn source_count(self) -> u32 {
-        u32::from(!matches!(self, Instr::Yield(_)))
+        u32::from(self.yield_kind().is_none())
     }
 }
 

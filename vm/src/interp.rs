@@ -76,7 +76,11 @@ pub(crate) struct Interp<'vm> {
     vm: &'vm Arc<Vm>,
     prog: &'vm Program,
     shared: &'vm ThreadShared,
+    /// The value stack: locals and operands of every frame. All of it is
+    /// initialized; `sp` is the first free slot. Each frame is guaranteed
+    /// `nlocals + max_stack` slots from its base when it is pushed.
     stack: Vec<Value>,
+    sp: usize,
     frames: Vec<Frame>,
     heap: Heap,
     listener: Option<Box<dyn ThreadListener>>,
@@ -101,7 +105,8 @@ impl<'vm> Interp<'vm> {
             vm,
             prog: &vm.program,
             shared,
-            stack: Vec::with_capacity(1024),
+            stack: vec![Value::Int(0); 1024],
+            sp: 0,
             frames: Vec::with_capacity(64),
             heap: Heap::new(),
             listener,
@@ -117,8 +122,10 @@ impl<'vm> Interp<'vm> {
     /// Pushes the entry frame of `method` with `args`.
     pub(crate) fn enter(&mut self, method: u32, args: &[Value]) {
         let body = &self.prog.bodies[method as usize];
-        self.stack.extend_from_slice(args);
-        self.stack.resize(body.nlocals as usize, Value::Int(0));
+        self.ensure_stack((body.nlocals + body.max_stack) as usize + 1);
+        self.stack[..args.len()].copy_from_slice(args);
+        self.stack[args.len()..body.nlocals as usize].fill(Value::Int(0));
+        self.sp = body.nlocals as usize;
         self.frames.push(Frame {
             ret: ReturnWord::thread_exit(),
             slot: 0,
@@ -126,6 +133,15 @@ impl<'vm> Interp<'vm> {
             base: 0,
         });
         self.pc = 0;
+    }
+
+    /// Grows the value stack to at least `need` slots.
+    #[cold]
+    fn ensure_stack(&mut self, need: usize) {
+        if self.stack.len() < need {
+            let size = need.max(self.stack.len() * 2);
+            self.stack.resize(size, Value::Int(0));
+        }
     }
 
     /// Runs until the thread's entry method returns or something stops it.
@@ -137,27 +153,117 @@ impl<'vm> Interp<'vm> {
         let control = &self.shared.control;
         let max_frames = self.vm.max_frames;
         let top = *self.frames.last().expect("entry frame");
-        let mut code: &'vm [Instr] = &prog.bodies[top.body as usize].code;
-        let mut base = top.base as usize;
-        let mut pc = self.pc as usize;
 
-        macro_rules! pop {
+        // The hot state lives in raw pointers:
+        //
+        // - `ip` points at the next instruction, `code_start` at the first
+        //   instruction of the current body;
+        // - `fp` points at the current frame's first local, `sp` at the
+        //   first free slot of the value stack.
+        //
+        // SAFETY (the invariants every `unsafe` below relies on):
+        // 1. `ip` stays inside the current body's code: the code ran the
+        //    verifier, so every jump target is an instruction of the method
+        //    and no path runs off its end (the loader maps targets, catch
+        //    handlers and return pcs to loaded pcs inside the same body).
+        // 2. The value stack has at least `base + nlocals + max_stack + 1`
+        //    slots for the current frame (`ensure_stack` at every frame
+        //    push), and the verifier bounds every operand-stack height to
+        //    `[0, max_stack]`, so `sp` stays in `[fp + nlocals, fp + nlocals
+        //    + max_stack]` and every pop reads a slot that was pushed.
+        // 3. `self.stack` is reallocated only by `ensure_stack`; after it
+        //    (and after any out-of-line call) the pointers are re-derived
+        //    with `resync!`.
+        // 4. Local indices are below `nlocals` (checked by the resolver).
+        let mut code_start: *const Instr = prog.bodies[top.body as usize].code.as_ptr();
+        // SAFETY: `self.pc` is an instruction of the body (1); `top.base`
+        // and `self.sp` are within the stack (2).
+        let mut ip: *const Instr = unsafe { code_start.add(self.pc as usize) };
+        let mut fp: *mut Value = unsafe { self.stack.as_mut_ptr().add(top.base as usize) };
+        let mut sp: *mut Value = unsafe { self.stack.as_mut_ptr().add(self.sp) };
+
+        // The pc of the instruction being executed (`ip` is one past it).
+        macro_rules! cur_pc {
             () => {
-                match self.stack.pop() {
-                    Some(v) => v,
-                    None => unreachable!("verified code never underflows"),
+                // SAFETY: `ip` is inside the body (1).
+                (unsafe { ip.offset_from(code_start) } - 1) as u32
+            };
+        }
+        macro_rules! pop {
+            () => {{
+                // SAFETY: the verifier guarantees the slot was pushed (2).
+                unsafe {
+                    sp = sp.sub(1);
+                    let v: Value = *sp;
+                    v
+                }
+            }};
+        }
+        macro_rules! push {
+            ($v:expr) => {{
+                let v = $v;
+                // SAFETY: room for max_stack operands was ensured (2).
+                unsafe {
+                    *sp = v;
+                    sp = sp.add(1);
+                }
+            }};
+        }
+        macro_rules! peek {
+            ($depth:expr) => {
+                // SAFETY: the verifier guarantees `$depth` values are on the stack (2).
+                unsafe { *sp.sub($depth) }
+            };
+        }
+        macro_rules! local {
+            ($l:expr) => {
+                // SAFETY: local indices are below nlocals (4) and the frame's
+                // locals are inside the stack (2).
+                unsafe { &mut *fp.add($l as usize) }
+            };
+        }
+        macro_rules! jump {
+            ($t:expr) => {
+                // SAFETY: jump targets are instructions of the body (1).
+                ip = unsafe { code_start.add($t as usize) }
+            };
+        }
+        macro_rules! sync {
+            () => {
+                // SAFETY: `sp` points into the stack (2).
+                self.sp = unsafe { sp.offset_from(self.stack.as_ptr()) } as usize;
+            };
+        }
+        macro_rules! resync {
+            () => {
+                let top = self.frames.last().expect("a frame");
+                // SAFETY: `self.sp` and the top frame's base are within the
+                // stack (2, 3).
+                unsafe {
+                    sp = self.stack.as_mut_ptr().add(self.sp);
+                    fp = self.stack.as_mut_ptr().add(top.base as usize);
                 }
             };
         }
-        macro_rules! push {
-            ($v:expr) => {
-                self.stack.push($v)
-            };
+        macro_rules! yieldpoint {
+            ($kind:expr, $taken:expr) => {{
+                let cw = control.load(Ordering::Relaxed);
+                if $taken(cw) || (M::COUNT && self.cycles >= self.next_tick) {
+                    sync!();
+                    self.pc = cur_pc!();
+                    if let Some(exit) = self.yieldpoint_taken::<M>($kind) {
+                        return exit;
+                    }
+                    resync!();
+                }
+            }};
         }
         macro_rules! fail {
             ($e:expr) => {{
-                self.pc = (pc - 1) as u32;
-                return self.runtime_error($e);
+                let e = $e;
+                sync!();
+                self.pc = cur_pc!();
+                return self.runtime_error(e);
             }};
         }
         macro_rules! int {
@@ -197,7 +303,7 @@ impl<'vm> Interp<'vm> {
                 match (a, b) {
                     (Value::Int($a), Value::Int($b)) => {
                         if $cond {
-                            pc = $t as usize;
+                            jump!($t);
                         }
                     }
                     (a, b) => fail!(RuntimeError::WrongKind {
@@ -219,30 +325,39 @@ impl<'vm> Interp<'vm> {
                 if self.frames.len() >= max_frames {
                     fail!(RuntimeError::StackOverflow { limit: max_frames });
                 }
-                let new_base = self.stack.len() - callee.nparams as usize;
-                self.stack
-                    .resize(new_base + callee.nlocals as usize, Value::Int(0));
+                let return_pc = cur_pc!() + 1;
+                sync!();
+                let new_base = self.sp - callee.nparams as usize;
+                let locals_end = new_base + callee.nlocals as usize;
+                if locals_end + callee.max_stack as usize >= self.stack.len() {
+                    self.ensure_stack(locals_end + callee.max_stack as usize + 1);
+                }
+                if self.sp < locals_end {
+                    self.stack[self.sp..locals_end].fill(Value::Int(0));
+                }
+                self.sp = locals_end;
                 self.frames.push(Frame {
-                    ret: ReturnWord::to_pc(pc as u32),
+                    ret: ReturnWord::to_pc(return_pc),
                     slot: 0,
                     body: target,
                     base: new_base as u32,
                 });
-                code = &callee.code;
-                base = new_base;
-                pc = 0;
+                code_start = callee.code.as_ptr();
+                ip = code_start;
                 if M::TRACE_CALLS {
                     self.pc = 0;
                     self.notify(|l, t| l.called(t));
                 }
+                resync!();
             }};
         }
         macro_rules! reload {
             () => {{
                 let top = *self.frames.last().expect("a frame");
-                code = &prog.bodies[top.body as usize].code;
-                base = top.base as usize;
-                pc = self.pc as usize;
+                code_start = prog.bodies[top.body as usize].code.as_ptr();
+                // SAFETY: `self.pc` is an instruction of the body (1).
+                ip = unsafe { code_start.add(self.pc as usize) };
+                resync!();
             }};
         }
         macro_rules! alloc_pressure {
@@ -250,63 +365,49 @@ impl<'vm> Interp<'vm> {
                 match $p {
                     AllocPressure::None => {}
                     AllocPressure::Request => self.shared.request(request::GC),
-                    AllocPressure::CollectNow => self.collect_garbage(),
+                    AllocPressure::CollectNow => {
+                        sync!();
+                        self.collect_garbage();
+                        resync!();
+                    }
                 }
             };
         }
 
         loop {
-            let instr = code[pc];
-            pc += 1;
+            // SAFETY: `ip` is inside the body (1).
+            let instr = unsafe { *ip };
+            ip = unsafe { ip.add(1) };
             if M::COUNT {
                 self.cycles += u64::from(instr.cost());
                 self.instructions += u64::from(instr.source_count());
             }
             match instr {
-                Instr::Yield(kind) => {
-                    let cw = control.load(Ordering::Relaxed);
-                    let take = if kind.is_call_boundary() {
-                        cw != 0
-                    } else {
-                        cw > 0
-                    };
-                    if take || (M::COUNT && self.cycles >= self.next_tick) {
-                        self.pc = (pc - 1) as u32;
-                        if let Some(exit) = self.yieldpoint_taken::<M>(kind) {
-                            return exit;
-                        }
-                    }
-                }
+                Instr::YieldPrologue => yieldpoint!(YieldKind::Prologue, |cw: i64| cw != 0),
+                Instr::YieldEpilogue => yieldpoint!(YieldKind::Epilogue, |cw: i64| cw != 0),
+                Instr::YieldBackedge => yieldpoint!(YieldKind::Backedge, |cw: i64| cw > 0),
                 Instr::PushInt(i) => push!(Value::Int(i)),
                 Instr::PushStr(s) => push!(Value::Str(s)),
                 Instr::Null => push!(Value::Null),
                 Instr::Pop => {
                     pop!();
                 }
-                Instr::Dup => {
-                    let v = *self.stack.last().expect("verified");
-                    push!(v);
-                }
+                Instr::Dup => push!(peek!(1)),
                 Instr::Swap => {
-                    let n = self.stack.len();
-                    self.stack.swap(n - 1, n - 2);
+                    let b = pop!();
+                    let a = pop!();
+                    push!(b);
+                    push!(a);
                 }
-                Instr::Over => {
-                    let v = self.stack[self.stack.len() - 2];
-                    push!(v);
-                }
-                Instr::Load(l) => {
-                    let v = self.stack[base + l as usize];
-                    push!(v);
-                }
+                Instr::Over => push!(peek!(2)),
+                Instr::Load(l) => push!(*local!(l)),
                 Instr::Store(l) => {
                     let v = pop!();
-                    self.stack[base + l as usize] = v;
+                    *local!(l) = v;
                 }
                 Instr::Inc(l, k) => {
-                    let slot = base + l as usize;
-                    let i = int!(self.stack[slot], "inc");
-                    self.stack[slot] = Value::Int(i.wrapping_add(k));
+                    let i = int!(*local!(l), "inc");
+                    *local!(l) = Value::Int(i.wrapping_add(k));
                 }
                 Instr::GetGlobal(g) => {
                     push!(Value::Int(
@@ -372,29 +473,29 @@ impl<'vm> Interp<'vm> {
                 Instr::Le => binop!("le", |a, b| Value::Int(i64::from(a <= b))),
                 Instr::Gt => binop!("gt", |a, b| Value::Int(i64::from(a > b))),
                 Instr::Ge => binop!("ge", |a, b| Value::Int(i64::from(a >= b))),
-                Instr::Jmp(t) => pc = t as usize,
+                Instr::Jmp(t) => jump!(t),
                 Instr::Jz(t) => {
                     if pop!().is_falsy() {
-                        pc = t as usize;
+                        jump!(t);
                     }
                 }
                 Instr::Jnz(t) => {
                     if !pop!().is_falsy() {
-                        pc = t as usize;
+                        jump!(t);
                     }
                 }
                 Instr::Jeq(t) => {
                     let b = pop!();
                     let a = pop!();
                     if a == b {
-                        pc = t as usize;
+                        jump!(t);
                     }
                 }
                 Instr::Jne(t) => {
                     let b = pop!();
                     let a = pop!();
                     if a != b {
-                        pc = t as usize;
+                        jump!(t);
                     }
                 }
                 Instr::Jlt(t) => cmp_jump!("jlt", t, |a, b| a < b),
@@ -403,7 +504,7 @@ impl<'vm> Interp<'vm> {
                 Instr::Jge(t) => cmp_jump!("jge", t, |a, b| a >= b),
                 Instr::Call(m) => enter_body!(m),
                 Instr::CallVirt { selector, arity } => {
-                    let recv = self.stack[self.stack.len() - arity as usize];
+                    let recv = peek!(arity as usize);
                     let class = match recv {
                         Value::Obj(r) => self.heap.class_of(r),
                         Value::Null => fail!(RuntimeError::NullReference { op: "callvirt" }),
@@ -425,23 +526,26 @@ impl<'vm> Interp<'vm> {
                 Instr::Ret => {
                     let v = pop!();
                     if M::TRACE_CALLS {
-                        self.pc = (pc - 1) as u32;
+                        sync!();
+                        self.pc = cur_pc!();
                         self.notify(|l, t| l.returning(t));
                     }
                     let frame = self.frames.pop().expect("a frame to return from");
-                    self.stack.truncate(frame.base as usize);
+                    // The callee's locals and operands are dropped.
+                    self.sp = frame.base as usize;
                     let mut ret = frame.ret;
                     if ret.is_trampoline() {
                         ret = self.through_trampoline(ret, false);
                     }
-                    if self.frames.is_empty() {
+                    let Some(caller) = self.frames.last() else {
                         return Exit::Returned(v);
-                    }
+                    };
+                    code_start = prog.bodies[caller.body as usize].code.as_ptr();
+                    // SAFETY: a return word holds the pc after a call
+                    // instruction of the caller's code (1).
+                    ip = unsafe { code_start.add(ret.pc() as usize) };
+                    resync!();
                     push!(v);
-                    let caller = self.frames[self.frames.len() - 1];
-                    code = &prog.bodies[caller.body as usize].code;
-                    base = caller.base as usize;
-                    pc = ret.pc() as usize;
                 }
                 Instr::New(c) => {
                     let (v, p) = self
@@ -543,12 +647,13 @@ impl<'vm> Interp<'vm> {
                 }
                 Instr::Print => {
                     let v = pop!();
-                    let text = self.display(v);
+                    let text = display(prog, &self.heap, v);
                     self.vm.output.line(&text);
                 }
                 Instr::Throw => {
                     let v = pop!();
-                    self.pc = (pc - 1) as u32;
+                    sync!();
+                    self.pc = cur_pc!();
                     if let Err(exit) = self.unwind::<M>(v) {
                         return exit;
                     }
@@ -556,23 +661,31 @@ impl<'vm> Interp<'vm> {
                 }
                 Instr::Spawn(m) => {
                     let n = prog.bodies[m as usize].nparams as usize;
-                    let args: Vec<Value> = self.stack.split_off(self.stack.len() - n);
+                    sync!();
+                    self.sp -= n;
+                    let args = &self.stack[self.sp..self.sp + n];
                     if let Some(bad) = args.iter().find(|v| !v.is_shareable()) {
+                        let value = display(prog, &self.heap, *bad);
                         fail!(RuntimeError::CrossThread {
                             what: "spawn argument",
-                            value: self.display(*bad)
+                            value
                         });
                     }
                     let shared: Vec<SharedValue> = args.iter().map(|v| to_shared(*v, "")).collect();
                     let id = self.vm.spawn(m, shared);
+                    resync!();
                     push!(Value::Int(i64::from(id)));
                 }
                 Instr::Join => {
                     let t = pop!();
                     let t = int!(t, "join");
-                    self.pc = (pc - 1) as u32;
+                    sync!();
+                    self.pc = cur_pc!();
                     match self.join(t) {
-                        Ok(JoinOutcome::Value(v)) => push!(v),
+                        Ok(JoinOutcome::Value(v)) => {
+                            resync!();
+                            push!(v);
+                        }
                         Ok(JoinOutcome::Rethrow(v)) => {
                             if let Err(exit) = self.unwind::<M>(v) {
                                 return exit;
@@ -585,13 +698,16 @@ impl<'vm> Interp<'vm> {
                 Instr::Sleep => {
                     let ms = pop!();
                     let ms = int!(ms, "sleep");
+                    sync!();
                     if self.sleep(ms) {
                         return Exit::Stopped;
                     }
+                    resync!();
                 }
                 Instr::Halt => {
                     let c = pop!();
                     let c = int!(c, "halt");
+                    sync!();
                     return Exit::Halt((c & 255) as i32);
                 }
                 Instr::Nop => {}
@@ -661,7 +777,7 @@ impl<'vm> Interp<'vm> {
 
     /// Collects this thread's heap; the value stack is the root set.
     fn collect_garbage(&mut self) {
-        self.heap.collect([&self.stack[..]]);
+        self.heap.collect([&self.stack[..self.sp]]);
     }
 
     /// Returns through a trampoline word: the listener captures what it
@@ -704,7 +820,7 @@ impl<'vm> Interp<'vm> {
                 self.notify(|l, t| l.returning(t));
             }
             self.frames.pop();
-            self.stack.truncate(frame.base as usize);
+            self.sp = frame.base as usize;
             let mut ret = frame.ret;
             if ret.is_trampoline() {
                 ret = self.through_trampoline(ret, true);
@@ -880,6 +996,17 @@ impl<'vm> Interp<'vm> {
 enum JoinOutcome {
     Value(Value),
     Rethrow(Value),
+}
+
+/// How `print` writes `v`.
+fn display(prog: &Program, heap: &Heap, v: Value) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::Null => "null".to_string(),
+        Value::Str(s) => prog.string(s).to_string(),
+        Value::Obj(r) => format!("<{}>", prog.classes[heap.class_of(r) as usize].name),
+        Value::Arr(r) => format!("<array {}>", heap.array(r).len()),
+    }
 }
 
 fn to_shared(v: Value, text: &str) -> SharedValue {

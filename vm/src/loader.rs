@@ -156,14 +156,14 @@ pub fn load_body(module: &Module, id: MethodId, yieldpoints: bool) -> Body {
     let mut lines = Vec::with_capacity(pc as usize);
     let mut source_index = Vec::with_capacity(pc as usize);
     if yieldpoints {
-        code.push(Instr::Yield(YieldKind::Prologue));
+        code.push(Instr::YieldPrologue);
         lines.push(m.pos.line);
         source_index.push(0);
     }
     for (i, insn) in m.code.iter().enumerate() {
         if yieldpoints {
             if let Some(kind) = yield_before(insn.op, i as u32) {
-                code.push(Instr::Yield(kind));
+                code.push(Instr::yieldpoint(kind));
                 lines.push(insn.pos.line);
                 source_index.push(i as u32);
             }
@@ -232,11 +232,11 @@ top:
     fn inserts_prologue_backedge_and_epilogue() {
         let p = Program::load(assemble("t.bc", LOOP).unwrap(), true);
         let code = &p.bodies[0].code;
-        assert_eq!(code[0], Instr::Yield(YieldKind::Prologue));
-        assert_eq!(code[4], Instr::Yield(YieldKind::Backedge));
+        assert_eq!(code[0], Instr::YieldPrologue);
+        assert_eq!(code[4], Instr::YieldBackedge);
         // The backward jump lands after the prologue, on `inc`.
         assert_eq!(code[5], Instr::Jlt(1));
-        assert_eq!(code[7], Instr::Yield(YieldKind::Epilogue));
+        assert_eq!(code[7], Instr::YieldEpilogue);
         assert_eq!(code[8], Instr::Ret);
     }
 
@@ -244,7 +244,7 @@ top:
     fn no_yieldpoints_loads_plain_code() {
         let p = Program::load(assemble("t.bc", LOOP).unwrap(), false);
         let code = &p.bodies[0].code;
-        assert!(code.iter().all(|i| !matches!(i, Instr::Yield(_))));
+        assert!(code.iter().all(|i| i.yield_kind().is_none()));
         assert_eq!(code[3], Instr::Jlt(0));
     }
 
