@@ -89,6 +89,10 @@ pub trait ThreadListener: Send {
         word
     }
 
+    /// A self-walking safepoint selected this thread: walk your own stack
+    /// now (called on this thread, just before it parks).
+    fn safepoint(&mut self, _t: &mut ThreadCtx<'_>) {}
+
     /// The thread is ending; `t.frames` holds whatever frames remain (none
     /// after a normal return, all of them after a runtime error).
     fn thread_ending(&mut self, _t: &mut ThreadCtx<'_>) {}

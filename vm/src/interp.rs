@@ -24,6 +24,7 @@ use crate::hooks::{ThreadCtx, ThreadListener};
 use crate::instr::{Instr, YieldKind};
 use crate::loader::{Program, NO_METHOD};
 use crate::runtime::Vm;
+use crate::safepoint::{Arrival, ParkedView};
 use crate::thread::{request, SharedValue, ThreadResult, ThreadShared, ThreadState};
 use crate::value::Value;
 
@@ -762,6 +763,15 @@ impl<'vm> Interp<'vm> {
         if req & request::GC != 0 {
             self.collect_garbage();
         }
+        if req & request::SAFEPOINT != 0 {
+            if let Arrival::Park { self_walk } = self.vm.safepoint_arrive(self.shared) {
+                if self_walk {
+                    self.notify(|l, t| l.safepoint(t));
+                }
+                self.park(ThreadState::Parked);
+                self.unpark();
+            }
+        }
         let profiler_bits = req & !request::VM_MASK;
         if self.listener.is_some() {
             self.notify(|l, t| l.yieldpoint(t, kind, profiler_bits));
@@ -773,6 +783,51 @@ impl<'vm> Interp<'vm> {
             self.shared.control.store(1, Ordering::SeqCst);
         }
         None
+    }
+
+    /// The pointers a parked or blocked thread publishes (see
+    /// [`crate::safepoint`]).
+    fn view(&mut self) -> ParkedView {
+        ParkedView {
+            frames: &mut self.frames,
+            listener: &mut self.listener,
+            control_base: &mut self.control_base,
+            pc: self.pc,
+            instructions: self.instructions,
+            cycles: self.cycles,
+        }
+    }
+
+    /// Publishes this thread's state and enters `state` (parked at a
+    /// yieldpoint, or blocked in `sleep`/`join`): from now on a safepoint
+    /// may inspect it. Must be followed by [`Interp::unpark`] before the
+    /// thread touches its frames again.
+    fn park(&mut self, state: ThreadState) {
+        let view = self.view();
+        {
+            let mut slot = self.shared.park.lock();
+            slot.view = Some(view);
+            self.shared.set_state(state);
+        }
+        self.vm.safepoints.notify();
+    }
+
+    /// Leaves a parked or blocked state, first waiting while a safepoint
+    /// holds this thread.
+    fn unpark(&mut self) {
+        let mut slot = self.shared.park.lock();
+        if slot.held {
+            let start = std::time::Instant::now();
+            while slot.held {
+                self.shared.park_cv.wait(&mut slot);
+            }
+            self.vm
+                .safepoints
+                .parked_ns
+                .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
+        slot.view = None;
+        self.shared.set_state(ThreadState::Running);
     }
 
     /// Collects this thread's heap; the value stack is the root set.
@@ -806,9 +861,11 @@ impl<'vm> Interp<'vm> {
             let body = &self.prog.bodies[frame.body as usize];
             let pc = self.pc;
             if let Some(c) = body.catches.iter().find(|c| c.from <= pc && pc < c.to) {
-                self.stack
-                    .truncate(frame.base as usize + body.nlocals as usize);
-                self.stack.push(v);
+                // The handler starts with just the thrown value on the stack
+                // (there is room: the verifier counted it in max_stack).
+                self.sp = frame.base as usize + body.nlocals as usize;
+                self.stack[self.sp] = v;
+                self.sp += 1;
                 self.pc = c.handler;
                 return Ok(());
             }
@@ -920,7 +977,7 @@ impl<'vm> Interp<'vm> {
             }
         };
         drop(g);
-        self.shared.set_state(ThreadState::Running);
+        self.unpark();
         stopping
     }
 
@@ -956,11 +1013,11 @@ impl<'vm> Interp<'vm> {
             }
             steps += 1;
         }
-        self.shared.set_state(ThreadState::Joining);
+        self.park(ThreadState::Joining);
         let vm = self.vm;
         let result = target.wait_finished(|| vm.is_stopping());
         self.shared.waiting_on.store(-1, Ordering::SeqCst);
-        self.shared.set_state(ThreadState::Running);
+        self.unpark();
         let from_shared = |sv: SharedValue, what: &'static str| match sv {
             SharedValue::Int(i) => Ok(Value::Int(i)),
             SharedValue::Str(s) => Ok(Value::Str(s)),

@@ -31,6 +31,7 @@ pub mod module;
 pub mod opcode;
 pub mod output;
 pub mod runtime;
+pub mod safepoint;
 pub mod thread;
 pub mod value;
 pub mod verify;

@@ -20,6 +20,7 @@ use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
 use crate::loader::Program;
 use crate::module::{GlobalId, MethodId};
 use crate::output::Output;
+use crate::safepoint::SafepointState;
 use crate::thread::{request, SharedValue, ThreadRegistry, ThreadResult, ThreadShared};
 use crate::value::Value;
 
@@ -73,6 +74,7 @@ pub struct Vm {
     pub output: Output,
     /// The profiler's hooks.
     pub hooks: Arc<dyn Hooks>,
+    pub(crate) safepoints: SafepointState,
     stopping: Mutex<Option<i32>>,
     file: String,
 }
@@ -94,6 +96,7 @@ impl Vm {
             threads: ThreadRegistry::default(),
             output: options.output,
             hooks: options.hooks,
+            safepoints: SafepointState::default(),
             stopping: Mutex::new(None),
             file,
         })
@@ -233,6 +236,13 @@ impl Vm {
         let _ = it.instructions();
         drop(it);
         shared.finish(result);
+        self.safepoints.notify();
         self.threads.notify_change();
+    }
+
+    /// Total time threads have spent parked at safepoints, summed over
+    /// threads.
+    pub fn parked_ns(&self) -> u64 {
+        self.safepoints.parked_ns.load(Ordering::Relaxed)
     }
 }

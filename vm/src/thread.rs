@@ -25,6 +25,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 
 use crate::module::MethodId;
+use crate::safepoint::ParkSlot;
 
 /// Request bits: why a thread should stop at its next yieldpoint.
 pub mod request {
@@ -100,7 +101,6 @@ pub enum ThreadResult {
 }
 
 /// The part of a thread other threads may see and touch.
-#[derive(Debug)]
 pub struct ThreadShared {
     /// Thread id: 0 for the main thread, then 1, 2, ... in spawn order.
     pub id: u32,
@@ -118,6 +118,20 @@ pub struct ThreadShared {
     /// Used to wake a sleeping thread early (program stopping).
     pub(crate) wake: Condvar,
     pub(crate) wake_lock: Mutex<()>,
+    /// This thread's part of the safepoint protocol.
+    pub(crate) park: Mutex<ParkSlot>,
+    /// Signalled when a held thread is released.
+    pub(crate) park_cv: Condvar,
+}
+
+impl std::fmt::Debug for ThreadShared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThreadShared")
+            .field("id", &self.id)
+            .field("entry", &self.entry)
+            .field("state", &self.state())
+            .finish()
+    }
 }
 
 impl ThreadShared {
@@ -134,6 +148,8 @@ impl ThreadShared {
             done: Condvar::new(),
             wake: Condvar::new(),
             wake_lock: Mutex::new(()),
+            park: Mutex::new(ParkSlot::default()),
+            park_cv: Condvar::new(),
         }
     }
 

@@ -1,0 +1,270 @@
+//! Safepoints: bringing threads to a halt at their next yieldpoint.
+//!
+//! A coordinator (a sampler thread, later a code installer) calls
+//! [`Vm::safepoint`]. The VM asks the chosen threads, through their control
+//! words, to stop at their next yieldpoint; each one *parks* there,
+//! publishing a view of its frames, until released. Threads blocked in
+//! `sleep` or `join` are already safe: their frames cannot change, and if
+//! they wake up while held they park before running again (Hofer et al.
+//! 2015, section 2.2).
+//!
+//! Two selections:
+//!
+//! - [`Selection::All`], a global safepoint (the JVMTI way): every live
+//!   thread must be parked or blocked before anything is inspected;
+//! - [`Selection::First`]`(n)`, a partial safepoint (Hofer et al., section
+//!   3): only the first `n` running threads to reach a yieldpoint are held;
+//!   threads arriving late are not held at all.
+//!
+//! While the threads are held, the coordinator's visitor runs once per held
+//! thread with a [`ThreadCtx`] over that thread's frames and its listener.
+//! With `self_walk`, each selected thread instead calls its own listener's
+//! [`ThreadListener::safepoint`] before parking (self-sampling, Hofer et al.
+//! section 4), so the coordinator only waits.
+//!
+//! Invariant: a parked or held-blocked thread does not touch its frames or
+//! its listener until released; only one safepoint runs at a time.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::frame::Frame;
+use crate::hooks::{ThreadCtx, ThreadListener};
+use crate::runtime::Vm;
+use crate::thread::{request, ThreadShared, ThreadState};
+
+/// Which threads a safepoint stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// Every live thread (a global safepoint).
+    All,
+    /// The first `n` running threads to reach a yieldpoint (a partial
+    /// safepoint). Blocked threads are not included.
+    First(usize),
+}
+
+/// What a safepoint cost and whom it held.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SafepointStats {
+    /// Thread ids that parked at a yieldpoint and were held.
+    pub parked: Vec<u32>,
+    /// Thread ids held while blocked in `sleep` or `join`.
+    pub blocked: Vec<u32>,
+    /// Time from the request until every selected thread was safe.
+    pub wait_ns: u64,
+    /// Time from the request until the threads were released.
+    pub total_ns: u64,
+    /// Some selected thread never reached a yieldpoint in time.
+    pub timed_out: bool,
+}
+
+/// Pointers a parked or blocked thread publishes to its own state.
+#[derive(Clone, Copy)]
+pub(crate) struct ParkedView {
+    pub frames: *mut Vec<Frame>,
+    pub listener: *mut Option<Box<dyn ThreadListener>>,
+    pub control_base: *mut i64,
+    pub pc: u32,
+    pub instructions: u64,
+    pub cycles: u64,
+}
+
+// SAFETY: the pointers are dereferenced only by the safepoint coordinator
+// while the owning thread is held (parked or blocked and unable to resume),
+// so the owner and the coordinator never access them at the same time.
+unsafe impl Send for ParkedView {}
+
+/// A thread's part of the safepoint protocol (in [`ThreadShared`]).
+#[derive(Default)]
+pub(crate) struct ParkSlot {
+    /// The coordinator holds this thread: it may not run until released.
+    pub held: bool,
+    /// Its published state, while parked or blocked.
+    pub view: Option<ParkedView>,
+    /// The safepoint epoch this thread was last accounted for.
+    pub epoch: u64,
+}
+
+/// The VM-wide safepoint state.
+#[derive(Default)]
+pub(crate) struct SafepointState {
+    /// Serializes coordinators.
+    one_at_a_time: Mutex<()>,
+    inner: Mutex<Inner>,
+    changed: Condvar,
+    /// Total nanoseconds threads spent parked (summed over threads).
+    pub parked_ns: AtomicU64,
+}
+
+#[derive(Default)]
+struct Inner {
+    epoch: u64,
+    active: bool,
+    limit: usize,
+    arrived: usize,
+    self_walk: bool,
+}
+
+impl SafepointState {
+    /// Wakes the coordinator (a thread parked, blocked or finished).
+    pub(crate) fn notify(&self) {
+        let _g = self.inner.lock();
+        self.changed.notify_all();
+    }
+}
+
+/// The decision a thread arriving at a yieldpoint with a SAFEPOINT request
+/// gets.
+pub(crate) enum Arrival {
+    /// Not selected (stale request, or late for a partial safepoint).
+    Pass,
+    /// Selected: park (after walking itself if `self_walk`).
+    Park { self_walk: bool },
+}
+
+impl Vm {
+    /// Called by a thread at a yieldpoint that saw a SAFEPOINT request.
+    pub(crate) fn safepoint_arrive(&self, me: &ThreadShared) -> Arrival {
+        let mut inner = self.safepoints.inner.lock();
+        let mut slot = me.park.lock();
+        if !inner.active || slot.epoch == inner.epoch || inner.arrived >= inner.limit {
+            return Arrival::Pass;
+        }
+        inner.arrived += 1;
+        slot.epoch = inner.epoch;
+        slot.held = true;
+        Arrival::Park {
+            self_walk: inner.self_walk,
+        }
+    }
+
+    /// Brings the selected threads to a safe state, runs `visit` on each
+    /// held thread (on this thread), then releases them.
+    ///
+    /// Threads that never reach a yieldpoint (code loaded without
+    /// yieldpoints) cannot be stopped; after [`SAFEPOINT_TIMEOUT`] the
+    /// safepoint goes ahead with the threads it has (`stats.timed_out`).
+    pub fn safepoint(
+        &self,
+        selection: Selection,
+        self_walk: bool,
+        mut visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
+    ) -> SafepointStats {
+        let _one = self.safepoints.one_at_a_time.lock();
+        let start = Instant::now();
+        let candidates: Vec<Arc<ThreadShared>> = self
+            .threads
+            .all()
+            .into_iter()
+            .filter(|t| t.state() != ThreadState::Finished)
+            .collect();
+        let epoch = {
+            let mut inner = self.safepoints.inner.lock();
+            inner.epoch += 1;
+            inner.active = true;
+            inner.arrived = 0;
+            inner.self_walk = self_walk;
+            inner.limit = match selection {
+                Selection::All => usize::MAX,
+                Selection::First(n) => n,
+            };
+            inner.epoch
+        };
+        for t in &candidates {
+            t.request(request::SAFEPOINT);
+        }
+        let mut stats = SafepointStats::default();
+        // Wait until the selection is safe: every selected thread parked;
+        // for a global safepoint, every other thread blocked or finished.
+        loop {
+            let mut running = 0usize;
+            let mut parked = 0usize;
+            for t in &candidates {
+                match t.state() {
+                    ThreadState::Finished => {}
+                    ThreadState::Parked => parked += 1,
+                    s if s.is_blocked() && selection == Selection::All => {
+                        let mut slot = t.park.lock();
+                        if t.state().is_blocked() {
+                            if slot.epoch != epoch {
+                                slot.epoch = epoch;
+                                slot.held = true;
+                            }
+                        } else {
+                            running += 1;
+                        }
+                    }
+                    s if s.is_blocked() => {}
+                    _ => running += 1,
+                }
+            }
+            let mut inner = self.safepoints.inner.lock();
+            let covered = match selection {
+                Selection::All => running == 0,
+                Selection::First(n) => inner.arrived >= n || running == 0,
+            };
+            if covered && parked >= inner.arrived {
+                break;
+            }
+            if start.elapsed() > SAFEPOINT_TIMEOUT {
+                stats.timed_out = true;
+                break;
+            }
+            self.safepoints
+                .changed
+                .wait_for(&mut inner, Duration::from_millis(2));
+        }
+        // No more arrivals for this safepoint.
+        self.safepoints.inner.lock().active = false;
+        for t in &candidates {
+            t.requests.fetch_and(!request::SAFEPOINT, Ordering::SeqCst);
+        }
+        stats.wait_ns = start.elapsed().as_nanos() as u64;
+        // Visit the held threads.
+        for t in &candidates {
+            let slot = t.park.lock();
+            if !(slot.held && slot.epoch == epoch) {
+                continue;
+            }
+            let Some(view) = slot.view else { continue };
+            if t.state() == ThreadState::Parked {
+                stats.parked.push(t.id);
+            } else {
+                stats.blocked.push(t.id);
+            }
+            // SAFETY: the thread is held (parked or blocked) and cannot
+            // resume until `held` is cleared below; it published these
+            // pointers before announcing it was safe (see `ParkedView`),
+            // and only one coordinator runs at a time.
+            unsafe {
+                let mut ctx = ThreadCtx {
+                    program: &self.program,
+                    thread: t,
+                    frames: (&mut *view.frames).as_mut_slice(),
+                    pc: view.pc,
+                    instructions: view.instructions,
+                    cycles: view.cycles,
+                    control_base: &mut *view.control_base,
+                };
+                let listener = (*view.listener).as_deref_mut();
+                visit(t, &mut ctx, listener);
+            }
+        }
+        // Release.
+        for t in &candidates {
+            let mut slot = t.park.lock();
+            if slot.epoch == epoch && slot.held {
+                slot.held = false;
+                t.park_cv.notify_all();
+            }
+        }
+        stats.total_ns = start.elapsed().as_nanos() as u64;
+        stats
+    }
+}
+
+/// How long a safepoint waits for threads before going ahead without them.
+pub const SAFEPOINT_TIMEOUT: Duration = Duration::from_secs(2);
