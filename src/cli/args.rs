@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// Frame limit per thread; `main` counts as one frame.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub max_frames: u64,
+    /// Print run statistics on stderr at the end: wall time, threads,
+    /// garbage collections, peak resident memory.
+    #[arg(long)]
+    pub stats: bool,
     /// Set a global before `main` runs (repeatable).
     #[arg(long = "set", value_name = "NAME=INT", value_parser = parse_set)]
     pub set: Vec<(String, i64)>,

@@ -28,5 +28,28 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
             ..VmOptions::default()
         },
     );
-    Ok(vm.run().status)
+    let outcome = vm.run();
+    if a.stats {
+        eprintln!("{}", stats_line(&outcome));
+    }
+    Ok(outcome.status)
+}
+
+/// `--stats`: one line a script can parse.
+fn stats_line(o: &vm::runtime::RunOutcome) -> String {
+    let rss = peak_rss_kb().map_or("unknown".to_string(), |kb| kb.to_string());
+    format!(
+        "vm: stats: wall-ms {:.1} threads {} gc {} peak-rss-kb {}",
+        o.wall_ns as f64 / 1e6,
+        o.threads,
+        o.collections,
+        rss
+    )
+}
+
+/// The process's peak resident set size, as the kernel reports it.
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -1044,9 +1044,9 @@ impl<'vm> Interp<'vm> {
         }
     }
 
-    /// Source instructions executed (counting modes).
-    pub(crate) fn instructions(&self) -> u64 {
-        self.instructions
+    /// Garbage collections of this thread's heap.
+    pub(crate) fn collections(&self) -> u64 {
+        self.heap.collections()
     }
 }
 

@@ -8,7 +8,7 @@
 //! that never reaches a yieldpoint (a loop loaded with `--no-yieldpoints`)
 //! is abandoned after a grace period, so `run` always returns.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -58,6 +58,12 @@ impl Default for VmOptions {
 pub struct RunOutcome {
     /// The process exit status the SPEC prescribes.
     pub status: i32,
+    /// Threads that ran (main included).
+    pub threads: usize,
+    /// Garbage collections, summed over threads.
+    pub collections: u64,
+    /// Wall-clock time of the run.
+    pub wall_ns: u64,
 }
 
 /// A loaded program and its running state.
@@ -75,6 +81,7 @@ pub struct Vm {
     /// The profiler's hooks.
     pub hooks: Arc<dyn Hooks>,
     pub(crate) safepoints: SafepointState,
+    collections: AtomicU64,
     stopping: Mutex<Option<i32>>,
     file: String,
 }
@@ -97,6 +104,7 @@ impl Vm {
             output: options.output,
             hooks: options.hooks,
             safepoints: SafepointState::default(),
+            collections: AtomicU64::new(0),
             stopping: Mutex::new(None),
             file,
         })
@@ -104,6 +112,7 @@ impl Vm {
 
     /// Runs the program to its end and returns its exit status.
     pub fn run(self: &Arc<Self>) -> RunOutcome {
+        let started = Instant::now();
         let main = self.start_thread(self.program.module.main, Vec::new());
         let mut stop_seen: Option<Instant> = None;
         loop {
@@ -127,7 +136,12 @@ impl Vm {
         };
         self.output.close();
         self.hooks.program_ending(status);
-        RunOutcome { status }
+        RunOutcome {
+            status,
+            threads: self.threads.count(),
+            collections: self.collections.load(Ordering::Relaxed),
+            wall_ns: started.elapsed().as_nanos() as u64,
+        }
     }
 
     /// Is the program stopping (runtime error or `halt`)?
@@ -233,7 +247,8 @@ impl Vm {
             Exit::Stopped => ThreadResult::Stopped,
         };
         it.end();
-        let _ = it.instructions();
+        self.collections
+            .fetch_add(it.collections(), Ordering::Relaxed);
         drop(it);
         shared.finish(result);
         self.safepoints.notify();
