@@ -161,12 +161,18 @@ impl Heap {
     }
 
     /// Collects everything not reachable from `roots`.
+    ///
+    /// Roots may contain stale references (dead temporaries of the top
+    /// frame): a reference to a freed or dropped cell is ignored, and one to
+    /// a reused cell merely keeps that cell alive one cycle longer.
     pub fn collect<'a>(&mut self, roots: impl IntoIterator<Item = &'a [Value]>) {
         let mut work: Vec<u32> = Vec::new();
+        let cells = &self.cells;
         let mark = |v: &Value, marks: &mut Vec<bool>, work: &mut Vec<u32>| {
             if let Value::Obj(r) | Value::Arr(r) = *v {
-                if !marks[r as usize] {
-                    marks[r as usize] = true;
+                let i = r as usize;
+                if i < cells.len() && !marks[i] && !matches!(cells[i], Cell::Free) {
+                    marks[i] = true;
                     work.push(r);
                 }
             }
@@ -177,7 +183,7 @@ impl Heap {
             }
         }
         while let Some(r) = work.pop() {
-            let children: &[Value] = match &self.cells[r as usize] {
+            let children: &[Value] = match &cells[r as usize] {
                 Cell::Object { fields, .. } => fields,
                 Cell::Array(a) => a,
                 Cell::Free => &[],
@@ -280,6 +286,17 @@ mod tests {
             }
         }
         assert!(saw_request);
+    }
+
+    #[test]
+    fn stale_roots_are_ignored() {
+        let mut h = Heap::new();
+        let (a, _) = h.new_object(0, 0);
+        h.collect([&[][..]]);
+        assert_eq!(h.live_cells(), 0);
+        // `a` is stale now, and so is an index past the end.
+        h.collect([&[a, Value::Obj(99), Value::Arr(7)][..]]);
+        assert_eq!(h.live_cells(), 0);
     }
 
     #[test]

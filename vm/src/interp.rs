@@ -22,7 +22,7 @@ use crate::frame::{Frame, ReturnWord};
 use crate::heap::{AllocPressure, Heap, MAX_ARRAY};
 use crate::hooks::{ThreadCtx, ThreadListener};
 use crate::instr::{Instr, YieldKind};
-use crate::loader::{Program, NO_METHOD};
+use crate::loader::{Body, Program, NO_METHOD};
 use crate::runtime::Vm;
 use crate::safepoint::{Arrival, ParkedView};
 use crate::thread::{request, SharedValue, ThreadResult, ThreadShared, ThreadState};
@@ -77,11 +77,10 @@ pub(crate) struct Interp<'vm> {
     vm: &'vm Arc<Vm>,
     prog: &'vm Program,
     shared: &'vm ThreadShared,
-    /// The value stack: locals and operands of every frame. All of it is
-    /// initialized; `sp` is the first free slot. Each frame is guaranteed
-    /// `nlocals + max_stack` slots from its base when it is pushed.
+    /// The value stack: the slots (locals, then operand depths) of every
+    /// frame. All of it is initialized; each frame is guaranteed
+    /// `frame_size` slots from its base when it is pushed.
     stack: Vec<Value>,
-    sp: usize,
     frames: Vec<Frame>,
     heap: Heap,
     listener: Option<Box<dyn ThreadListener>>,
@@ -107,7 +106,6 @@ impl<'vm> Interp<'vm> {
             prog: &vm.program,
             shared,
             stack: vec![Value::Int(0); 1024],
-            sp: 0,
             frames: Vec::with_capacity(64),
             heap: Heap::new(),
             listener,
@@ -123,10 +121,9 @@ impl<'vm> Interp<'vm> {
     /// Pushes the entry frame of `method` with `args`.
     pub(crate) fn enter(&mut self, method: u32, args: &[Value]) {
         let body = &self.prog.bodies[method as usize];
-        self.ensure_stack((body.nlocals + body.max_stack) as usize + 1);
+        self.ensure_stack(body.frame_size as usize);
         self.stack[..args.len()].copy_from_slice(args);
         self.stack[args.len()..body.nlocals as usize].fill(Value::Int(0));
-        self.sp = body.nlocals as usize;
         self.frames.push(Frame {
             ret: ReturnWord::thread_exit(),
             slot: 0,
@@ -154,34 +151,28 @@ impl<'vm> Interp<'vm> {
         let control = &self.shared.control;
         let max_frames = self.vm.max_frames;
         let top = *self.frames.last().expect("entry frame");
+        let mut body: &'vm Body = &prog.bodies[top.body as usize];
 
-        // The hot state lives in raw pointers:
-        //
-        // - `ip` points at the next instruction, `code_start` at the first
-        //   instruction of the current body;
-        // - `fp` points at the current frame's first local, `sp` at the
-        //   first free slot of the value stack.
+        // The hot state lives in raw pointers: `ip` points at the next
+        // instruction of `body`, `fp` at the current frame's first slot.
         //
         // SAFETY (the invariants every `unsafe` below relies on):
-        // 1. `ip` stays inside the current body's code: the code ran the
-        //    verifier, so every jump target is an instruction of the method
-        //    and no path runs off its end (the loader maps targets, catch
-        //    handlers and return pcs to loaded pcs inside the same body).
-        // 2. The value stack has at least `base + nlocals + max_stack + 1`
-        //    slots for the current frame (`ensure_stack` at every frame
-        //    push), and the verifier bounds every operand-stack height to
-        //    `[0, max_stack]`, so `sp` stays in `[fp + nlocals, fp + nlocals
-        //    + max_stack]` and every pop reads a slot that was pushed.
-        // 3. `self.stack` is reallocated only by `ensure_stack`; after it
-        //    (and after any out-of-line call) the pointers are re-derived
-        //    with `resync!`.
-        // 4. Local indices are below `nlocals` (checked by the resolver).
-        let mut code_start: *const Instr = prog.bodies[top.body as usize].code.as_ptr();
-        // SAFETY: `self.pc` is an instruction of the body (1); `top.base`
-        // and `self.sp` are within the stack (2).
+        // 1. `ip` stays inside `body.code`: the code ran the verifier, so
+        //    every jump target is an instruction of the method and no path
+        //    runs off its end; the translator maps jump targets, catch
+        //    handlers and return pcs to instructions of the same body.
+        // 2. The value stack holds at least `base + frame_size` slots for
+        //    the current frame (`ensure_stack` at every frame push), and
+        //    every slot operand an instruction names is below `frame_size`
+        //    (locals below `nlocals`, temporaries below `nlocals +
+        //    max_stack`, as the verifier bounds stack heights).
+        // 3. `self.stack` is reallocated only by `ensure_stack`; after it,
+        //    and after any out-of-line call, `fp` is re-derived (`resync!`).
+        let mut code_start: *const Instr = body.code.as_ptr();
+        // SAFETY: `self.pc` is an instruction of the body (1) and the top
+        // frame's base is inside the stack (2).
         let mut ip: *const Instr = unsafe { code_start.add(self.pc as usize) };
         let mut fp: *mut Value = unsafe { self.stack.as_mut_ptr().add(top.base as usize) };
-        let mut sp: *mut Value = unsafe { self.stack.as_mut_ptr().add(self.sp) };
 
         // The pc of the instruction being executed (`ip` is one past it).
         macro_rules! cur_pc {
@@ -190,38 +181,22 @@ impl<'vm> Interp<'vm> {
                 (unsafe { ip.offset_from(code_start) } - 1) as u32
             };
         }
-        macro_rules! pop {
-            () => {{
-                // SAFETY: the verifier guarantees the slot was pushed (2).
-                unsafe {
-                    sp = sp.sub(1);
-                    let v: Value = *sp;
-                    v
-                }
-            }};
-        }
-        macro_rules! push {
-            ($v:expr) => {{
-                let v = $v;
-                // SAFETY: room for max_stack operands was ensured (2).
-                unsafe {
-                    *sp = v;
-                    sp = sp.add(1);
-                }
-            }};
-        }
-        macro_rules! peek {
-            ($depth:expr) => {
-                // SAFETY: the verifier guarantees `$depth` values are on the stack (2).
-                unsafe { *sp.sub($depth) }
+        macro_rules! slot {
+            ($s:expr) => {
+                // SAFETY: slot operands are within the frame (2).
+                unsafe { &mut *fp.add($s as usize) }
             };
         }
-        macro_rules! local {
-            ($l:expr) => {
-                // SAFETY: local indices are below nlocals (4) and the frame's
-                // locals are inside the stack (2).
-                unsafe { &mut *fp.add($l as usize) }
+        macro_rules! get {
+            ($s:expr) => {
+                *slot!($s)
             };
+        }
+        macro_rules! set {
+            ($s:expr, $v:expr) => {{
+                let v: Value = $v;
+                *slot!($s) = v;
+            }};
         }
         macro_rules! jump {
             ($t:expr) => {
@@ -229,46 +204,22 @@ impl<'vm> Interp<'vm> {
                 ip = unsafe { code_start.add($t as usize) }
             };
         }
-        macro_rules! sync {
-            () => {
-                // SAFETY: `sp` points into the stack (2).
-                self.sp = unsafe { sp.offset_from(self.stack.as_ptr()) } as usize;
-            };
-        }
         macro_rules! resync {
             () => {
                 let top = self.frames.last().expect("a frame");
-                // SAFETY: `self.sp` and the top frame's base are within the
-                // stack (2, 3).
-                unsafe {
-                    sp = self.stack.as_mut_ptr().add(self.sp);
-                    fp = self.stack.as_mut_ptr().add(top.base as usize);
-                }
+                // SAFETY: the top frame's base is within the stack (2, 3).
+                fp = unsafe { self.stack.as_mut_ptr().add(top.base as usize) };
             };
-        }
-        macro_rules! yieldpoint {
-            ($kind:expr, $taken:expr) => {{
-                let cw = control.load(Ordering::Relaxed);
-                if $taken(cw) || (M::COUNT && self.cycles >= self.next_tick) {
-                    sync!();
-                    self.pc = cur_pc!();
-                    if let Some(exit) = self.yieldpoint_taken::<M>($kind) {
-                        return exit;
-                    }
-                    resync!();
-                }
-            }};
         }
         macro_rules! fail {
             ($e:expr) => {{
                 let e = $e;
-                sync!();
                 self.pc = cur_pc!();
                 return self.runtime_error(e);
             }};
         }
         macro_rules! int {
-            ($v:expr, $op:literal) => {
+            ($v:expr, $op:expr) => {
                 match $v {
                     Value::Int(i) => i,
                     other => fail!(RuntimeError::WrongKind {
@@ -279,71 +230,88 @@ impl<'vm> Interp<'vm> {
                 }
             };
         }
-        macro_rules! binop {
-            ($op:literal, |$a:ident, $b:ident| $e:expr) => {{
-                let b = pop!();
-                let a = pop!();
-                match (a, b) {
-                    (Value::Int($a), Value::Int($b)) => push!($e),
-                    (a, b) => fail!(RuntimeError::WrongKind {
+        macro_rules! ints {
+            ($a:expr, $b:expr, $op:expr) => {
+                match ($a, $b) {
+                    (Value::Int(x), Value::Int(y)) => (x, y),
+                    (x, y) => fail!(RuntimeError::WrongKind {
                         op: $op,
                         expected: "integers",
-                        found: if matches!(a, Value::Int(_)) {
-                            b.kind()
+                        found: if matches!(x, Value::Int(_)) {
+                            y.kind()
                         } else {
-                            a.kind()
+                            x.kind()
                         }
                     }),
                 }
+            };
+        }
+        macro_rules! rr {
+            ($d:expr, $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $e:expr) => {{
+                let ($x, $y) = ints!(get!($a), get!($b), $op);
+                set!($d, Value::Int($e));
             }};
         }
-        macro_rules! cmp_jump {
-            ($op:literal, $t:expr, |$a:ident, $b:ident| $cond:expr) => {{
-                let b = pop!();
-                let a = pop!();
-                match (a, b) {
-                    (Value::Int($a), Value::Int($b)) => {
-                        if $cond {
-                            jump!($t);
-                        }
+        macro_rules! ri {
+            ($d:expr, $a:expr, $imm:expr, $op:expr, |$x:ident, $y:ident| $e:expr) => {{
+                let $x = int!(get!($a), $op);
+                let $y = i64::from($imm);
+                set!($d, Value::Int($e));
+            }};
+        }
+        macro_rules! jrr {
+            ($a:expr, $b:expr, $t:expr, $op:expr, |$x:ident, $y:ident| $cond:expr) => {{
+                let ($x, $y) = ints!(get!($a), get!($b), $op);
+                if $cond {
+                    jump!($t);
+                }
+            }};
+        }
+        macro_rules! jri {
+            ($a:expr, $imm:expr, $t:expr, $op:expr, |$x:ident, $y:ident| $cond:expr) => {{
+                let $x = int!(get!($a), $op);
+                let $y = i64::from($imm);
+                if $cond {
+                    jump!($t);
+                }
+            }};
+        }
+        macro_rules! yieldpoint {
+            ($kind:expr, $taken:expr) => {{
+                let cw = control.load(Ordering::Relaxed);
+                if $taken(cw) || (M::COUNT && self.cycles >= self.next_tick) {
+                    self.pc = cur_pc!();
+                    if let Some(exit) = self.yieldpoint_taken::<M>($kind) {
+                        return exit;
                     }
-                    (a, b) => fail!(RuntimeError::WrongKind {
-                        op: $op,
-                        expected: "integers",
-                        found: if matches!(a, Value::Int(_)) {
-                            b.kind()
-                        } else {
-                            a.kind()
-                        }
-                    }),
+                    resync!();
                 }
             }};
         }
         macro_rules! enter_body {
-            ($target:expr) => {{
+            ($target:expr, $base:expr) => {{
                 let target = $target;
                 let callee = &prog.bodies[target as usize];
                 if self.frames.len() >= max_frames {
                     fail!(RuntimeError::StackOverflow { limit: max_frames });
                 }
                 let return_pc = cur_pc!() + 1;
-                sync!();
-                let new_base = self.sp - callee.nparams as usize;
-                let locals_end = new_base + callee.nlocals as usize;
-                if locals_end + callee.max_stack as usize >= self.stack.len() {
-                    self.ensure_stack(locals_end + callee.max_stack as usize + 1);
+                let caller_base = self.frames.last().expect("a frame").base as usize;
+                let new_base = caller_base + $base as usize;
+                let need = new_base + callee.frame_size as usize;
+                if need > self.stack.len() {
+                    self.ensure_stack(need);
                 }
-                if self.sp < locals_end {
-                    self.stack[self.sp..locals_end].fill(Value::Int(0));
-                }
-                self.sp = locals_end;
+                self.stack[new_base + callee.nparams as usize..new_base + callee.nlocals as usize]
+                    .fill(Value::Int(0));
                 self.frames.push(Frame {
                     ret: ReturnWord::to_pc(return_pc),
                     slot: 0,
                     body: target,
                     base: new_base as u32,
                 });
-                code_start = callee.code.as_ptr();
+                body = callee;
+                code_start = body.code.as_ptr();
                 ip = code_start;
                 if M::TRACE_CALLS {
                     self.pc = 0;
@@ -355,7 +323,8 @@ impl<'vm> Interp<'vm> {
         macro_rules! reload {
             () => {{
                 let top = *self.frames.last().expect("a frame");
-                code_start = prog.bodies[top.body as usize].code.as_ptr();
+                body = &prog.bodies[top.body as usize];
+                code_start = body.code.as_ptr();
                 // SAFETY: `self.pc` is an instruction of the body (1).
                 ip = unsafe { code_start.add(self.pc as usize) };
                 resync!();
@@ -367,9 +336,8 @@ impl<'vm> Interp<'vm> {
                     AllocPressure::None => {}
                     AllocPressure::Request => self.shared.request(request::GC),
                     AllocPressure::CollectNow => {
-                        sync!();
+                        self.pc = cur_pc!();
                         self.collect_garbage();
-                        resync!();
                     }
                 }
             };
@@ -380,133 +348,151 @@ impl<'vm> Interp<'vm> {
             let instr = unsafe { *ip };
             ip = unsafe { ip.add(1) };
             if M::COUNT {
-                self.cycles += u64::from(instr.cost());
-                self.instructions += u64::from(instr.source_count());
+                let pc = cur_pc!() as usize;
+                self.cycles += u64::from(body.costs[pc]);
+                self.instructions += u64::from(body.counts[pc]);
             }
             match instr {
                 Instr::YieldPrologue => yieldpoint!(YieldKind::Prologue, |cw: i64| cw != 0),
                 Instr::YieldEpilogue => yieldpoint!(YieldKind::Epilogue, |cw: i64| cw != 0),
                 Instr::YieldBackedge => yieldpoint!(YieldKind::Backedge, |cw: i64| cw > 0),
-                Instr::PushInt(i) => push!(Value::Int(i)),
-                Instr::PushStr(s) => push!(Value::Str(s)),
-                Instr::Null => push!(Value::Null),
-                Instr::Pop => {
-                    pop!();
+                Instr::Nop => {}
+                Instr::Move { d, a } => set!(d, get!(a)),
+                Instr::Swap { a, b } => {
+                    let (x, y) = (get!(a), get!(b));
+                    set!(a, y);
+                    set!(b, x);
                 }
-                Instr::Dup => push!(peek!(1)),
-                Instr::Swap => {
-                    let b = pop!();
-                    let a = pop!();
-                    push!(b);
-                    push!(a);
-                }
-                Instr::Over => push!(peek!(2)),
-                Instr::Load(l) => push!(*local!(l)),
-                Instr::Store(l) => {
-                    let v = pop!();
-                    *local!(l) = v;
-                }
-                Instr::Inc(l, k) => {
-                    let i = int!(*local!(l), "inc");
-                    *local!(l) = Value::Int(i.wrapping_add(k));
-                }
-                Instr::GetGlobal(g) => {
-                    push!(Value::Int(
-                        self.vm.globals[g as usize].load(Ordering::SeqCst)
-                    ));
-                }
-                Instr::PutGlobal(g) => {
-                    let v = pop!();
-                    let i = int!(v, "putglobal");
-                    self.vm.globals[g as usize].store(i, Ordering::SeqCst);
-                }
-                Instr::AddGlobal(g) => {
-                    let v = pop!();
-                    let i = int!(v, "addglobal");
-                    let old = self.vm.globals[g as usize].fetch_add(i, Ordering::SeqCst);
-                    push!(Value::Int(old));
-                }
-                Instr::Add => binop!("add", |a, b| Value::Int(a.wrapping_add(b))),
-                Instr::Sub => binop!("sub", |a, b| Value::Int(a.wrapping_sub(b))),
-                Instr::Mul => binop!("mul", |a, b| Value::Int(a.wrapping_mul(b))),
-                Instr::Div => {
-                    let b = pop!();
-                    let a = pop!();
-                    let (a, b) = (int!(a, "div"), int!(b, "div"));
-                    if b == 0 {
+                Instr::ConstInt { d, v } => set!(d, Value::Int(v)),
+                Instr::ConstStr { d, s } => set!(d, Value::Str(s)),
+                Instr::ConstNull { d } => set!(d, Value::Null),
+                Instr::AddRR { d, a, b } => rr!(d, a, b, "add", |x, y| x.wrapping_add(y)),
+                Instr::AddRI { d, a, imm } => ri!(d, a, imm, "add", |x, y| x.wrapping_add(y)),
+                Instr::SubRR { d, a, b } => rr!(d, a, b, "sub", |x, y| x.wrapping_sub(y)),
+                Instr::SubRI { d, a, imm } => ri!(d, a, imm, "sub", |x, y| x.wrapping_sub(y)),
+                Instr::MulRR { d, a, b } => rr!(d, a, b, "mul", |x, y| x.wrapping_mul(y)),
+                Instr::MulRI { d, a, imm } => ri!(d, a, imm, "mul", |x, y| x.wrapping_mul(y)),
+                Instr::DivRR { d, a, b } => {
+                    let (x, y) = ints!(get!(a), get!(b), "div");
+                    if y == 0 {
                         fail!(RuntimeError::DivisionByZero);
                     }
-                    push!(Value::Int(a.wrapping_div(b)));
+                    set!(d, Value::Int(x.wrapping_div(y)));
                 }
-                Instr::Rem => {
-                    let b = pop!();
-                    let a = pop!();
-                    let (a, b) = (int!(a, "rem"), int!(b, "rem"));
-                    if b == 0 {
+                Instr::RemRR { d, a, b } => {
+                    let (x, y) = ints!(get!(a), get!(b), "rem");
+                    if y == 0 {
                         fail!(RuntimeError::DivisionByZero);
                     }
-                    push!(Value::Int(a.wrapping_rem(b)));
+                    set!(d, Value::Int(x.wrapping_rem(y)));
                 }
-                Instr::Neg => {
-                    let v = pop!();
-                    push!(Value::Int(int!(v, "neg").wrapping_neg()));
+                Instr::AndRR { d, a, b } => rr!(d, a, b, "and", |x, y| x & y),
+                Instr::AndRI { d, a, imm } => ri!(d, a, imm, "and", |x, y| x & y),
+                Instr::OrRR { d, a, b } => rr!(d, a, b, "or", |x, y| x | y),
+                Instr::OrRI { d, a, imm } => ri!(d, a, imm, "or", |x, y| x | y),
+                Instr::XorRR { d, a, b } => rr!(d, a, b, "xor", |x, y| x ^ y),
+                Instr::XorRI { d, a, imm } => ri!(d, a, imm, "xor", |x, y| x ^ y),
+                Instr::ShlRR { d, a, b } => {
+                    rr!(d, a, b, "shl", |x, y| x.wrapping_shl((y & 63) as u32))
                 }
-                Instr::And => binop!("and", |a, b| Value::Int(a & b)),
-                Instr::Or => binop!("or", |a, b| Value::Int(a | b)),
-                Instr::Xor => binop!("xor", |a, b| Value::Int(a ^ b)),
-                Instr::Shl => binop!("shl", |a, b| Value::Int(a.wrapping_shl((b & 63) as u32))),
-                Instr::Shr => binop!("shr", |a, b| Value::Int(a >> (b & 63))),
-                Instr::Not => {
-                    let v = pop!();
-                    push!(Value::Int(i64::from(v.is_falsy())));
+                Instr::ShlRI { d, a, imm } => {
+                    ri!(d, a, imm, "shl", |x, y| x.wrapping_shl((y & 63) as u32))
                 }
-                Instr::Eq => {
-                    let b = pop!();
-                    let a = pop!();
-                    push!(Value::Int(i64::from(a == b)));
+                Instr::ShrRR { d, a, b } => rr!(d, a, b, "shr", |x, y| x >> (y & 63)),
+                Instr::ShrRI { d, a, imm } => ri!(d, a, imm, "shr", |x, y| x >> (y & 63)),
+                Instr::LtRR { d, a, b } => rr!(d, a, b, "lt", |x, y| i64::from(x < y)),
+                Instr::LtRI { d, a, imm } => ri!(d, a, imm, "lt", |x, y| i64::from(x < y)),
+                Instr::LeRR { d, a, b } => rr!(d, a, b, "le", |x, y| i64::from(x <= y)),
+                Instr::LeRI { d, a, imm } => ri!(d, a, imm, "le", |x, y| i64::from(x <= y)),
+                Instr::GtRR { d, a, b } => rr!(d, a, b, "gt", |x, y| i64::from(x > y)),
+                Instr::GtRI { d, a, imm } => ri!(d, a, imm, "gt", |x, y| i64::from(x > y)),
+                Instr::GeRR { d, a, b } => rr!(d, a, b, "ge", |x, y| i64::from(x >= y)),
+                Instr::GeRI { d, a, imm } => ri!(d, a, imm, "ge", |x, y| i64::from(x >= y)),
+                Instr::EqRR { d, a, b } => set!(d, Value::Int(i64::from(get!(a) == get!(b)))),
+                Instr::EqRI { d, a, imm } => {
+                    set!(
+                        d,
+                        Value::Int(i64::from(get!(a) == Value::Int(i64::from(imm))))
+                    )
                 }
-                Instr::Ne => {
-                    let b = pop!();
-                    let a = pop!();
-                    push!(Value::Int(i64::from(a != b)));
+                Instr::NeRR { d, a, b } => set!(d, Value::Int(i64::from(get!(a) != get!(b)))),
+                Instr::NeRI { d, a, imm } => {
+                    set!(
+                        d,
+                        Value::Int(i64::from(get!(a) != Value::Int(i64::from(imm))))
+                    )
                 }
-                Instr::Lt => binop!("lt", |a, b| Value::Int(i64::from(a < b))),
-                Instr::Le => binop!("le", |a, b| Value::Int(i64::from(a <= b))),
-                Instr::Gt => binop!("gt", |a, b| Value::Int(i64::from(a > b))),
-                Instr::Ge => binop!("ge", |a, b| Value::Int(i64::from(a >= b))),
-                Instr::Jmp(t) => jump!(t),
-                Instr::Jz(t) => {
-                    if pop!().is_falsy() {
+                Instr::Neg { d, a } => {
+                    let x = int!(get!(a), "neg");
+                    set!(d, Value::Int(x.wrapping_neg()));
+                }
+                Instr::Not { d, a } => set!(d, Value::Int(i64::from(get!(a).is_falsy()))),
+                Instr::Inc { a, v } => {
+                    let x = int!(get!(a), "inc");
+                    set!(a, Value::Int(x.wrapping_add(v)));
+                }
+                Instr::GetGlobal { d, g } => {
+                    set!(
+                        d,
+                        Value::Int(self.vm.globals[g as usize].load(Ordering::SeqCst))
+                    );
+                }
+                Instr::PutGlobal { g, a } => {
+                    let x = int!(get!(a), "putglobal");
+                    self.vm.globals[g as usize].store(x, Ordering::SeqCst);
+                }
+                Instr::AddGlobal { d, g, a } => {
+                    let x = int!(get!(a), "addglobal");
+                    let old = self.vm.globals[g as usize].fetch_add(x, Ordering::SeqCst);
+                    set!(d, Value::Int(old));
+                }
+                Instr::Jmp { t } => jump!(t),
+                Instr::Jz { a, t } => {
+                    if get!(a).is_falsy() {
                         jump!(t);
                     }
                 }
-                Instr::Jnz(t) => {
-                    if !pop!().is_falsy() {
+                Instr::Jnz { a, t } => {
+                    if !get!(a).is_falsy() {
                         jump!(t);
                     }
                 }
-                Instr::Jeq(t) => {
-                    let b = pop!();
-                    let a = pop!();
-                    if a == b {
+                Instr::JeqRR { a, b, t } => {
+                    if get!(a) == get!(b) {
                         jump!(t);
                     }
                 }
-                Instr::Jne(t) => {
-                    let b = pop!();
-                    let a = pop!();
-                    if a != b {
+                Instr::JeqRI { a, imm, t } => {
+                    if get!(a) == Value::Int(i64::from(imm)) {
                         jump!(t);
                     }
                 }
-                Instr::Jlt(t) => cmp_jump!("jlt", t, |a, b| a < b),
-                Instr::Jle(t) => cmp_jump!("jle", t, |a, b| a <= b),
-                Instr::Jgt(t) => cmp_jump!("jgt", t, |a, b| a > b),
-                Instr::Jge(t) => cmp_jump!("jge", t, |a, b| a >= b),
-                Instr::Call(m) => enter_body!(m),
-                Instr::CallVirt { selector, arity } => {
-                    let recv = peek!(arity as usize);
-                    let class = match recv {
+                Instr::JneRR { a, b, t } => {
+                    if get!(a) != get!(b) {
+                        jump!(t);
+                    }
+                }
+                Instr::JneRI { a, imm, t } => {
+                    if get!(a) != Value::Int(i64::from(imm)) {
+                        jump!(t);
+                    }
+                }
+                Instr::JltRR { a, b, t } => jrr!(a, b, t, "jlt", |x, y| x < y),
+                Instr::JltRI { a, imm, t } => jri!(a, imm, t, "jlt", |x, y| x < y),
+                Instr::JleRR { a, b, t } => jrr!(a, b, t, "jle", |x, y| x <= y),
+                Instr::JleRI { a, imm, t } => jri!(a, imm, t, "jle", |x, y| x <= y),
+                Instr::JgtRR { a, b, t } => jrr!(a, b, t, "jgt", |x, y| x > y),
+                Instr::JgtRI { a, imm, t } => jri!(a, imm, t, "jgt", |x, y| x > y),
+                Instr::JgeRR { a, b, t } => jrr!(a, b, t, "jge", |x, y| x >= y),
+                Instr::JgeRI { a, imm, t } => jri!(a, imm, t, "jge", |x, y| x >= y),
+                Instr::Call { m, base } => enter_body!(m, base),
+                Instr::CallVirt {
+                    selector,
+                    base,
+                    arity,
+                } => {
+                    let _ = arity;
+                    let class = match get!(base) {
                         Value::Obj(r) => self.heap.class_of(r),
                         Value::Null => fail!(RuntimeError::NullReference { op: "callvirt" }),
                         other => fail!(RuntimeError::WrongKind {
@@ -522,18 +508,15 @@ impl<'vm> Interp<'vm> {
                             class: prog.classes[class as usize].name.clone(),
                         });
                     }
-                    enter_body!(target)
+                    enter_body!(target, base)
                 }
-                Instr::Ret => {
-                    let v = pop!();
+                Instr::Ret { a } => {
+                    let v = get!(a);
                     if M::TRACE_CALLS {
-                        sync!();
                         self.pc = cur_pc!();
                         self.notify(|l, t| l.returning(t));
                     }
                     let frame = self.frames.pop().expect("a frame to return from");
-                    // The callee's locals and operands are dropped.
-                    self.sp = frame.base as usize;
                     let mut ret = frame.ret;
                     if ret.is_trampoline() {
                         ret = self.through_trampoline(ret, false);
@@ -541,57 +524,55 @@ impl<'vm> Interp<'vm> {
                     let Some(caller) = self.frames.last() else {
                         return Exit::Returned(v);
                     };
-                    code_start = prog.bodies[caller.body as usize].code.as_ptr();
+                    // The result lands where the call's arguments began,
+                    // which is where the callee's frame began.
+                    self.stack[frame.base as usize] = v;
+                    body = &prog.bodies[caller.body as usize];
+                    code_start = body.code.as_ptr();
                     // SAFETY: a return word holds the pc after a call
-                    // instruction of the caller's code (1).
+                    // instruction of the caller's body (1).
                     ip = unsafe { code_start.add(ret.pc() as usize) };
                     resync!();
-                    push!(v);
                 }
-                Instr::New(c) => {
+                Instr::New { d, class } => {
                     let (v, p) = self
                         .heap
-                        .new_object(c, prog.classes[c as usize].nfields as usize);
-                    push!(v);
+                        .new_object(class, prog.classes[class as usize].nfields as usize);
+                    set!(d, v);
                     alloc_pressure!(p);
                 }
-                Instr::GetField(c, slot) => {
-                    let r = pop!();
-                    let r = match r {
+                Instr::GetField { d, obj, f } => {
+                    let (c, field) = prog.field_refs[f as usize];
+                    let r = match get!(obj) {
                         Value::Obj(r) => r,
                         other => fail!(self.not_an_object("getfield", other)),
                     };
                     if !prog.is_subclass(self.heap.class_of(r), c) {
-                        fail!(self.wrong_class("getfield", c, slot, r));
+                        fail!(self.wrong_class("getfield", c, field, r));
                     }
-                    push!(self.heap.fields(r)[slot as usize]);
+                    set!(d, self.heap.fields(r)[field as usize]);
                 }
-                Instr::PutField(c, slot) => {
-                    let v = pop!();
-                    let r = pop!();
-                    let r = match r {
+                Instr::PutField { obj, v, f } => {
+                    let (c, field) = prog.field_refs[f as usize];
+                    let r = match get!(obj) {
                         Value::Obj(r) => r,
                         other => fail!(self.not_an_object("putfield", other)),
                     };
                     if !prog.is_subclass(self.heap.class_of(r), c) {
-                        fail!(self.wrong_class("putfield", c, slot, r));
+                        fail!(self.wrong_class("putfield", c, field, r));
                     }
-                    self.heap.fields_mut(r)[slot as usize] = v;
+                    self.heap.fields_mut(r)[field as usize] = get!(v);
                 }
-                Instr::InstanceOf(c) => {
-                    let v = pop!();
-                    let yes =
-                        matches!(v, Value::Obj(r) if prog.is_subclass(self.heap.class_of(r), c));
-                    push!(Value::Int(i64::from(yes)));
+                Instr::InstanceOf { d, a, class } => {
+                    let yes = matches!(get!(a), Value::Obj(r) if prog.is_subclass(self.heap.class_of(r), class));
+                    set!(d, Value::Int(i64::from(yes)));
                 }
-                Instr::IsClass(c) => {
-                    let v = pop!();
-                    let yes = matches!(v, Value::Obj(r) if self.heap.class_of(r) == c);
-                    push!(Value::Int(i64::from(yes)));
+                Instr::IsClass { d, a, class } => {
+                    let yes = matches!(get!(a), Value::Obj(r) if self.heap.class_of(r) == class);
+                    set!(d, Value::Int(i64::from(yes)));
                 }
-                Instr::NewArray => {
-                    let n = pop!();
-                    let n = int!(n, "newarray");
+                Instr::NewArray { d, n } => {
+                    let n = int!(get!(n), "newarray");
                     if n < 0 {
                         fail!(RuntimeError::NegativeArrayLength(n));
                     }
@@ -600,71 +581,61 @@ impl<'vm> Interp<'vm> {
                     }
                     match self.heap.new_array(n as usize) {
                         Some((v, p)) => {
-                            push!(v);
+                            set!(d, v);
                             alloc_pressure!(p);
                         }
                         None => fail!(RuntimeError::ArrayTooLarge(n)),
                     }
                 }
-                Instr::ALoad => {
-                    let i = pop!();
-                    let a = pop!();
-                    let a = match a {
+                Instr::ALoad { d, arr, i } => {
+                    let a = match get!(arr) {
                         Value::Arr(a) => a,
                         other => fail!(self.not_an_array("aload", other)),
                     };
-                    let i = int!(i, "aload");
-                    let arr = self.heap.array(a);
-                    match usize::try_from(i).ok().and_then(|i| arr.get(i)) {
-                        Some(v) => push!(*v),
+                    let i = int!(get!(i), "aload");
+                    let elems = self.heap.array(a);
+                    match usize::try_from(i).ok().and_then(|i| elems.get(i)) {
+                        Some(v) => set!(d, *v),
                         None => fail!(RuntimeError::IndexOutOfBounds {
                             index: i,
-                            len: arr.len()
+                            len: elems.len()
                         }),
                     }
                 }
-                Instr::AStore => {
-                    let v = pop!();
-                    let i = pop!();
-                    let a = pop!();
-                    let a = match a {
+                Instr::AStore { arr, i, v } => {
+                    let a = match get!(arr) {
                         Value::Arr(a) => a,
                         other => fail!(self.not_an_array("astore", other)),
                     };
-                    let i = int!(i, "astore");
-                    let arr = self.heap.array_mut(a);
-                    let len = arr.len();
-                    match usize::try_from(i).ok().and_then(|i| arr.get_mut(i)) {
+                    let i = int!(get!(i), "astore");
+                    let v = get!(v);
+                    let elems = self.heap.array_mut(a);
+                    let len = elems.len();
+                    match usize::try_from(i).ok().and_then(|i| elems.get_mut(i)) {
                         Some(slot) => *slot = v,
                         None => fail!(RuntimeError::IndexOutOfBounds { index: i, len }),
                     }
                 }
-                Instr::ALen => {
-                    let a = pop!();
-                    match a {
-                        Value::Arr(a) => push!(Value::Int(self.heap.array(a).len() as i64)),
-                        other => fail!(self.not_an_array("alen", other)),
-                    }
-                }
-                Instr::Print => {
-                    let v = pop!();
-                    let text = display(prog, &self.heap, v);
+                Instr::ALen { d, arr } => match get!(arr) {
+                    Value::Arr(a) => set!(d, Value::Int(self.heap.array(a).len() as i64)),
+                    other => fail!(self.not_an_array("alen", other)),
+                },
+                Instr::Print { a } => {
+                    let text = display(prog, &self.heap, get!(a));
                     self.vm.output.line(&text);
                 }
-                Instr::Throw => {
-                    let v = pop!();
-                    sync!();
+                Instr::Throw { a } => {
+                    let v = get!(a);
                     self.pc = cur_pc!();
                     if let Err(exit) = self.unwind::<M>(v) {
                         return exit;
                     }
                     reload!();
                 }
-                Instr::Spawn(m) => {
+                Instr::Spawn { m, base } => {
                     let n = prog.bodies[m as usize].nparams as usize;
-                    sync!();
-                    self.sp -= n;
-                    let args = &self.stack[self.sp..self.sp + n];
+                    let first = self.frames.last().expect("a frame").base as usize + base as usize;
+                    let args = &self.stack[first..first + n];
                     if let Some(bad) = args.iter().find(|v| !v.is_shareable()) {
                         let value = display(prog, &self.heap, *bad);
                         fail!(RuntimeError::CrossThread {
@@ -674,18 +645,15 @@ impl<'vm> Interp<'vm> {
                     }
                     let shared: Vec<SharedValue> = args.iter().map(|v| to_shared(*v, "")).collect();
                     let id = self.vm.spawn(m, shared);
-                    resync!();
-                    push!(Value::Int(i64::from(id)));
+                    self.stack[first] = Value::Int(i64::from(id));
                 }
-                Instr::Join => {
-                    let t = pop!();
-                    let t = int!(t, "join");
-                    sync!();
+                Instr::Join { d, a } => {
+                    let t = int!(get!(a), "join");
                     self.pc = cur_pc!();
                     match self.join(t) {
                         Ok(JoinOutcome::Value(v)) => {
                             resync!();
-                            push!(v);
+                            set!(d, v);
                         }
                         Ok(JoinOutcome::Rethrow(v)) => {
                             if let Err(exit) = self.unwind::<M>(v) {
@@ -696,22 +664,18 @@ impl<'vm> Interp<'vm> {
                         Err(exit) => return exit,
                     }
                 }
-                Instr::Sleep => {
-                    let ms = pop!();
-                    let ms = int!(ms, "sleep");
-                    sync!();
+                Instr::Sleep { a } => {
+                    let ms = int!(get!(a), "sleep");
+                    self.pc = cur_pc!();
                     if self.sleep(ms) {
                         return Exit::Stopped;
                     }
                     resync!();
                 }
-                Instr::Halt => {
-                    let c = pop!();
-                    let c = int!(c, "halt");
-                    sync!();
+                Instr::Halt { a } => {
+                    let c = int!(get!(a), "halt");
                     return Exit::Halt((c & 255) as i32);
                 }
-                Instr::Nop => {}
             }
         }
     }
@@ -830,9 +794,15 @@ impl<'vm> Interp<'vm> {
         self.shared.set_state(ThreadState::Running);
     }
 
-    /// Collects this thread's heap; the value stack is the root set.
+    /// Collects this thread's heap. The roots are every frame's slots:
+    /// frames are contiguous, so that is the stack up to the end of the top
+    /// frame. (Dead temporaries of the top frame may keep a stale reference
+    /// alive until the next collection; the heap ignores stale references
+    /// to freed cells.)
     fn collect_garbage(&mut self) {
-        self.heap.collect([&self.stack[..self.sp]]);
+        let top = self.frames.last().expect("a frame");
+        let end = top.base as usize + self.prog.bodies[top.body as usize].frame_size as usize;
+        self.heap.collect([&self.stack[..end]]);
     }
 
     /// Returns through a trampoline word: the listener captures what it
@@ -861,11 +831,9 @@ impl<'vm> Interp<'vm> {
             let body = &self.prog.bodies[frame.body as usize];
             let pc = self.pc;
             if let Some(c) = body.catches.iter().find(|c| c.from <= pc && pc < c.to) {
-                // The handler starts with just the thrown value on the stack
-                // (there is room: the verifier counted it in max_stack).
-                self.sp = frame.base as usize + body.nlocals as usize;
-                self.stack[self.sp] = v;
-                self.sp += 1;
+                // The handler starts with just the thrown value on the
+                // stack: operand depth 0, the first slot after the locals.
+                self.stack[frame.base as usize + body.nlocals as usize] = v;
                 self.pc = c.handler;
                 return Ok(());
             }
@@ -877,7 +845,6 @@ impl<'vm> Interp<'vm> {
                 self.notify(|l, t| l.returning(t));
             }
             self.frames.pop();
-            self.sp = frame.base as usize;
             let mut ret = frame.ret;
             if ret.is_trampoline() {
                 ret = self.through_trampoline(ret, true);

@@ -33,5 +33,6 @@ pub mod output;
 pub mod runtime;
 pub mod safepoint;
 pub mod thread;
+pub mod translate;
 pub mod value;
 pub mod verify;

@@ -14,8 +14,9 @@
 //! has one) but never on the prologue: the prologue runs once per call.
 //! `--no-yieldpoints` loads the same code without them.
 
-use crate::instr::{Instr, YieldKind};
-use crate::module::{Catch, MethodId, Module};
+use crate::instr::Instr;
+use crate::module::{Catch, ClassId, MethodId, Module};
+use crate::translate::translate;
 
 /// Marks "no method" in a virtual-method table.
 pub const NO_METHOD: u32 = u32::MAX;
@@ -48,25 +49,28 @@ pub struct Body {
     pub method: MethodId,
     /// `fib` or `Shape.area`: the name in traces and profiles.
     pub name: String,
-    /// The instructions, yieldpoints included.
+    /// The instructions (register form, yieldpoints included).
     pub code: Box<[Instr]>,
     /// Source line of each instruction.
     pub lines: Box<[u32]>,
-    /// Index of the source instruction each loaded instruction belongs to
-    /// (the prologue yieldpoint belongs to instruction 0).
+    /// Index of the source instruction each instruction was emitted for.
     pub source_index: Box<[u32]>,
-    /// `.catch` ranges in loaded pcs, in the order written.
+    /// Source instructions each instruction accounts for (counting modes).
+    pub counts: Box<[u32]>,
+    /// Cost-model cycles each instruction accounts for (counting modes).
+    pub costs: Box<[u32]>,
+    /// `.catch` ranges in instruction indices, in the order written.
     pub catches: Box<[Catch]>,
     /// Parameters (receiver included).
     pub nparams: u32,
     /// Parameters plus `.locals`.
     pub nlocals: u32,
-    /// Deepest operand stack.
-    pub max_stack: u32,
+    /// Slots a frame of this body occupies: locals, then operand depths.
+    pub frame_size: u32,
 }
 
 impl Body {
-    /// Source line of the instruction at loaded `pc`.
+    /// Source line of the instruction at `pc`.
     pub fn line_at(&self, pc: u32) -> u32 {
         self.lines.get(pc as usize).copied().unwrap_or(0)
     }
@@ -81,6 +85,9 @@ pub struct Program {
     pub bodies: Vec<Body>,
     /// Classes with their tables.
     pub classes: Vec<ClassInfo>,
+    /// Field references of `getfield`/`putfield`: the class named in the
+    /// instruction and the field's slot.
+    pub field_refs: Vec<(ClassId, u32)>,
     /// Whether yieldpoints were inserted.
     pub yieldpoints: bool,
 }
@@ -89,13 +96,15 @@ impl Program {
     /// Loads `module`, inserting yieldpoints if `yieldpoints` is true.
     pub fn load(module: Module, yieldpoints: bool) -> Program {
         let classes = layout_classes(&module);
+        let mut field_refs: Vec<(ClassId, u32)> = Vec::new();
         let bodies = (0..module.methods.len())
-            .map(|m| load_body(&module, m as MethodId, yieldpoints))
+            .map(|m| load_body(&module, m as MethodId, yieldpoints, &mut field_refs))
             .collect();
         Program {
             module,
             bodies,
             classes,
+            field_refs,
             yieldpoints,
         }
     }
@@ -139,74 +148,36 @@ fn layout_classes(module: &Module) -> Vec<ClassInfo> {
         .collect()
 }
 
-/// Builds the loaded code of method `id`, with or without yieldpoints.
-pub fn load_body(module: &Module, id: MethodId, yieldpoints: bool) -> Body {
+/// Builds the loaded code of method `id` (see [`crate::translate`]).
+pub fn load_body(
+    module: &Module,
+    id: MethodId,
+    yieldpoints: bool,
+    field_refs: &mut Vec<(ClassId, u32)>,
+) -> Body {
     let m = &module.methods[id as usize];
-    let n = m.code.len();
-    // First pass: where each source instruction's group starts.
-    let mut group_start = Vec::with_capacity(n + 1);
-    let mut pc = u32::from(yieldpoints);
-    for (i, insn) in m.code.iter().enumerate() {
-        group_start.push(pc);
-        pc += 1 + u32::from(yieldpoints && yield_before(insn.op, i as u32).is_some());
-    }
-    group_start.push(pc);
-
-    let mut code = Vec::with_capacity(pc as usize);
-    let mut lines = Vec::with_capacity(pc as usize);
-    let mut source_index = Vec::with_capacity(pc as usize);
-    if yieldpoints {
-        code.push(Instr::YieldPrologue);
-        lines.push(m.pos.line);
-        source_index.push(0);
-    }
-    for (i, insn) in m.code.iter().enumerate() {
-        if yieldpoints {
-            if let Some(kind) = yield_before(insn.op, i as u32) {
-                code.push(Instr::yieldpoint(kind));
-                lines.push(insn.pos.line);
-                source_index.push(i as u32);
+    let mut intern = |c: ClassId, slot: u32| -> u32 {
+        match field_refs.iter().position(|&r| r == (c, slot)) {
+            Some(i) => i as u32,
+            None => {
+                field_refs.push((c, slot));
+                (field_refs.len() - 1) as u32
             }
         }
-        let instr = Instr::from_op(
-            insn.op,
-            |s| module.selectors[s as usize].arity,
-            |t| group_start[t as usize],
-        );
-        code.push(instr);
-        lines.push(insn.pos.line);
-        source_index.push(i as u32);
-    }
-    let catches = m
-        .catches
-        .iter()
-        .map(|c| Catch {
-            from: group_start[c.from as usize],
-            to: group_start[c.to as usize],
-            handler: group_start[c.handler as usize],
-        })
-        .collect();
+    };
+    let t = translate(module, id, yieldpoints, &mut intern);
     Body {
         method: id,
         name: m.display_name(module),
-        code: code.into_boxed_slice(),
-        lines: lines.into_boxed_slice(),
-        source_index: source_index.into_boxed_slice(),
-        catches,
+        code: t.code.into_boxed_slice(),
+        lines: t.lines.into_boxed_slice(),
+        source_index: t.source_index.into_boxed_slice(),
+        counts: t.counts.into_boxed_slice(),
+        costs: t.costs.into_boxed_slice(),
+        catches: t.catches.into_boxed_slice(),
         nparams: m.arity(),
         nlocals: m.frame_locals(),
-        max_stack: m.max_stack,
-    }
-}
-
-/// The yieldpoint the loader inserts before source instruction `i`, if any.
-fn yield_before(op: crate::module::Op, i: u32) -> Option<YieldKind> {
-    if op == crate::module::Op::Ret {
-        Some(YieldKind::Epilogue)
-    } else if op.target().is_some_and(|t| t <= i) {
-        Some(YieldKind::Backedge)
-    } else {
-        None
+        frame_size: t.frame_size,
     }
 }
 
@@ -232,12 +203,25 @@ top:
     fn inserts_prologue_backedge_and_epilogue() {
         let p = Program::load(assemble("t.bc", LOOP).unwrap(), true);
         let code = &p.bodies[0].code;
-        assert_eq!(code[0], Instr::YieldPrologue);
-        assert_eq!(code[4], Instr::YieldBackedge);
-        // The backward jump lands after the prologue, on `inc`.
-        assert_eq!(code[5], Instr::Jlt(1));
-        assert_eq!(code[7], Instr::YieldEpilogue);
-        assert_eq!(code[8], Instr::Ret);
+        // inc i 1 / load i; push 10; jlt top / push 0; ret
+        assert_eq!(
+            &code[..],
+            &[
+                Instr::YieldPrologue,
+                Instr::Inc { a: 0, v: 1 },
+                Instr::YieldBackedge,
+                Instr::JltRI {
+                    a: 0,
+                    imm: 10,
+                    t: 1
+                },
+                Instr::ConstInt { d: 1, v: 0 },
+                Instr::YieldEpilogue,
+                Instr::Ret { a: 1 },
+            ]
+        );
+        // Every source instruction is accounted for exactly once.
+        assert_eq!(p.bodies[0].counts.iter().sum::<u32>(), 6);
     }
 
     #[test]
@@ -245,7 +229,14 @@ top:
         let p = Program::load(assemble("t.bc", LOOP).unwrap(), false);
         let code = &p.bodies[0].code;
         assert!(code.iter().all(|i| i.yield_kind().is_none()));
-        assert_eq!(code[3], Instr::Jlt(0));
+        assert_eq!(
+            code[1],
+            Instr::JltRI {
+                a: 0,
+                imm: 10,
+                t: 0
+            }
+        );
     }
 
     #[test]

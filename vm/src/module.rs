@@ -89,9 +89,19 @@ pub struct Method {
     pub end: Pos,
     /// Deepest operand stack any path reaches (set by the verifier).
     pub max_stack: u32,
+    /// Operand-stack height before each instruction, `None` where
+    /// unreachable (set by the verifier; the loader's register translation
+    /// relies on it).
+    pub heights: Vec<Option<u32>>,
 }
 
 impl Method {
+    /// Records what the stack check found.
+    pub fn set_heights(&mut self, h: crate::verify::stack::Heights) {
+        self.max_stack = h.max;
+        self.heights = h.at;
+    }
+
     /// Number of parameters (the receiver included).
     pub fn arity(&self) -> u32 {
         self.params.len() as u32

@@ -21,8 +21,8 @@ pub fn assemble(file: &str, src: &str) -> Result<Module, Vec<Diagnostic>> {
     let (mut module, clean) = resolve::resolve(file, &ast, &mut diags);
     for (i, ok) in clean.iter().enumerate() {
         if *ok {
-            if let Some(max) = stack::check_method(&module, &module.methods[i], &mut diags) {
-                module.methods[i].max_stack = max;
+            if let Some(h) = stack::check_method(&module, &module.methods[i], &mut diags) {
+                module.methods[i].set_heights(h);
             }
         }
     }
@@ -52,12 +52,12 @@ pub fn assemble_bytes(file: &str, bytes: &[u8]) -> Result<Module, Vec<Diagnostic
 }
 
 /// Re-verifies a module built in memory (names are already resolved, so
-/// only the structural checks apply). Sets `max_stack` of every method.
+/// only the structural checks apply). Sets the stack heights of every method.
 pub fn verify_module(module: &mut Module) -> Result<(), Vec<Diagnostic>> {
     let mut diags = Vec::new();
     for i in 0..module.methods.len() {
-        if let Some(max) = stack::check_method(module, &module.methods[i], &mut diags) {
-            module.methods[i].max_stack = max;
+        if let Some(h) = stack::check_method(module, &module.methods[i], &mut diags) {
+            module.methods[i].set_heights(h);
         }
     }
     if diags.is_empty() {

@@ -264,6 +264,7 @@ impl Resolver<'_> {
                 pos: d.pos,
                 end: d.end,
                 max_stack: 0,
+                heights: Vec::new(),
             });
         }
         (statics, selectors)

@@ -31,8 +31,17 @@ pub fn effect(module: &Module, op: Op) -> (u32, u32) {
     }
 }
 
-/// Checks one method; returns its maximum stack height if it passes.
-pub fn check_method(module: &Module, m: &Method, diags: &mut Vec<Diagnostic>) -> Option<u32> {
+/// What the stack check learns about a method that passes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Heights {
+    /// The deepest operand stack any path reaches.
+    pub max: u32,
+    /// Operand-stack height before each instruction; `None` if unreachable.
+    pub at: Vec<Option<u32>>,
+}
+
+/// Checks one method; returns its stack heights if it passes.
+pub fn check_method(module: &Module, m: &Method, diags: &mut Vec<Diagnostic>) -> Option<Heights> {
     let n = m.code.len();
     let name = m.display_name(module);
     if n == 0 {
@@ -123,5 +132,5 @@ pub fn check_method(module: &Module, m: &Method, diags: &mut Vec<Diagnostic>) ->
             Flow::End => {}
         }
     }
-    (diags.len() == before).then_some(max)
+    (diags.len() == before).then_some(Heights { max, at: heights })
 }
