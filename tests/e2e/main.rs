@@ -1,0 +1,17 @@
+//! End-to-end tests of the `vm` command, run through the real binary.
+//!
+//! The SPEC (`../shared/SPEC.md`, sections 1 and 2) is the contract: every
+//! expected output here was worked out from it by hand. Most tests are
+//! table-driven over `tests/programs/CATEGORY/*.bc`; the convention for those
+//! programs (header comments and `.out` files) is described in `harness.rs`.
+
+mod harness;
+
+mod bad_input;
+mod cli;
+mod declarations;
+mod examples;
+mod instructions;
+mod runtime_errors;
+mod threads;
+mod verifier;

@@ -1,0 +1,166 @@
+//! One program per runtime error (`tests/programs/runtime_errors`): status 70, the
+//! `runtime error:` line (its key words, where the SPEC does not fix the
+//! wording) and the exact `  at METHOD (FILE:LINE)` trace; uncaught
+//! exceptions in `main`'s thread; runtime errors not being catchable. Also
+//! very deep traces (elided in the middle) and the frame limit.
+
+use crate::harness::{self, Mode};
+
+#[test]
+fn runtime_error_programs() {
+    harness::check_dir("runtime_errors", Mode::Run, &[]);
+}
+
+const DEEP: &str = "\
+.method down(n)
+  load n
+  push 1
+  add
+  call down
+  ret
+.end
+.method main()
+  push 0
+  call down
+  ret
+.end
+";
+
+/// A very deep trace may elide its middle, "saying how many frames it left
+/// out": the frames shown plus the number left out are all the frames.
+#[test]
+fn deep_trace_is_elided_with_a_count() {
+    let dir = harness::scratch("deep_trace");
+    harness::write_program(&dir, "deep.bc", DEEP);
+    let r = harness::run_vm_in(
+        &dir,
+        &["run", "deep.bc", "--max-frames=5000"],
+        harness::DEFAULT_TIMEOUT,
+    );
+    r.assert_status(70);
+    let lines = r.stderr_lines();
+    let err = lines
+        .iter()
+        .position(|l| l.starts_with("runtime error: "))
+        .unwrap_or_else(|| panic!("no runtime error line:\n{}", harness::clip(&r.stderr)));
+    assert!(
+        lines[err].to_lowercase().contains("overflow"),
+        "{}",
+        lines[err]
+    );
+    let block: Vec<&str> = lines[err + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("  "))
+        .copied()
+        .collect();
+    let at: Vec<&str> = block
+        .iter()
+        .filter(|l| l.starts_with("  at "))
+        .copied()
+        .collect();
+    let others: Vec<&str> = block
+        .iter()
+        .filter(|l| !l.starts_with("  at "))
+        .copied()
+        .collect();
+    assert!(
+        at.len() < 5000,
+        "a 5000-frame trace should be elided, got {} lines",
+        at.len()
+    );
+    assert_eq!(
+        others.len(),
+        1,
+        "expected one line saying how many frames were left out, got {others:?}"
+    );
+    let numbers: Vec<usize> = others[0]
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(
+        numbers.contains(&(5000 - at.len())),
+        "{:?} should say {} frames were left out ({} shown of 5000)",
+        others[0],
+        5000 - at.len(),
+        at.len()
+    );
+    assert_eq!(at[0], "  at down (deep.bc:5)");
+    assert_eq!(*at.last().unwrap(), "  at main (deep.bc:10)");
+    assert!(at[..at.len() - 1]
+        .iter()
+        .all(|l| *l == "  at down (deep.bc:5)"));
+    // The elision line stands between frames, not at either end.
+    let gap = block.iter().position(|l| !l.starts_with("  at ")).unwrap();
+    assert!(gap > 0 && gap < block.len() - 1, "{block:?}");
+}
+
+/// The default frame limit (100000) is a limit of the VM, not of the Rust
+/// stack: a recursion 90000 deep works, one without end is a clean stack
+/// overflow (status 70, no crash).
+#[test]
+fn default_frame_limit() {
+    let dir = harness::scratch("default_frame_limit");
+    harness::write_program(
+        &dir,
+        "deep.bc",
+        ".method sum(n)\n  load n\n  jz base\n  load n\n  load n\n  push 1\n  sub\n  call sum\n  add\n  ret\nbase:\n  push 0\n  ret\n.end\n.method main()\n  push 90000\n  call sum\n  print\n  push 0\n  ret\n.end\n",
+    );
+    let r = harness::run_vm_in(&dir, &["run", "deep.bc"], harness::DEFAULT_TIMEOUT);
+    r.assert_status(0);
+    assert_eq!(r.stdout, "4050045000\n");
+
+    harness::write_program(&dir, "endless.bc", DEEP);
+    let r = harness::run_vm_in(&dir, &["run", "endless.bc"], harness::DEFAULT_TIMEOUT);
+    r.assert_status(70);
+    let line = r
+        .stderr_lines()
+        .into_iter()
+        .find(|l| l.starts_with("runtime error: "))
+        .unwrap_or_else(|| panic!("no runtime error line:\n{}", harness::clip(&r.stderr)))
+        .to_lowercase();
+    assert!(line.contains("overflow"), "{line}");
+    assert!(
+        r.stderr.lines().filter(|l| l.starts_with("  at ")).count() < 1000,
+        "a 100000-frame trace should be elided"
+    );
+}
+
+/// `--max-frames=N` allows exactly N frames, `main` counting as one.
+#[test]
+fn max_frames_is_exact() {
+    let dir = harness::scratch("max_frames_exact");
+    // depth(n) nests n calls below main: n + 1 frames in all.
+    harness::write_program(
+        &dir,
+        "d.bc",
+        ".global n\n.method depth(k)\n  load k\n  jz done\n  load k\n  push 1\n  sub\n  call depth\n  ret\ndone:\n  push 0\n  ret\n.end\n.method main()\n  getglobal n\n  call depth\n  print\n  push 0\n  ret\n.end\n",
+    );
+    for (n, limit, status) in [
+        ("8", "10", 0),
+        ("9", "10", 70),
+        ("0", "1", 70),
+        ("0", "2", 0),
+    ] {
+        let set = format!("n={n}");
+        let max = format!("--max-frames={limit}");
+        let r = harness::run_vm_in(
+            &dir,
+            &["run", "d.bc", "--set", &set, &max],
+            harness::DEFAULT_TIMEOUT,
+        );
+        r.assert_no_crash();
+        assert_eq!(
+            r.status,
+            Some(status),
+            "{} frames with {max}: {}",
+            n.parse::<u32>().unwrap() + 2,
+            r.stderr
+        );
+    }
+}
+
+/// The same errors and traces without yieldpoints.
+#[test]
+fn runtime_error_programs_without_yieldpoints() {
+    harness::check_dir("runtime_errors", Mode::Run, &["--no-yieldpoints"]);
+}
