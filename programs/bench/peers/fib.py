@@ -1,0 +1,10 @@
+# fib.py - peer of ../fib.bc: recursive Fibonacci, fib(32).
+
+
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+print(fib(32))
