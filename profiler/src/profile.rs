@@ -1,0 +1,282 @@
+//! The profile file of SPEC section 3 (`--profile-out`, format
+//! `vm-profile/1`): the data model, writing and reading.
+//!
+//! Every profile kind produces the same [`Profile`]; `vm compare` reads two
+//! of them back. Reading tolerates keys it does not know ("more keys may be
+//! added") and sections that are absent (a file without `cct` simply cannot
+//! give the context metrics).
+
+use serde::{Deserialize, Serialize};
+
+/// The format tag every profile carries.
+pub const FORMAT: &str = "vm-profile/1";
+
+/// One profile file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// The program path as given on the command line.
+    pub program: String,
+    /// The configuration that produced the profile: only the keys that
+    /// apply to its kind.
+    pub config: ConfigSection,
+    /// Facts about the run.
+    pub run: RunSection,
+    /// Hot methods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub methods: Option<Vec<MethodEntry>>,
+    /// The dynamic call graph.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcg: Option<Vec<DcgEdge>>,
+    /// A calling context tree, flat, each parent before its children.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cct: Option<Vec<CctNode>>,
+}
+
+/// `config`: the options of SPEC section 2 that shaped the profile.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConfigSection {
+    /// `none`, `exhaustive`, `timer`, `cbs` or `counter`.
+    pub profile: String,
+    /// Timer period in nanoseconds (timer, cbs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ns: Option<u64>,
+    /// cbs stride.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<u64>,
+    /// cbs samples per tick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u64>,
+    /// counter: calls between samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<u64>,
+    /// `wall` or `virtual` (timer, cbs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
+    /// The seed of every random choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// What was built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<Vec<String>>,
+    /// How samples walked the stack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walk: Option<String>,
+}
+
+/// `run`: facts about the run that produced the profile.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunSection {
+    /// Elapsed time in nanoseconds; under `--clock=virtual`, virtual time
+    /// (the longest thread's cycles), so that the file is reproducible.
+    pub wall_ns: u64,
+    /// Source instructions executed, when the run counted them (exhaustive,
+    /// virtual clock); `null` otherwise.
+    pub instructions: Option<u64>,
+    /// Stack samples taken (exhaustive: calls traced).
+    pub samples: u64,
+    /// Managed threads that ran.
+    pub threads: u64,
+}
+
+/// One entry of `methods`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodEntry {
+    /// The method's name (`Class.method` for methods of a class).
+    pub name: String,
+    /// Samples with the method on top (exhaustive: instructions executed in
+    /// it).
+    #[serde(rename = "self")]
+    pub self_: u64,
+    /// Calls counted or sampled into it.
+    pub calls: u64,
+}
+
+/// One edge of `dcg`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DcgEdge {
+    /// The calling method.
+    pub caller: String,
+    /// The source line of the call instruction in the caller.
+    pub line: u32,
+    /// The called method.
+    pub callee: String,
+    /// Calls (exhaustive) or samples attributed to the edge.
+    pub weight: u64,
+}
+
+/// One calling context of `cct`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CctNode {
+    /// The node's id, unique in the file.
+    pub id: u64,
+    /// The parent's id; `null` for the root.
+    pub parent: Option<u64>,
+    /// The method, `<root>` for the root.
+    pub method: String,
+    /// The call-site line in the parent; `null` for the root and the
+    /// threads' entry methods.
+    pub line: Option<u32>,
+    /// Calls in this context (or the recorded edge weight into it).
+    pub calls: u64,
+    /// Samples (exhaustive: instructions) with this context on top.
+    #[serde(rename = "self")]
+    pub self_: u64,
+}
+
+/// Why a profile file could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file could not be read at all.
+    Io(std::io::Error),
+    /// The file is not a `vm-profile/1` profile.
+    Malformed(String),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::Malformed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl Profile {
+    /// The profile as pretty-printed JSON text (ending in a newline).
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a profile serializes");
+        s.push('\n');
+        s
+    }
+
+    /// Parses a profile from JSON text.
+    pub fn from_json(text: &str) -> Result<Profile, ReadError> {
+        let p: Profile =
+            serde_json::from_str(text).map_err(|e| ReadError::Malformed(e.to_string()))?;
+        if p.format != FORMAT {
+            return Err(ReadError::Malformed(format!(
+                "format is `{}`, expected `{FORMAT}`",
+                p.format
+            )));
+        }
+        if let Some(cct) = &p.cct {
+            check_cct(cct).map_err(ReadError::Malformed)?;
+        }
+        Ok(p)
+    }
+
+    /// Reads a profile file.
+    pub fn read(path: &std::path::Path) -> Result<Profile, ReadError> {
+        let text = std::fs::read_to_string(path).map_err(ReadError::Io)?;
+        Profile::from_json(&text)
+    }
+}
+
+/// A flat CCT must list each parent before its children and have one root.
+fn check_cct(cct: &[CctNode]) -> Result<(), String> {
+    let mut seen = std::collections::HashSet::new();
+    for n in cct {
+        match n.parent {
+            None if !seen.is_empty() => {
+                return Err(format!(
+                    "cct node {} has no parent but is not the first",
+                    n.id
+                ))
+            }
+            Some(p) if !seen.contains(&p) => {
+                return Err(format!(
+                    "cct node {} names parent {p}, which is not listed before it",
+                    n.id
+                ))
+            }
+            _ => {}
+        }
+        if !seen.insert(n.id) {
+            return Err(format!("cct node id {} appears twice", n.id));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Profile {
+        Profile {
+            format: FORMAT.into(),
+            program: "prog.bc".into(),
+            config: ConfigSection {
+                profile: "cbs".into(),
+                interval_ns: Some(1_000_000),
+                stride: Some(3),
+                samples: Some(16),
+                clock: Some("wall".into()),
+                seed: Some(42),
+                record: Some(vec!["dcg".into()]),
+                ..Default::default()
+            },
+            run: RunSection {
+                wall_ns: 5,
+                instructions: None,
+                samples: 3,
+                threads: 1,
+            },
+            methods: Some(vec![MethodEntry {
+                name: "fib".into(),
+                self_: 3,
+                calls: 2,
+            }]),
+            dcg: Some(vec![DcgEdge {
+                caller: "main".into(),
+                line: 14,
+                callee: "fib".into(),
+                weight: 2,
+            }]),
+            cct: None,
+        }
+    }
+
+    #[test]
+    fn round_trips_and_uses_the_spec_key_names() {
+        let p = sample();
+        let text = p.to_json();
+        assert!(text.contains("\"self\": 3"));
+        assert!(text.contains("\"instructions\": null"));
+        assert!(
+            !text.contains("every"),
+            "keys that do not apply are left out"
+        );
+        assert!(!text.contains("cct"));
+        assert_eq!(Profile::from_json(&text).unwrap(), p);
+    }
+
+    #[test]
+    fn unknown_keys_are_tolerated_and_bad_files_rejected() {
+        let mut v: serde_json::Value = serde_json::from_str(&sample().to_json()).unwrap();
+        v["extra"] = serde_json::json!({"anything": [1, 2]});
+        assert!(Profile::from_json(&v.to_string()).is_ok());
+        v["format"] = "other/2".into();
+        assert!(Profile::from_json(&v.to_string()).is_err());
+        assert!(Profile::from_json("{").is_err());
+        assert!(Profile::from_json("[]").is_err());
+    }
+
+    #[test]
+    fn cct_order_is_checked() {
+        let node = |id, parent| CctNode {
+            id,
+            parent,
+            method: "m".into(),
+            line: None,
+            calls: 1,
+            self_: 0,
+        };
+        assert!(check_cct(&[node(0, None), node(1, Some(0)), node(2, Some(1))]).is_ok());
+        assert!(check_cct(&[node(0, None), node(2, Some(1)), node(1, Some(0))]).is_err());
+        assert!(check_cct(&[node(0, None), node(1, None)]).is_err());
+        assert!(check_cct(&[node(0, None), node(0, Some(0))]).is_err());
+    }
+}
