@@ -9,10 +9,20 @@
 //!      4  line 9    t0 = sub n, 1
 //!      5  line 10   t0 = call fib(t0)
 //! ```
+//!
+//! Every yieldpoint shows as `yieldpoint KIND`: the prologue on a line of
+//! its own (pc 0), a yieldpoint fused into a jump or `ret` (see
+//! [`crate::instr`]) in front of it on the same line, since it runs first:
+//!
+//! ```text
+//!      0  line 12   yieldpoint prologue
+//!      9  line 35   yieldpoint backedge; jmp -> 2
+//!     14  line 42   yieldpoint epilogue; ret t0
+//! ```
 
 use std::fmt::Write as _;
 
-use crate::instr::{Instr, Slot};
+use crate::instr::{Instr, Slot, YieldKind};
 use crate::loader::Program;
 
 /// Renders every method's loaded code.
@@ -62,6 +72,26 @@ pub fn disassemble(p: &Program) -> String {
 
 /// One instruction with its slots and operands named.
 pub fn render(p: &Program, method: u32, i: Instr) -> String {
+    match i.yield_kind() {
+        Some(kind) if i != Instr::YieldPrologue => format!(
+            "yieldpoint {}; {}",
+            kind_name(kind),
+            render_plain(p, method, i.without_yieldpoint())
+        ),
+        _ => render_plain(p, method, i),
+    }
+}
+
+fn kind_name(kind: YieldKind) -> &'static str {
+    match kind {
+        YieldKind::Prologue => "prologue",
+        YieldKind::Epilogue => "epilogue",
+        YieldKind::Backedge => "backedge",
+    }
+}
+
+/// An instruction without a fused yieldpoint.
+fn render_plain(p: &Program, method: u32, i: Instr) -> String {
     let m = &p.module;
     let meth = &m.methods[method as usize];
     let nlocals = meth.frame_locals();
@@ -88,8 +118,6 @@ pub fn render(p: &Program, method: u32, i: Instr) -> String {
     use Instr::*;
     match i {
         YieldPrologue => "yieldpoint prologue".into(),
-        YieldEpilogue => "yieldpoint epilogue".into(),
-        YieldBackedge => "yieldpoint backedge".into(),
         Nop => "nop".into(),
         Move { d, a } => format!("{} = {}", s(d), s(a)),
         Swap { a, b } => format!("swap {}, {}", s(a), s(b)),
@@ -192,5 +220,22 @@ pub fn render(p: &Program, method: u32, i: Instr) -> String {
         Join { d, a } => format!("{} = join {}", s(d), s(a)),
         Sleep { a } => format!("sleep {}", s(a)),
         Halt { a } => format!("halt {}", s(a)),
+        // Fused yieldpoints are split off by `render`.
+        RetY { .. }
+        | JmpY { .. }
+        | JzY { .. }
+        | JnzY { .. }
+        | JeqRRY { .. }
+        | JeqRIY { .. }
+        | JneRRY { .. }
+        | JneRIY { .. }
+        | JltRRY { .. }
+        | JltRIY { .. }
+        | JleRRY { .. }
+        | JleRIY { .. }
+        | JgtRRY { .. }
+        | JgtRIY { .. }
+        | JgeRRY { .. }
+        | JgeRIY { .. } => render(p, method, i),
     }
 }

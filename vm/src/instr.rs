@@ -12,9 +12,25 @@
 //! A [`Slot`] is an index into the current frame: locals first (parameters,
 //! then `.locals`), then one slot per operand-stack depth, then one scratch
 //! slot. Integer operands written as constants become `i32` immediates where
-//! they fit. The three yieldpoint instructions of SPEC "Yieldpoints" stay
-//! real instructions. Every variant is `Copy` and 16 bytes (asserted in a
-//! test).
+//! they fit. Every variant is `Copy` and 16 bytes (asserted in a test).
+//!
+//! The yieldpoints of SPEC "Yieldpoints" are part of the instruction
+//! stream, but only the prologue is an instruction of its own
+//! ([`Instr::YieldPrologue`], at pc 0); the others are *fused* into the
+//! instruction they guard, so that a yieldpoint costs one load and one
+//! branch but no dispatch of its own:
+//!
+//! - a backedge yieldpoint and its backward jump are one instruction, the
+//!   jump's `…Y` variant ([`Instr::JmpY`], [`Instr::JltRIY`], ...): it first
+//!   does the yieldpoint, then the jump;
+//! - an epilogue yieldpoint and its `ret` are one [`Instr::RetY`].
+//!
+//! A call enters its callee *after* the prologue instruction, doing the
+//! prologue yieldpoint inline (the instruction itself runs only when a
+//! thread starts at pc 0). A fused yieldpoint is reported at the pc of the
+//! instruction it is fused into, which has the same source line.
+//! [`Instr::yield_kind`] tells which yieldpoint an instruction contains, and
+//! `vm disasm` shows it (`yieldpoint backedge; jmp -> 2`).
 
 use crate::module::{ClassId, MethodId, StrId};
 
@@ -109,12 +125,9 @@ impl Cmp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub enum Instr {
-    /// Prologue yieldpoint: taken if the control word is non-zero.
+    /// Prologue yieldpoint: taken if the control word is non-zero. Always
+    /// at pc 0; calls do it inline and enter at pc 1.
     YieldPrologue,
-    /// Epilogue yieldpoint: taken if the control word is non-zero.
-    YieldEpilogue,
-    /// Backedge yieldpoint: taken if the control word is positive.
-    YieldBackedge,
     /// Does nothing (carries the count of source instructions that left no
     /// other trace, such as `nop` or `push 1; pop`).
     Nop,
@@ -387,6 +400,79 @@ pub enum Instr {
         imm: i32,
         t: u32,
     },
+    // Backward jumps with their backedge yieldpoint fused in: the
+    // yieldpoint (taken if the control word is positive), then the jump.
+    JmpY {
+        t: u32,
+    },
+    JzY {
+        a: Slot,
+        t: u32,
+    },
+    JnzY {
+        a: Slot,
+        t: u32,
+    },
+    JeqRRY {
+        a: Slot,
+        b: Slot,
+        t: u32,
+    },
+    JeqRIY {
+        a: Slot,
+        imm: i32,
+        t: u32,
+    },
+    JneRRY {
+        a: Slot,
+        b: Slot,
+        t: u32,
+    },
+    JneRIY {
+        a: Slot,
+        imm: i32,
+        t: u32,
+    },
+    JltRRY {
+        a: Slot,
+        b: Slot,
+        t: u32,
+    },
+    JltRIY {
+        a: Slot,
+        imm: i32,
+        t: u32,
+    },
+    JleRRY {
+        a: Slot,
+        b: Slot,
+        t: u32,
+    },
+    JleRIY {
+        a: Slot,
+        imm: i32,
+        t: u32,
+    },
+    JgtRRY {
+        a: Slot,
+        b: Slot,
+        t: u32,
+    },
+    JgtRIY {
+        a: Slot,
+        imm: i32,
+        t: u32,
+    },
+    JgeRRY {
+        a: Slot,
+        b: Slot,
+        t: u32,
+    },
+    JgeRIY {
+        a: Slot,
+        imm: i32,
+        t: u32,
+    },
     /// Static call; the arguments are in slots `base..base + arity`, the
     /// callee's frame starts at `base` and its result lands in `base`.
     Call {
@@ -400,6 +486,11 @@ pub enum Instr {
         arity: u32,
     },
     Ret {
+        a: Slot,
+    },
+    /// `ret` with its epilogue yieldpoint fused in: the yieldpoint (taken
+    /// if the control word is non-zero), then the return.
+    RetY {
         a: Slot,
     },
     New {
@@ -469,22 +560,81 @@ pub enum Instr {
 }
 
 impl Instr {
-    /// The yieldpoint instruction of `kind`.
-    pub fn yieldpoint(kind: YieldKind) -> Instr {
-        match kind {
-            YieldKind::Prologue => Instr::YieldPrologue,
-            YieldKind::Epilogue => Instr::YieldEpilogue,
-            YieldKind::Backedge => Instr::YieldBackedge,
+    /// The yieldpoint this instruction does first, if any: the prologue
+    /// instruction, a backward jump with its backedge yieldpoint fused in,
+    /// or a `ret` with its epilogue yieldpoint.
+    pub fn yield_kind(self) -> Option<YieldKind> {
+        use Instr::*;
+        match self {
+            YieldPrologue => Some(YieldKind::Prologue),
+            RetY { .. } => Some(YieldKind::Epilogue),
+            JmpY { .. }
+            | JzY { .. }
+            | JnzY { .. }
+            | JeqRRY { .. }
+            | JeqRIY { .. }
+            | JneRRY { .. }
+            | JneRIY { .. }
+            | JltRRY { .. }
+            | JltRIY { .. }
+            | JleRRY { .. }
+            | JleRIY { .. }
+            | JgtRRY { .. }
+            | JgtRIY { .. }
+            | JgeRRY { .. }
+            | JgeRIY { .. } => Some(YieldKind::Backedge),
+            _ => None,
         }
     }
 
-    /// The kind, if this is a yieldpoint.
-    pub fn yield_kind(self) -> Option<YieldKind> {
+    /// The same instruction with the yieldpoint of `kind` fused in: a jump
+    /// with a backedge yieldpoint, a `ret` with an epilogue yieldpoint.
+    /// `None` if this instruction has no such form.
+    pub fn with_yieldpoint(self, kind: YieldKind) -> Option<Instr> {
+        use Instr::*;
+        Some(match (kind, self) {
+            (YieldKind::Epilogue, Ret { a }) => RetY { a },
+            (YieldKind::Backedge, Jmp { t }) => JmpY { t },
+            (YieldKind::Backedge, Jz { a, t }) => JzY { a, t },
+            (YieldKind::Backedge, Jnz { a, t }) => JnzY { a, t },
+            (YieldKind::Backedge, JeqRR { a, b, t }) => JeqRRY { a, b, t },
+            (YieldKind::Backedge, JeqRI { a, imm, t }) => JeqRIY { a, imm, t },
+            (YieldKind::Backedge, JneRR { a, b, t }) => JneRRY { a, b, t },
+            (YieldKind::Backedge, JneRI { a, imm, t }) => JneRIY { a, imm, t },
+            (YieldKind::Backedge, JltRR { a, b, t }) => JltRRY { a, b, t },
+            (YieldKind::Backedge, JltRI { a, imm, t }) => JltRIY { a, imm, t },
+            (YieldKind::Backedge, JleRR { a, b, t }) => JleRRY { a, b, t },
+            (YieldKind::Backedge, JleRI { a, imm, t }) => JleRIY { a, imm, t },
+            (YieldKind::Backedge, JgtRR { a, b, t }) => JgtRRY { a, b, t },
+            (YieldKind::Backedge, JgtRI { a, imm, t }) => JgtRIY { a, imm, t },
+            (YieldKind::Backedge, JgeRR { a, b, t }) => JgeRRY { a, b, t },
+            (YieldKind::Backedge, JgeRI { a, imm, t }) => JgeRIY { a, imm, t },
+            _ => return None,
+        })
+    }
+
+    /// The same instruction without a fused yieldpoint (unchanged if it has
+    /// none; the prologue instruction is only a yieldpoint and stays).
+    pub fn without_yieldpoint(self) -> Instr {
+        use Instr::*;
         match self {
-            Instr::YieldPrologue => Some(YieldKind::Prologue),
-            Instr::YieldEpilogue => Some(YieldKind::Epilogue),
-            Instr::YieldBackedge => Some(YieldKind::Backedge),
-            _ => None,
+            RetY { a } => Ret { a },
+            JmpY { t } => Jmp { t },
+            JzY { a, t } => Jz { a, t },
+            JnzY { a, t } => Jnz { a, t },
+            JeqRRY { a, b, t } => JeqRR { a, b, t },
+            JeqRIY { a, imm, t } => JeqRI { a, imm, t },
+            JneRRY { a, b, t } => JneRR { a, b, t },
+            JneRIY { a, imm, t } => JneRI { a, imm, t },
+            JltRRY { a, b, t } => JltRR { a, b, t },
+            JltRIY { a, imm, t } => JltRI { a, imm, t },
+            JleRRY { a, b, t } => JleRR { a, b, t },
+            JleRIY { a, imm, t } => JleRI { a, imm, t },
+            JgtRRY { a, b, t } => JgtRR { a, b, t },
+            JgtRIY { a, imm, t } => JgtRI { a, imm, t },
+            JgeRRY { a, b, t } => JgeRR { a, b, t },
+            JgeRIY { a, imm, t } => JgeRI { a, imm, t },
+            other => other,
         }
     }
 
@@ -569,7 +719,22 @@ impl Instr {
             | JgtRR { t, .. }
             | JgtRI { t, .. }
             | JgeRR { t, .. }
-            | JgeRI { t, .. } => Some(t),
+            | JgeRI { t, .. }
+            | JmpY { t }
+            | JzY { t, .. }
+            | JnzY { t, .. }
+            | JeqRRY { t, .. }
+            | JeqRIY { t, .. }
+            | JneRRY { t, .. }
+            | JneRIY { t, .. }
+            | JltRRY { t, .. }
+            | JltRIY { t, .. }
+            | JleRRY { t, .. }
+            | JleRIY { t, .. }
+            | JgtRRY { t, .. }
+            | JgtRIY { t, .. }
+            | JgeRRY { t, .. }
+            | JgeRIY { t, .. } => Some(t),
             _ => None,
         }
     }
@@ -593,6 +758,21 @@ impl Instr {
             JgtRI { a, imm, .. } => JgtRI { a, imm, t: new },
             JgeRR { a, b, .. } => JgeRR { a, b, t: new },
             JgeRI { a, imm, .. } => JgeRI { a, imm, t: new },
+            JmpY { .. } => JmpY { t: new },
+            JzY { a, .. } => JzY { a, t: new },
+            JnzY { a, .. } => JnzY { a, t: new },
+            JeqRRY { a, b, .. } => JeqRRY { a, b, t: new },
+            JeqRIY { a, imm, .. } => JeqRIY { a, imm, t: new },
+            JneRRY { a, b, .. } => JneRRY { a, b, t: new },
+            JneRIY { a, imm, .. } => JneRIY { a, imm, t: new },
+            JltRRY { a, b, .. } => JltRRY { a, b, t: new },
+            JltRIY { a, imm, .. } => JltRIY { a, imm, t: new },
+            JleRRY { a, b, .. } => JleRRY { a, b, t: new },
+            JleRIY { a, imm, .. } => JleRIY { a, imm, t: new },
+            JgtRRY { a, b, .. } => JgtRRY { a, b, t: new },
+            JgtRIY { a, imm, .. } => JgtRIY { a, imm, t: new },
+            JgeRRY { a, b, .. } => JgeRRY { a, b, t: new },
+            JgeRIY { a, imm, .. } => JgeRIY { a, imm, t: new },
             other => other,
         }
     }
@@ -721,5 +901,75 @@ mod tests {
         assert_eq!(i.dest(), Some(5));
         let j = Instr::JltRI { a: 1, imm: 9, t: 0 };
         assert_eq!(j.with_target(7).target(), Some(7));
+    }
+
+    #[test]
+    fn fused_yieldpoints_round_trip() {
+        let jumps = [
+            Instr::Jmp { t: 3 },
+            Instr::Jz { a: 1, t: 3 },
+            Instr::Jnz { a: 1, t: 3 },
+            Instr::JeqRR { a: 1, b: 2, t: 3 },
+            Instr::JeqRI {
+                a: 1,
+                imm: -4,
+                t: 3,
+            },
+            Instr::JneRR { a: 1, b: 2, t: 3 },
+            Instr::JneRI {
+                a: 1,
+                imm: -4,
+                t: 3,
+            },
+            Instr::JltRR { a: 1, b: 2, t: 3 },
+            Instr::JltRI {
+                a: 1,
+                imm: -4,
+                t: 3,
+            },
+            Instr::JleRR { a: 1, b: 2, t: 3 },
+            Instr::JleRI {
+                a: 1,
+                imm: -4,
+                t: 3,
+            },
+            Instr::JgtRR { a: 1, b: 2, t: 3 },
+            Instr::JgtRI {
+                a: 1,
+                imm: -4,
+                t: 3,
+            },
+            Instr::JgeRR { a: 1, b: 2, t: 3 },
+            Instr::JgeRI {
+                a: 1,
+                imm: -4,
+                t: 3,
+            },
+        ];
+        for j in jumps {
+            assert_eq!(j.yield_kind(), None);
+            assert_eq!(j.with_yieldpoint(YieldKind::Epilogue), None);
+            let y = j.with_yieldpoint(YieldKind::Backedge).expect("a jump");
+            assert_ne!(y, j);
+            assert_eq!(y.yield_kind(), Some(YieldKind::Backedge));
+            assert_eq!(y.without_yieldpoint(), j);
+            assert_eq!(y.target(), Some(3));
+            let moved = y.with_target(9);
+            assert_eq!(moved.target(), Some(9));
+            assert_eq!(moved.yield_kind(), Some(YieldKind::Backedge));
+            assert_eq!(moved.without_yieldpoint(), j.with_target(9));
+        }
+        let r = Instr::Ret { a: 2 };
+        let ry = r.with_yieldpoint(YieldKind::Epilogue).expect("ret");
+        assert_eq!(ry, Instr::RetY { a: 2 });
+        assert_eq!(ry.yield_kind(), Some(YieldKind::Epilogue));
+        assert_eq!(ry.without_yieldpoint(), r);
+        assert_eq!(r.with_yieldpoint(YieldKind::Backedge), None);
+        assert_eq!(Instr::YieldPrologue.yield_kind(), Some(YieldKind::Prologue));
+        assert_eq!(
+            Instr::YieldPrologue.without_yieldpoint(),
+            Instr::YieldPrologue
+        );
+        assert_eq!(Instr::Nop.with_yieldpoint(YieldKind::Prologue), None);
     }
 }

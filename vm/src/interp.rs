@@ -12,7 +12,12 @@
 //! in only where asked for.
 //!
 //! A yieldpoint's fast path is one load of the control word and one branch;
-//! everything else ([`Interp::yieldpoint_taken`]) is out of line.
+//! everything else ([`Interp::yieldpoint_taken`]) is out of line. Only the
+//! prologue yieldpoint is an instruction of its own, and calls do it inline
+//! instead of dispatching to it; backedge and epilogue yieldpoints are fused
+//! into their jump or `ret` (see [`crate::instr`]). So a loop iteration or a
+//! call pays for its yieldpoints a load and a predictable branch each, and no
+//! extra dispatch.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -318,6 +323,49 @@ impl<'vm> Interp<'vm> {
                     self.notify(|l, t| l.called(t));
                 }
                 resync!();
+                // The prologue yieldpoint, done here rather than dispatched:
+                // enter past it, as if it had just run.
+                // SAFETY: a body has at least one instruction (1).
+                if matches!(unsafe { *code_start }, Instr::YieldPrologue) {
+                    // SAFETY: the prologue is never the last instruction (1).
+                    ip = unsafe { code_start.add(1) };
+                    if M::COUNT {
+                        self.cycles += u64::from(body.costs[0]);
+                        self.instructions += u64::from(body.counts[0]);
+                    }
+                    yieldpoint!(YieldKind::Prologue, |cw: i64| cw != 0);
+                }
+            }};
+        }
+        macro_rules! backedge {
+            () => {
+                yieldpoint!(YieldKind::Backedge, |cw: i64| cw > 0)
+            };
+        }
+        macro_rules! ret {
+            ($a:expr) => {{
+                let v = get!($a);
+                if M::TRACE_CALLS {
+                    self.pc = cur_pc!();
+                    self.notify(|l, t| l.returning(t));
+                }
+                let frame = self.frames.pop().expect("a frame to return from");
+                let mut ret = frame.ret;
+                if ret.is_trampoline() {
+                    ret = self.through_trampoline(ret, false);
+                }
+                let Some(caller) = self.frames.last() else {
+                    return Exit::Returned(v);
+                };
+                // The result lands where the call's arguments began,
+                // which is where the callee's frame began.
+                self.stack[frame.base as usize] = v;
+                body = &prog.bodies[caller.body as usize];
+                code_start = body.code.as_ptr();
+                // SAFETY: a return word holds the pc after a call
+                // instruction of the caller's body (1).
+                ip = unsafe { code_start.add(ret.pc() as usize) };
+                resync!();
             }};
         }
         macro_rules! reload {
@@ -353,9 +401,8 @@ impl<'vm> Interp<'vm> {
                 self.instructions += u64::from(body.counts[pc]);
             }
             match instr {
+                // Run only when a thread starts (calls do it inline).
                 Instr::YieldPrologue => yieldpoint!(YieldKind::Prologue, |cw: i64| cw != 0),
-                Instr::YieldEpilogue => yieldpoint!(YieldKind::Epilogue, |cw: i64| cw != 0),
-                Instr::YieldBackedge => yieldpoint!(YieldKind::Backedge, |cw: i64| cw > 0),
                 Instr::Nop => {}
                 Instr::Move { d, a } => set!(d, get!(a)),
                 Instr::Swap { a, b } => {
@@ -485,6 +532,79 @@ impl<'vm> Interp<'vm> {
                 Instr::JgtRI { a, imm, t } => jri!(a, imm, t, "jgt", |x, y| x > y),
                 Instr::JgeRR { a, b, t } => jrr!(a, b, t, "jge", |x, y| x >= y),
                 Instr::JgeRI { a, imm, t } => jri!(a, imm, t, "jge", |x, y| x >= y),
+                // Backward jumps: the backedge yieldpoint, then the jump.
+                Instr::JmpY { t } => {
+                    backedge!();
+                    jump!(t)
+                }
+                Instr::JzY { a, t } => {
+                    backedge!();
+                    if get!(a).is_falsy() {
+                        jump!(t);
+                    }
+                }
+                Instr::JnzY { a, t } => {
+                    backedge!();
+                    if !get!(a).is_falsy() {
+                        jump!(t);
+                    }
+                }
+                Instr::JeqRRY { a, b, t } => {
+                    backedge!();
+                    if get!(a) == get!(b) {
+                        jump!(t);
+                    }
+                }
+                Instr::JeqRIY { a, imm, t } => {
+                    backedge!();
+                    if get!(a) == Value::Int(i64::from(imm)) {
+                        jump!(t);
+                    }
+                }
+                Instr::JneRRY { a, b, t } => {
+                    backedge!();
+                    if get!(a) != get!(b) {
+                        jump!(t);
+                    }
+                }
+                Instr::JneRIY { a, imm, t } => {
+                    backedge!();
+                    if get!(a) != Value::Int(i64::from(imm)) {
+                        jump!(t);
+                    }
+                }
+                Instr::JltRRY { a, b, t } => {
+                    backedge!();
+                    jrr!(a, b, t, "jlt", |x, y| x < y)
+                }
+                Instr::JltRIY { a, imm, t } => {
+                    backedge!();
+                    jri!(a, imm, t, "jlt", |x, y| x < y)
+                }
+                Instr::JleRRY { a, b, t } => {
+                    backedge!();
+                    jrr!(a, b, t, "jle", |x, y| x <= y)
+                }
+                Instr::JleRIY { a, imm, t } => {
+                    backedge!();
+                    jri!(a, imm, t, "jle", |x, y| x <= y)
+                }
+                Instr::JgtRRY { a, b, t } => {
+                    backedge!();
+                    jrr!(a, b, t, "jgt", |x, y| x > y)
+                }
+                Instr::JgtRIY { a, imm, t } => {
+                    backedge!();
+                    jri!(a, imm, t, "jgt", |x, y| x > y)
+                }
+                Instr::JgeRRY { a, b, t } => {
+                    backedge!();
+                    jrr!(a, b, t, "jge", |x, y| x >= y)
+                }
+                Instr::JgeRIY { a, imm, t } => {
+                    backedge!();
+                    jri!(a, imm, t, "jge", |x, y| x >= y)
+                }
                 Instr::Call { m, base } => enter_body!(m, base),
                 Instr::CallVirt {
                     selector,
@@ -510,29 +630,10 @@ impl<'vm> Interp<'vm> {
                     }
                     enter_body!(target, base)
                 }
-                Instr::Ret { a } => {
-                    let v = get!(a);
-                    if M::TRACE_CALLS {
-                        self.pc = cur_pc!();
-                        self.notify(|l, t| l.returning(t));
-                    }
-                    let frame = self.frames.pop().expect("a frame to return from");
-                    let mut ret = frame.ret;
-                    if ret.is_trampoline() {
-                        ret = self.through_trampoline(ret, false);
-                    }
-                    let Some(caller) = self.frames.last() else {
-                        return Exit::Returned(v);
-                    };
-                    // The result lands where the call's arguments began,
-                    // which is where the callee's frame began.
-                    self.stack[frame.base as usize] = v;
-                    body = &prog.bodies[caller.body as usize];
-                    code_start = body.code.as_ptr();
-                    // SAFETY: a return word holds the pc after a call
-                    // instruction of the caller's body (1).
-                    ip = unsafe { code_start.add(ret.pc() as usize) };
-                    resync!();
+                Instr::Ret { a } => ret!(a),
+                Instr::RetY { a } => {
+                    yieldpoint!(YieldKind::Epilogue, |cw: i64| cw != 0);
+                    ret!(a)
                 }
                 Instr::New { d, class } => {
                     let (v, p) = self

@@ -4,11 +4,12 @@
 //! computed by the resolver), builds one virtual-method table per class
 //! (indexed by selector) and an ancestor display for O(1) subclass tests,
 //! and turns each method into a [`Body`] of [`Instr`]s with the yieldpoints
-//! of SPEC "Yieldpoints" inserted as real instructions:
+//! of SPEC "Yieldpoints" inserted:
 //!
-//! - a prologue yieldpoint at entry,
-//! - an epilogue yieldpoint before each `ret`,
-//! - a backedge yieldpoint before each jump whose target is at or before it.
+//! - a prologue yieldpoint at entry (an instruction at pc 0),
+//! - an epilogue yieldpoint before each `ret` (fused into it),
+//! - a backedge yieldpoint before each jump whose target is at or before it
+//!   (fused into the jump).
 //!
 //! A jump to an instruction lands on that instruction's own yieldpoint (if it
 //! has one) but never on the prologue: the prologue runs once per call.
@@ -209,19 +210,25 @@ top:
             &[
                 Instr::YieldPrologue,
                 Instr::Inc { a: 0, v: 1 },
-                Instr::YieldBackedge,
-                Instr::JltRI {
+                Instr::JltRIY {
                     a: 0,
                     imm: 10,
                     t: 1
                 },
                 Instr::ConstInt { d: 1, v: 0 },
-                Instr::YieldEpilogue,
-                Instr::Ret { a: 1 },
+                Instr::RetY { a: 1 },
             ]
         );
         // Every source instruction is accounted for exactly once.
         assert_eq!(p.bodies[0].counts.iter().sum::<u32>(), 6);
+        // Each yieldpoint adds one cycle to the instruction it is in.
+        let plain = Program::load(assemble("t.bc", LOOP).unwrap(), false);
+        assert_eq!(
+            p.bodies[0].costs.iter().sum::<u32>(),
+            plain.bodies[0].costs.iter().sum::<u32>() + 3
+        );
+        // A yieldpoint keeps the source line of what it guards.
+        assert_eq!(p.bodies[0].lines[2], plain.bodies[0].lines[1]);
     }
 
     #[test]

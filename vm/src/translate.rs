@@ -12,9 +12,11 @@
 //! at the end of a basic block, for call arguments, and before a local that
 //! an alias refers to is overwritten.
 //!
-//! Yieldpoints go where SPEC "Yieldpoints" puts them: a prologue at entry,
-//! an epilogue before each `ret`, a backedge before each jump to an earlier
-//! (or the same) instruction.
+//! Yieldpoints go where SPEC "Yieldpoints" puts them: a prologue at entry
+//! (the instruction [`Instr::YieldPrologue`] at pc 0), an epilogue before
+//! each `ret` (fused: [`Instr::RetY`]), a backedge before each jump to an
+//! earlier (or the same) instruction (fused: the jump's `…Y` variant). A
+//! fused yieldpoint adds its cycle to the instruction it is fused into.
 //!
 //! Each emitted instruction carries the number of source instructions and
 //! cost-model cycles since the previous one, so counting profiles (the
@@ -175,10 +177,14 @@ impl Tx<'_> {
         self.out.code.len() - 1
     }
 
-    fn emit_yield(&mut self, kind: YieldKind) {
+    /// Emits `i`, with the yieldpoint of `kind` fused in if yieldpoints
+    /// are on.
+    fn emit_with_yield(&mut self, kind: YieldKind, i: Instr) -> usize {
         if self.yieldpoints {
             self.pend_cost += YIELD_COST;
-            self.emit(Instr::yieldpoint(kind));
+            self.emit(i.with_yieldpoint(kind).expect("a fused form"))
+        } else {
+            self.emit(i)
         }
     }
 
@@ -257,10 +263,11 @@ impl Tx<'_> {
     }
 
     fn jump(&mut self, i: Instr, target: u32, at: u32) {
-        if target <= at {
-            self.emit_yield(YieldKind::Backedge);
-        }
-        let idx = self.emit(i);
+        let idx = if target <= at {
+            self.emit_with_yield(YieldKind::Backedge, i)
+        } else {
+            self.emit(i)
+        };
         self.fixups.push((idx, target));
     }
 
@@ -544,8 +551,7 @@ impl Tx<'_> {
             Ret => {
                 let ra = self.pop();
                 let a = self.reg(ra, self.sym.len());
-                self.emit_yield(YieldKind::Epilogue);
-                self.emit(Instr::Ret { a });
+                self.emit_with_yield(YieldKind::Epilogue, Instr::Ret { a });
             }
             New(class) => self.push_result(|d| Instr::New { d, class }),
             GetField(c, slot) => {
