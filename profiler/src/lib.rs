@@ -2,16 +2,31 @@
 //!
 //! The crate follows the roles of Jikes RVM's adaptive system:
 //!
-//! - **listeners** live on the application threads, are called at taken
-//!   yieldpoints (through [`vm::hooks::ThreadListener`]) and only record raw
-//!   samples into a thread-local buffer;
-//! - **organizers** run on their own thread and fold full buffers into the
-//!   **repositories** (the dynamic call graph, calling context trees);
-//! - the profile file and the accuracy **metrics** are computed from the
-//!   repositories after the run.
+//! - **listeners** ([`listeners`], [`exact`]) live on the application
+//!   threads, are called at taken yieldpoints (through
+//!   [`vm::hooks::ThreadListener`]) and only record raw samples into a
+//!   thread-local buffer ([`samples`]);
+//! - the **organizer** ([`organizer`]) runs on its own thread and folds full
+//!   buffers into the **repositories** ([`dcg`], [`cct`]);
+//! - a **clock** ([`clock`]) decides when samples are taken;
+//! - after the run, a [`session::Profiler`] turns the repositories into the
+//!   profile file ([`profile`], SPEC section 3), which the accuracy
+//!   metrics and `--report` read.
 //!
-//! Map of the modules: [`config`] (options of SPEC section 2),
-//! [`profile`] (the JSON file of SPEC section 3).
+//! Options and their defaults are in [`config`] (SPEC section 2).
 
+pub mod cct;
+pub mod clock;
 pub mod config;
+pub mod dcg;
+pub mod exact;
+pub mod listeners;
+pub mod metrics;
+pub mod organizer;
 pub mod profile;
+pub mod report;
+pub mod samples;
+pub mod session;
+pub mod stack;
+
+pub use session::{Profiler, RunFacts};

@@ -1,0 +1,239 @@
+//! The calling context tree (Ammons, Ball & Larus; the structure Whaley's
+//! PCCT and Arnold & Sweeney's ACCT approximate): one node per distinct
+//! path of (method, call-site line) from a thread's entry method.
+//!
+//! Nodes live in one arena (`Vec<Node>`) and name each other by index, so
+//! trees thousands of levels deep cost no recursion to build, merge or
+//! write. Children are kept as a singly linked sibling list: most contexts
+//! have few children, and the hottest child is moved to the front on lookup.
+
+use crate::profile::CctNode;
+
+/// "No line": the root and the threads' entry methods.
+pub const NO_LINE: u32 = u32::MAX;
+/// The method index of the root.
+pub const ROOT_METHOD: u32 = u32::MAX;
+const NONE: u32 = u32::MAX;
+
+/// One calling context.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The method.
+    pub method: u32,
+    /// The call-site line in the parent ([`NO_LINE`] for entry contexts).
+    pub line: u32,
+    /// The parent node ([`u32::MAX`] for the root).
+    pub parent: u32,
+    /// Calls into this context (or the weight recorded into it).
+    pub calls: u64,
+    /// Samples (or instructions) with this context on top.
+    pub self_: u64,
+    first_child: u32,
+    next_sibling: u32,
+}
+
+/// A calling context tree. Node 0 is the root.
+#[derive(Clone, Debug)]
+pub struct CallingContextTree {
+    nodes: Vec<Node>,
+}
+
+impl Default for CallingContextTree {
+    fn default() -> Self {
+        CallingContextTree::new()
+    }
+}
+
+impl CallingContextTree {
+    /// The root node's index.
+    pub const ROOT: u32 = 0;
+
+    /// A tree holding only the root.
+    pub fn new() -> CallingContextTree {
+        CallingContextTree {
+            nodes: vec![Node {
+                method: ROOT_METHOD,
+                line: NO_LINE,
+                parent: NONE,
+                calls: 0,
+                self_: 0,
+                first_child: NONE,
+                next_sibling: NONE,
+            }],
+        }
+    }
+
+    /// Number of nodes, the root included.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Only the root?
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() == 1
+    }
+
+    /// Node `i`.
+    pub fn node(&self, i: u32) -> &Node {
+        &self.nodes[i as usize]
+    }
+
+    /// Node `i`, mutably.
+    pub fn node_mut(&mut self, i: u32) -> &mut Node {
+        &mut self.nodes[i as usize]
+    }
+
+    /// The child of `parent` for (`method`, `line`), created if absent.
+    pub fn child(&mut self, parent: u32, method: u32, line: u32) -> u32 {
+        let mut prev = NONE;
+        let mut c = self.nodes[parent as usize].first_child;
+        while c != NONE {
+            let n = &self.nodes[c as usize];
+            if n.method == method && n.line == line {
+                if prev != NONE {
+                    // Move to front: the next lookup of a hot child is quick.
+                    let next = n.next_sibling;
+                    self.nodes[prev as usize].next_sibling = next;
+                    self.nodes[c as usize].next_sibling = self.nodes[parent as usize].first_child;
+                    self.nodes[parent as usize].first_child = c;
+                }
+                return c;
+            }
+            prev = c;
+            c = n.next_sibling;
+        }
+        let id = self.nodes.len() as u32;
+        let first = self.nodes[parent as usize].first_child;
+        self.nodes.push(Node {
+            method,
+            line,
+            parent,
+            calls: 0,
+            self_: 0,
+            first_child: NONE,
+            next_sibling: first,
+        });
+        self.nodes[parent as usize].first_child = id;
+        id
+    }
+
+    /// Adds every context of `other` into this tree (paths matched by
+    /// (method, line), counts summed).
+    pub fn merge(&mut self, other: &CallingContextTree) {
+        // other's node index -> this tree's node index. Parents come before
+        // children in the arena, so one forward pass suffices.
+        let mut map = vec![0u32; other.nodes.len()];
+        for (i, n) in other.nodes.iter().enumerate().skip(1) {
+            let parent = map[n.parent as usize];
+            let mine = self.child(parent, n.method, n.line);
+            let m = &mut self.nodes[mine as usize];
+            m.calls += n.calls;
+            m.self_ += n.self_;
+            map[i] = mine;
+        }
+        self.nodes[0].calls += other.nodes[0].calls;
+        self.nodes[0].self_ += other.nodes[0].self_;
+    }
+
+    /// The tree in the flat form of SPEC section 3: depth-first, each
+    /// parent before its children, children by (method name, line), ids
+    /// renumbered in that order so the output does not depend on the order
+    /// in which contexts were discovered.
+    pub fn to_flat(&self, name_of: impl Fn(u32) -> String) -> Vec<CctNode> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack: Vec<(u32, Option<u64>)> = vec![(Self::ROOT, None)];
+        while let Some((i, parent)) = stack.pop() {
+            let n = &self.nodes[i as usize];
+            let id = out.len() as u64;
+            out.push(CctNode {
+                id,
+                parent,
+                method: if n.method == ROOT_METHOD {
+                    "<root>".to_string()
+                } else {
+                    name_of(n.method)
+                },
+                line: (n.line != NO_LINE).then_some(n.line),
+                calls: n.calls,
+                self_: n.self_,
+            });
+            let mut kids = Vec::new();
+            let mut c = n.first_child;
+            while c != NONE {
+                let k = &self.nodes[c as usize];
+                kids.push((name_of(k.method), k.line, c));
+                c = k.next_sibling;
+            }
+            kids.sort();
+            // Reverse so that the first in order is popped first.
+            for (_, _, c) in kids.into_iter().rev() {
+                stack.push((c, Some(id)));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(m: u32) -> String {
+        ["main", "a", "b"][m as usize].to_string()
+    }
+
+    #[test]
+    fn contexts_are_distinguished_by_path_and_line() {
+        let mut t = CallingContextTree::new();
+        let main = t.child(CallingContextTree::ROOT, 0, NO_LINE);
+        let a1 = t.child(main, 1, 3);
+        let a2 = t.child(main, 1, 4);
+        assert_ne!(a1, a2);
+        assert_eq!(t.child(main, 1, 3), a1);
+        let b = t.child(a1, 2, 9);
+        t.node_mut(b).calls += 5;
+        assert_eq!(t.node(b).parent, a1);
+        assert_eq!(t.len(), 5);
+    }
+
+    #[test]
+    fn merge_sums_matching_paths() {
+        let mut x = CallingContextTree::new();
+        let m = x.child(0, 0, NO_LINE);
+        let a = x.child(m, 1, 3);
+        x.node_mut(a).calls = 2;
+        let mut y = CallingContextTree::new();
+        let m2 = y.child(0, 0, NO_LINE);
+        let b = y.child(m2, 2, 5);
+        y.node_mut(b).calls = 7;
+        let a2 = y.child(m2, 1, 3);
+        y.node_mut(a2).calls = 1;
+        x.merge(&y);
+        let flat = x.to_flat(names);
+        let calls: Vec<_> = flat
+            .iter()
+            .map(|n| (n.method.as_str(), n.line, n.calls, n.parent))
+            .collect();
+        assert_eq!(
+            calls,
+            vec![
+                ("<root>", None, 0, None),
+                ("main", None, 0, Some(0)),
+                ("a", Some(3), 3, Some(1)),
+                ("b", Some(5), 7, Some(1)),
+            ]
+        );
+    }
+
+    #[test]
+    fn deep_trees_flatten_without_recursion() {
+        let mut t = CallingContextTree::new();
+        let mut cur = t.child(0, 0, NO_LINE);
+        for _ in 0..200_000 {
+            cur = t.child(cur, 1, 7);
+        }
+        let flat = t.to_flat(names);
+        assert_eq!(flat.len(), 200_002);
+        assert_eq!(flat[200_001].parent, Some(200_000));
+    }
+}

@@ -1,0 +1,79 @@
+//! The wall clock: a timer thread that, every `--interval`, asks each
+//! running managed thread to take its next yieldpoint (the timer interrupt
+//! of Jikes RVM setting the threadswitch flag; Arnold & Grove 2005, section
+//! 3.3). It only sets bits through [`ThreadShared::request`]: the sampling
+//! itself happens on the application thread, at the yieldpoint.
+//!
+//! The virtual clock needs no thread: the interpreter raises the same
+//! request itself every `--interval` of cost-model cycles (see
+//! `vm::hooks::ExecMode::virtual_tick`).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam::channel::{bounded, RecvTimeoutError, Sender};
+use parking_lot::Mutex;
+use vm::thread::{request, ThreadShared, ThreadState};
+
+/// The threads a timer ticks.
+pub type LiveThreads = Arc<Mutex<Vec<Arc<ThreadShared>>>>;
+
+/// A running timer thread; dropping it stops the thread.
+pub struct WallTimer {
+    stop: Option<Sender<()>>,
+    handle: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl WallTimer {
+    /// Starts ticking `threads` every `interval`.
+    pub fn start(interval: Duration, threads: LiveThreads) -> WallTimer {
+        let (stop, stopped) = bounded::<()>(1);
+        let handle = std::thread::Builder::new()
+            .name("vm-timer".into())
+            .spawn(move || {
+                let mut ticks = 0u64;
+                let mut next = Instant::now() + interval;
+                loop {
+                    let wait = next.saturating_duration_since(Instant::now());
+                    match stopped.recv_timeout(wait) {
+                        Err(RecvTimeoutError::Timeout) => {}
+                        _ => return ticks,
+                    }
+                    for t in threads.lock().iter() {
+                        if t.state() == ThreadState::Running {
+                            t.request(request::TICK);
+                        }
+                    }
+                    ticks += 1;
+                    next += interval;
+                    let now = Instant::now();
+                    if next < now {
+                        // Fell behind (the machine was busy): ticks coalesce,
+                        // as timer interrupts setting one flag do.
+                        next = now + interval;
+                    }
+                }
+            })
+            .expect("spawn the timer thread");
+        WallTimer {
+            stop: Some(stop),
+            handle: Some(handle),
+        }
+    }
+
+    /// Stops the timer; returns how many ticks it issued.
+    pub fn stop(mut self) -> u64 {
+        self.stop_now()
+    }
+
+    fn stop_now(&mut self) -> u64 {
+        drop(self.stop.take());
+        self.handle.take().map_or(0, |h| h.join().unwrap_or(0))
+    }
+}
+
+impl Drop for WallTimer {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}

@@ -1,0 +1,82 @@
+//! Counter-based sampling (Arnold & Grove 2005, section 4 and Figure 3, as
+//! implemented in Jikes RVM, section 5.1).
+//!
+//! A timer tick makes the next yieldpoint of any kind be taken. There the
+//! listener records the executing method (the hot-method profile, as the
+//! timer baseline does) and *enables* sampling by setting the control word
+//! to `-1`: from now on every prologue and epilogue yieldpoint is taken
+//! (backedges are not). Each taken prologue/epilogue counts down
+//! `skippedInvocations`; at zero the call edge of the top frame is sampled
+//! and the countdown restarts at `stride`. After `samples` samples the
+//! control word goes back to `0` until the next tick.
+//!
+//! The first countdown is drawn at random from `[1, stride]` so that every
+//! call in the profiling window has the same chance of being sampled. The
+//! yieldpoint at which the tick is noticed counts as the first call of the
+//! window if it is a prologue or epilogue: so `stride=1, samples=1` samples
+//! exactly what the timer baseline samples whenever a tick is noticed at a
+//! call boundary.
+
+use rand::rngs::StdRng;
+use rand::RngExt;
+use vm::hooks::{ThreadCtx, ThreadListener};
+use vm::instr::YieldKind;
+use vm::thread::request;
+
+use super::SampleRecorder;
+
+/// Arnold & Grove's counter-based trigger and its call-edge listener.
+pub struct CounterBasedListener {
+    rec: SampleRecorder,
+    rng: StdRng,
+    stride: u32,
+    samples: u32,
+    /// Calls still to skip before the next sample (`skippedInvocations`).
+    skip: u32,
+    /// Samples still to take in this window (`samplesThisTimerInterrupt`).
+    left: u32,
+}
+
+impl CounterBasedListener {
+    /// A listener taking `samples` samples `stride` calls apart per tick.
+    pub fn new(rec: SampleRecorder, rng: StdRng, stride: u32, samples: u32) -> Self {
+        CounterBasedListener {
+            rec,
+            rng,
+            stride,
+            samples,
+            skip: 0,
+            left: 0,
+        }
+    }
+}
+
+impl ThreadListener for CounterBasedListener {
+    fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32) {
+        if requests & request::TICK != 0 {
+            // A new window (a tick during a window restarts it).
+            self.rec.count_sample();
+            self.rec.method_sample(t, kind);
+            self.skip = self.rng.random_range(1..=self.stride);
+            self.left = self.samples;
+            t.set_control(-1);
+        }
+        if kind == YieldKind::Backedge || self.left == 0 {
+            return;
+        }
+        self.skip -= 1;
+        if self.skip == 0 {
+            self.rec.count_sample();
+            self.rec.edge_sample(t);
+            self.skip = self.stride;
+            self.left -= 1;
+            if self.left == 0 {
+                t.set_control(0);
+            }
+        }
+    }
+
+    fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
+        self.rec.finish(t);
+    }
+}

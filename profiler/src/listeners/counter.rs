@@ -1,0 +1,56 @@
+//! Arnold & Sweeney's global method counter (Arnold & Sweeney 2000,
+//! sections 3.2 and 4): a sample every `every` calls, with no timer at all. The control word stays
+//! at `-1` for the whole run, so every prologue and epilogue yieldpoint is
+//! taken; each prologue counts down, and at zero the listener samples the
+//! edge into the method just entered (and, for the hot-method profile,
+//! the caller that was executing).
+//!
+//! The paper's counter is global; ours is per thread, so that application
+//! threads share nothing and a run is reproducible for a given seed. The
+//! first countdown is drawn from `[1, every]`, later ones are `every`.
+
+use rand::rngs::StdRng;
+use rand::RngExt;
+use vm::hooks::{ThreadCtx, ThreadListener};
+use vm::instr::YieldKind;
+
+use super::SampleRecorder;
+
+/// Samples every Nth call.
+pub struct MethodCounterListener {
+    rec: SampleRecorder,
+    every: u32,
+    countdown: u32,
+}
+
+impl MethodCounterListener {
+    /// A listener sampling every `every` calls. Its thread's control word
+    /// must start at `-1` (see [`crate::Profiler`]).
+    pub fn new(rec: SampleRecorder, mut rng: StdRng, every: u32) -> Self {
+        MethodCounterListener {
+            rec,
+            every,
+            countdown: rng.random_range(1..=every),
+        }
+    }
+}
+
+impl ThreadListener for MethodCounterListener {
+    fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, _requests: u32) {
+        t.set_control(-1);
+        if kind != YieldKind::Prologue {
+            return;
+        }
+        self.countdown -= 1;
+        if self.countdown == 0 {
+            self.countdown = self.every;
+            self.rec.count_sample();
+            self.rec.method_sample(t, kind);
+            self.rec.edge_sample(t);
+        }
+    }
+
+    fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
+        self.rec.finish(t);
+    }
+}

@@ -1,0 +1,81 @@
+//! Listeners: the profiler's agents on the application threads (Jikes RVM's
+//! term). A listener is called at taken yieldpoints, looks at the top of
+//! its thread's stack and appends raw [`Sample`]s to the thread's buffer;
+//! it never touches a shared repository.
+//!
+//! - [`timer::TimerListener`]: the Jikes RVM baseline (Arnold & Grove 2005,
+//!   section 3.3);
+//! - [`cbs::CounterBasedListener`]: counter-based sampling, a burst of
+//!   samples per tick separated by a stride (section 4, Figure 3);
+//! - [`counter::MethodCounterListener`]: Arnold & Sweeney's sample every
+//!   Nth call, without a timer.
+//!
+//! The exhaustive profile's listener is in [`crate::exact`].
+
+pub mod cbs;
+pub mod counter;
+pub mod timer;
+
+use vm::hooks::ThreadCtx;
+use vm::instr::YieldKind;
+
+use crate::samples::{Sample, SampleSink, ThreadSummary};
+use crate::stack::{method_of, top_edge};
+
+/// What every sampling listener has: its thread's sample buffer.
+pub struct SampleRecorder {
+    /// The thread's end of the sample queue.
+    pub sink: SampleSink,
+}
+
+impl SampleRecorder {
+    /// Records the method that was executing when the yieldpoint of
+    /// `kind` was reached. At a prologue the callee has not run yet, so, as
+    /// in Jikes RVM's method listener ("the method that was executing
+    /// prior to the yield", Arnold & Grove 2005, section 3.3), the sample
+    /// goes to the caller; at an epilogue or a backedge, to the top frame.
+    #[inline]
+    pub fn method_sample(&mut self, t: &ThreadCtx<'_>, kind: YieldKind) {
+        let n = t.frames.len();
+        let frame = if kind == YieldKind::Prologue && n >= 2 {
+            t.frames.get(n - 2)
+        } else {
+            t.frames.last()
+        };
+        if let Some(f) = frame {
+            self.sink.push(Sample::Method {
+                method: method_of(t.program, f),
+            });
+        }
+    }
+
+    /// Records the call edge into the top frame (none in an entry frame).
+    #[inline]
+    pub fn edge_sample(&mut self, t: &ThreadCtx<'_>) {
+        if let Some((caller, line, callee)) = top_edge(t.program, t.frames) {
+            self.sink.push(Sample::Edge {
+                caller,
+                line,
+                callee,
+            });
+        }
+    }
+
+    /// Counts one examination of the stack.
+    #[inline]
+    pub fn count_sample(&mut self) {
+        self.sink.taken += 1;
+    }
+
+    /// Sends the rest of the buffer and the thread's totals.
+    pub fn finish(&mut self, t: &ThreadCtx<'_>) {
+        let samples = self.sink.taken;
+        self.sink.finish(ThreadSummary {
+            thread: t.thread.id,
+            instructions: t.instructions,
+            cycles: t.cycles,
+            samples,
+            exact: None,
+        });
+    }
+}

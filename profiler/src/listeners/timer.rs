@@ -1,0 +1,46 @@
+//! The timer-based sampler of Jikes RVM, the baseline of Arnold & Grove 2005
+//! (section 3.3): a timer tick sets the thread's control word to `1`, so the
+//! next yieldpoint of *any* kind is taken. There the listener records the
+//! executing method (the hot-method profile: at a prologue that is the
+//! caller, see [`super::SampleRecorder::method_sample`]), and, if the
+//! yieldpoint is a prologue or an epilogue, the caller-to-callee edge of
+//! the top frame.
+//!
+//! Its weakness is the paper's Figure 1: a tick that falls in a long run of
+//! non-call instructions is noticed at the *next* call's prologue, so the
+//! call after a long stretch looks hot and the one after it looks cold.
+
+use vm::hooks::{ThreadCtx, ThreadListener};
+use vm::instr::YieldKind;
+use vm::thread::request;
+
+use super::SampleRecorder;
+
+/// Takes one sample per timer tick.
+pub struct TimerListener {
+    rec: SampleRecorder,
+}
+
+impl TimerListener {
+    /// A listener recording into `rec`.
+    pub fn new(rec: SampleRecorder) -> TimerListener {
+        TimerListener { rec }
+    }
+}
+
+impl ThreadListener for TimerListener {
+    fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32) {
+        if requests & request::TICK == 0 {
+            return;
+        }
+        self.rec.count_sample();
+        self.rec.method_sample(t, kind);
+        if kind != YieldKind::Backedge {
+            self.rec.edge_sample(t);
+        }
+    }
+
+    fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
+        self.rec.finish(t);
+    }
+}
