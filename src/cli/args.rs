@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use profiler::config::{parse_duration, parse_record_list, Clock, ProfileKind, Record, Walk};
 
 /// A bytecode VM with a built-in adaptive profiler.
 #[derive(Parser, Debug)]
@@ -21,6 +22,31 @@ pub enum Command {
     Check(FileArg),
     /// Print the loaded code, yieldpoints included.
     Disasm(DisasmArgs),
+    /// Accuracy of one profile against another (SPEC section 4).
+    ///
+    /// Reads two `vm-profile/1` files (written by `vm run --profile-out`)
+    /// and prints, one per line as `name: value` with two decimals, in this
+    /// order:
+    ///
+    ///   dcg-overlap          0-100, overlap of the dynamic call graphs
+    ///                        (Arnold & Ryder: sum over the edges in both
+    ///                        of the smaller percentage of weight)
+    ///   cct-overlap          0-100, the same over calling contexts
+    ///                        (paths from the root), weighted by calls
+    ///   method-correlation   -1 to 1, Pearson correlation of the methods'
+    ///                        self counts
+    ///   hot-edge-coverage    0-100, share of REF's hot contexts (calls at
+    ///                        least 0.1 x its hottest's) found in PROFILE
+    ///
+    /// A metric the two files cannot both give (a section missing from one
+    /// of them: `dcg`, `cct`, `methods`) is left out. If none is left, a
+    /// note saying which sections each file has goes to stderr, stdout gets
+    /// nothing (`{}` with --json), and the status is still 0.
+    ///
+    /// Exit status: 0 success; 66 a file cannot be read; 65 a file is not
+    /// a valid vm-profile/1 profile; 2 bad usage.
+    #[command(verbatim_doc_comment)]
+    Compare(CompareArgs),
 }
 
 /// A program file.
@@ -38,6 +64,22 @@ pub struct DisasmArgs {
     /// Show the code as loaded without yieldpoints.
     #[arg(long)]
     pub no_yieldpoints: bool,
+}
+
+/// Options of `vm compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The profile to judge (a `vm-profile/1` JSON file).
+    #[arg(value_name = "PROFILE.json")]
+    pub profile: PathBuf,
+    /// The reference it is judged against, usually the exhaustive profile
+    /// (`--profile=exhaustive`) of the same program.
+    #[arg(value_name = "REF.json")]
+    pub reference: PathBuf,
+    /// Print one JSON object instead, the metric names as keys and
+    /// unrounded numbers as values.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `vm run`.
@@ -58,6 +100,76 @@ pub struct RunArgs {
     /// Set a global before `main` runs (repeatable).
     #[arg(long = "set", value_name = "NAME=INT", value_parser = parse_set)]
     pub set: Vec<(String, i64)>,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
+/// The profiling options of `vm run` (SPEC section 2; docs/CLI.md explains
+/// each). An option that does not apply to the chosen `--profile` is a
+/// usage error, never silently ignored.
+#[derive(Args, Debug, Default)]
+#[command(next_help_heading = "Profiling")]
+pub struct ProfileArgs {
+    /// What to profile: none, exhaustive (every call counted: the exact
+    /// profile), timer (Jikes RVM baseline), cbs (counter-based sampling),
+    /// counter (a sample every Nth call) [default: none]
+    #[arg(long, value_name = "KIND")]
+    pub profile: Option<ProfileKind>,
+    /// Timer period, e.g. 10ms, 1ms, 100us (timer, cbs) [default: 1ms]
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub interval: Option<u64>,
+    /// cbs: sample every Nth prologue/epilogue yieldpoint after a tick
+    /// [default: 3]
+    #[arg(long, value_name = "N")]
+    pub stride: Option<u32>,
+    /// cbs: samples per timer tick (the burst) [default: 16]
+    #[arg(long, value_name = "N")]
+    pub samples: Option<u32>,
+    /// counter: sample every Nth call [default: 100]
+    #[arg(long, value_name = "N")]
+    pub every: Option<u32>,
+    /// Timer ticks in real time (wall), or in virtual time: cycles of the
+    /// cost model, 1 cycle = 1 ns, deterministic (timer, cbs) [default: wall]
+    #[arg(long, value_name = "wall|virtual")]
+    pub clock: Option<Clock>,
+    /// Seed for every random choice; the one used is recorded in the
+    /// profile [default: random]
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// What to build from the samples, comma-separated: dcg, cct, pcct,
+    /// acct, ccmap [default: dcg]
+    #[arg(long, value_name = "LIST", value_parser = parse_records)]
+    pub record: Option<RecordList>,
+    /// How a sample examines the stack: top, full, marked, incremental
+    /// [default: per record]
+    #[arg(long, value_name = "HOW")]
+    pub walk: Option<Walk>,
+    /// Frames one sample may examine [default: marked 16, full 256]
+    #[arg(long, value_name = "N")]
+    pub max_walk: Option<u32>,
+    /// ACCT edge update strategy: last-edge or all-new-edges
+    /// [default: last-edge]
+    #[arg(long, value_name = "STRATEGY")]
+    pub acct_update: Option<String>,
+    /// Self-tuning sampling interval
+    #[arg(long)]
+    pub tune: bool,
+    /// Who walks the stacks of a multi-threaded program: self, safepoint,
+    /// partial [default: self]
+    #[arg(long, value_name = "HOW")]
+    pub sampler: Option<String>,
+    /// partial: how many threads one tick samples [default: cores]
+    #[arg(long, value_name = "N")]
+    pub sample_threads: Option<u32>,
+    /// Recompile hot methods with profile-directed inlining while running
+    #[arg(long)]
+    pub adaptive: bool,
+    /// Write the profile as JSON to FILE; written even if the program fails
+    #[arg(long, value_name = "FILE")]
+    pub profile_out: Option<PathBuf>,
+    /// Print a readable profile summary on stderr
+    #[arg(long)]
+    pub report: bool,
 }
 
 fn parse_set(s: &str) -> Result<(String, i64), String> {
@@ -69,4 +181,12 @@ fn parse_set(s: &str) -> Result<(String, i64), String> {
         .parse::<i64>()
         .map_err(|_| format!("`{value}` is not a 64-bit integer"))?;
     Ok((name.trim().to_string(), value))
+}
+
+/// A `--record` list (one value holding several kinds).
+#[derive(Clone, Debug)]
+pub struct RecordList(pub Vec<Record>);
+
+fn parse_records(s: &str) -> Result<RecordList, String> {
+    parse_record_list(s).map(RecordList)
 }

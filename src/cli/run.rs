@@ -1,12 +1,19 @@
-//! `vm run PROG.bc [OPTIONS]`.
+//! `vm run PROG.bc [OPTIONS]`: load, optionally attach a profiler, run, and
+//! write the profile (even when the program dies).
 
+use std::io::Write;
+use std::sync::Arc;
+
+use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions};
+use profiler::{Profiler, RunFacts};
 use vm::loader::Program;
 use vm::runtime::{Vm, VmOptions};
 
-use super::args::RunArgs;
-use super::{load_module, Failure};
+use super::args::{ProfileArgs, RunArgs};
+use super::{load_module, Failure, EXIT_NO_INPUT};
 
 pub fn run(a: RunArgs) -> Result<i32, Failure> {
+    let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
     let module = load_module(&a.program)?;
     let mut globals = Vec::new();
     for (name, value) in &a.set {
@@ -19,20 +26,93 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
             }
         }
     }
+    // Open the profile file before running, so a bad path is reported
+    // before the program's output rather than after it.
+    let mut profile_file = match &a.profile.profile_out {
+        Some(path) => Some(std::fs::File::create(path).map_err(|e| Failure {
+            status: EXIT_NO_INPUT,
+            message: format!("vm: cannot write `{}`: {e}", path.display()),
+        })?),
+        None => None,
+    };
     let program = Program::load(module, !a.no_yieldpoints);
-    let vm = Vm::new(
-        program,
-        VmOptions {
-            max_frames: a.max_frames as usize,
-            globals,
-            ..VmOptions::default()
-        },
-    );
+    let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
+    let mut options = VmOptions {
+        max_frames: a.max_frames as usize,
+        globals,
+        ..VmOptions::default()
+    };
+    if let Some(p) = &profiler {
+        options.hooks = Arc::clone(p) as Arc<dyn vm::hooks::Hooks>;
+    }
+    let vm = Vm::new(program, options);
     let outcome = vm.run();
+    if let Some(p) = &profiler {
+        let facts = RunFacts {
+            wall_ns: outcome.wall_ns,
+            threads: outcome.threads as u64,
+        };
+        let profile = p.finish(&vm.program, &a.program.display().to_string(), facts);
+        if let Some(file) = &mut profile_file {
+            let path = a.profile.profile_out.as_ref().expect("file implies path");
+            if let Err(e) = file.write_all(profile.to_json().as_bytes()) {
+                eprintln!("vm: cannot write `{}`: {e}", path.display());
+                if outcome.status == 0 {
+                    return Ok(EXIT_NO_INPUT);
+                }
+            }
+        }
+        if a.profile.report {
+            eprint!("{}", profiler::report::summary(&profile));
+        }
+    }
     if a.stats {
         eprintln!("{}", stats_line(&outcome));
     }
     Ok(outcome.status)
+}
+
+/// Checks the profiling options against each other (SPEC section 2: an
+/// option that does not apply is a usage error).
+fn resolve_profile(p: &ProfileArgs, no_yieldpoints: bool) -> Result<ProfileConfig, Failure> {
+    if p.adaptive {
+        return Err(Failure::usage(
+            "vm: --adaptive is not implemented yet in this version of vm",
+        ));
+    }
+    let options = ProfileOptions {
+        profile: p.profile,
+        interval_ns: p.interval,
+        stride: p.stride,
+        samples: p.samples,
+        every: p.every,
+        clock: p.clock,
+        seed: p.seed,
+        record: p.record.as_ref().map(|r| r.0.clone()),
+        walk: p.walk,
+        max_walk: p.max_walk,
+        acct_update: p.acct_update.clone(),
+        tune: p.tune,
+        sampler: p.sampler.clone(),
+        sample_threads: p.sample_threads,
+        profile_out: p.profile_out.is_some(),
+        report: p.report,
+        no_yieldpoints,
+    };
+    options.resolve(random_seed()).map_err(|problems| {
+        let lines: Vec<String> = problems.lines().map(|l| format!("vm: {l}")).collect();
+        Failure::usage(lines.join("\n"))
+    })
+}
+
+/// A seed for runs without `--seed`: the clock's nanoseconds mixed with
+/// the process id (recorded in the profile, so any run can be repeated),
+/// kept below 2^53 so that every JSON reader holds it exactly.
+fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    (nanos ^ (u64::from(std::process::id()) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11
 }
 
 /// `--stats`: one line a script can parse.

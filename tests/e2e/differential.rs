@@ -1,0 +1,159 @@
+//! Profiling never changes what a program does: every program we have (the
+//! examples, the benchmarks, and every running test program) prints the
+//! same stdout and exits with the same status under every `--profile` as
+//! without one. Programs whose threads print in a free order (header
+//! `; sort-stdout: yes`) are compared as sorted lines. The long-running
+//! programs (benchmarks, GC stress) run once per profile kind, the others
+//! under several settings of each.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::harness::{self, run_vm_in};
+
+/// The profiling configurations every program is run under.
+const PROFILES: &[&[&str]] = &[
+    &["--profile=exhaustive"],
+    &["--profile=exhaustive", "--record=cct", "--no-yieldpoints"],
+    &["--profile=timer", "--interval=100us"],
+    &["--profile=cbs"],
+    &[
+        "--profile=cbs",
+        "--interval=100us",
+        "--stride=1",
+        "--samples=64",
+    ],
+    &[
+        "--profile=cbs",
+        "--clock=virtual",
+        "--interval=10us",
+        "--seed=3",
+    ],
+    &[
+        "--profile=timer",
+        "--clock=virtual",
+        "--interval=10us",
+        "--seed=3",
+    ],
+    &["--profile=counter", "--every=7"],
+];
+
+/// One configuration per profile kind: for the long-running programs
+/// (benchmarks, GC stress), which would otherwise dominate the suite.
+const ONE_PER_KIND: &[&[&str]] = &[
+    &["--profile=exhaustive", "--record=cct"],
+    &["--profile=timer"],
+    &["--profile=cbs"],
+    &["--profile=counter"],
+];
+
+/// Is this one of the long-running programs?
+fn is_long(path: &Path) -> bool {
+    let dir = path.parent().and_then(|d| d.file_name());
+    dir.is_some_and(|d| d == "bench" || d == "runtime")
+}
+
+fn all_programs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("programs/examples"), root.join("programs/bench")];
+    for entry in std::fs::read_dir(root.join("tests/programs")).expect("tests/programs") {
+        let p = entry.expect("dir entry").path();
+        if p.is_dir()
+            && p.file_name()
+                .is_some_and(|n| n != "verifier" && n != "compare")
+        {
+            dirs.push(p);
+        }
+    }
+    dirs.iter().flat_map(|d| harness::bc_files(d)).collect()
+}
+
+/// stdout and status of one run, normalised for comparison.
+fn outcome(path: &Path, extra: &[&str]) -> Result<(Option<i32>, String), String> {
+    let dir = path.parent().expect("parent");
+    let name = path
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let e = harness::parse_header(&text, true)
+        .or_else(|_| harness::parse_header(&text, false))
+        .unwrap_or_default();
+    let mut args = vec!["run".to_string(), name];
+    args.extend(e.args.iter().cloned());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = run_vm_in(dir, &args, e.timeout.max(harness::DEFAULT_TIMEOUT));
+    if let Some(c) = r.crash() {
+        return Err(c);
+    }
+    let mut out = r.stdout;
+    if e.sort_stdout {
+        let mut lines: Vec<&str> = out.lines().collect();
+        lines.sort_unstable();
+        out = lines.join("\n");
+    }
+    Ok((r.status, out))
+}
+
+#[test]
+fn profiling_never_changes_output_or_status() {
+    let programs = all_programs();
+    assert!(
+        programs.len() > 100,
+        "only {} programs found",
+        programs.len()
+    );
+    let next = Mutex::new(0usize);
+    let failures = Mutex::new(Vec::<String>::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(path) = programs.get(i) else { break };
+                let shown = path.display().to_string();
+                let reference = match outcome(path, &[]) {
+                    Ok(o) => o,
+                    Err(e) => {
+                        failures.lock().unwrap().push(format!("{shown}: {e}"));
+                        continue;
+                    }
+                };
+                let profiles = if is_long(path) {
+                    ONE_PER_KIND
+                } else {
+                    PROFILES
+                };
+                for profile in profiles {
+                    match outcome(path, profile) {
+                        Ok(o) if o == reference => {}
+                        Ok(o) => failures.lock().unwrap().push(format!(
+                            "{shown} {}: status {:?} (plain {:?}), stdout {}",
+                            profile.join(" "),
+                            o.0,
+                            reference.0,
+                            if o.1 == reference.1 {
+                                "same"
+                            } else {
+                                "differs"
+                            }
+                        )),
+                        Err(e) => failures.lock().unwrap().push(format!("{shown}: {e}")),
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

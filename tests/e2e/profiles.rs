@@ -1,0 +1,340 @@
+//! Profiles through the real binary (issue: sampling at yieldpoints).
+//!
+//! - the exhaustive profile of the papers' example programs equals counts
+//!   worked out by hand from their source (the comments give the
+//!   arithmetic; lines are the `call` instructions' lines in the files);
+//! - the virtual clock with a seed makes a profile bit-for-bit
+//!   reproducible;
+//! - Arnold & Grove's Figure 1: the timer baseline makes `call_1` look much
+//!   hotter than `call_2`, counter-based sampling does not;
+//! - a profile is written even when the program dies;
+//! - options that do not apply are usage errors.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use profiler::profile::Profile;
+
+use crate::harness::{self, run_vm_in, scratch, Run, DEFAULT_TIMEOUT};
+
+fn examples() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/examples")
+}
+
+/// Runs an example with `args` and `--profile-out`; returns the run and
+/// the profile it wrote.
+fn profile_example(name: &str, args: &[&str], tag: &str) -> (Run, Profile) {
+    let dir = scratch(&format!("profiles-{tag}"));
+    let out = dir.join("p.json");
+    let out_arg = format!("--profile-out={}", out.display());
+    let mut all = vec!["run", name];
+    all.extend_from_slice(args);
+    all.push(&out_arg);
+    let r = run_vm_in(&examples(), &all, DEFAULT_TIMEOUT);
+    r.assert_no_crash();
+    let p = Profile::read(&out).unwrap_or_else(|e| panic!("{}: no profile: {e}", r.cmd));
+    (r, p)
+}
+
+/// The DCG as (caller, line, callee) -> weight.
+fn edges(p: &Profile) -> BTreeMap<(String, u32, String), u64> {
+    p.dcg
+        .as_ref()
+        .expect("dcg section")
+        .iter()
+        .map(|e| ((e.caller.clone(), e.line, e.callee.clone()), e.weight))
+        .collect()
+}
+
+fn edge(caller: &str, line: u32, callee: &str, w: u64) -> ((String, u32, String), u64) {
+    ((caller.into(), line, callee.into()), w)
+}
+
+/// Method name -> (self, calls).
+fn methods(p: &Profile) -> BTreeMap<String, (u64, u64)> {
+    p.methods
+        .as_ref()
+        .expect("methods section")
+        .iter()
+        .map(|m| (m.name.clone(), (m.self_, m.calls)))
+        .collect()
+}
+
+#[test]
+fn exhaustive_dcg_of_arnold_sweeney_fig6_is_exact() {
+    let (r, p) = profile_example("arnold-sweeney-fig6.bc", &["--profile=exhaustive"], "as6");
+    r.assert_status(0);
+    // main calls a 100 times (line 43); each a calls b 10 times (line 60);
+    // each b calls c 100 times (line 75).
+    let expected = BTreeMap::from([
+        edge("main", 43, "a", 100),
+        edge("a", 60, "b", 100 * 10),
+        edge("b", 75, "c", 100 * 10 * 100),
+    ]);
+    assert_eq!(edges(&p), expected);
+    let m = methods(&p);
+    // c runs 6 instructions per call (getglobal push add putglobal push ret).
+    assert_eq!(m["c"], (6 * 100_000, 100_000));
+    // b per call: 100 iterations of 7 (load push jge call pop inc jmp), the
+    // final test (load push jge) and the exit (push ret): 705.
+    assert_eq!(m["b"], (705 * 1000, 1000));
+    assert_eq!(m["main"].1, 1, "a thread's entry counts as one call");
+    assert_eq!(
+        p.run.instructions,
+        Some(m.values().map(|v| v.0).sum::<u64>())
+    );
+    assert_eq!(p.config.profile, "exhaustive");
+    assert!(p.config.stride.is_none() && p.config.interval_ns.is_none());
+}
+
+#[test]
+fn exhaustive_dcg_of_whaley_fig5_is_exact() {
+    let (_, p) = profile_example("whaley-fig5.bc", &["--profile=exhaustive"], "w5");
+    // M calls A(0) twice (lines 57, 65) and D(1), D(0) (lines 60, 70). A(0)
+    // calls B 10 times (line 87) and C once (line 95); D calls A with work
+    // (line 146 for D(1), 151 for D(0)), and C once (line 155); A with work
+    // calls nothing.
+    let expected = BTreeMap::from([
+        edge("main", 48, "M", 1),
+        edge("M", 57, "A", 1),
+        edge("M", 60, "D", 1),
+        edge("M", 65, "A", 1),
+        edge("M", 70, "D", 1),
+        edge("A", 87, "B", 2 * 10),
+        edge("A", 95, "C", 2),
+        edge("D", 146, "A", 1),
+        edge("D", 151, "A", 1),
+        edge("D", 155, "C", 2),
+    ]);
+    assert_eq!(edges(&p), expected);
+}
+
+#[test]
+fn exhaustive_cct_of_whaley_fig9_keeps_each_recursion_depth() {
+    let (_, p) = profile_example(
+        "whaley-fig9.bc",
+        &["--profile=exhaustive", "--record=cct"],
+        "w9",
+    );
+    // M calls A(4) 10 times (line 51); A(n) calls A(n-1) (line 78) down to
+    // A(0), which calls B (line 82).
+    let expected = BTreeMap::from([
+        edge("main", 38, "M", 1),
+        edge("M", 51, "A", 10),
+        edge("A", 78, "A", 40),
+        edge("A", 82, "B", 10),
+    ]);
+    assert_eq!(edges(&p), expected);
+    let cct = p.cct.as_ref().expect("cct section");
+    // root, main, M, five A contexts, B: one path.
+    let path: Vec<(String, Option<u32>, u64)> = cct
+        .iter()
+        .map(|n| (n.method.clone(), n.line, n.calls))
+        .collect();
+    let mut want = vec![
+        ("<root>".to_string(), None, 0),
+        ("main".to_string(), None, 1),
+        ("M".to_string(), Some(38), 1),
+        ("A".to_string(), Some(51), 10),
+    ];
+    for _ in 0..4 {
+        want.push(("A".to_string(), Some(78), 10));
+    }
+    want.push(("B".to_string(), Some(82), 10));
+    assert_eq!(path, want);
+    for (i, n) in cct.iter().enumerate().skip(1) {
+        assert_eq!(n.parent, Some(i as u64 - 1), "a chain");
+    }
+    // Every instruction is some context's self.
+    let total: u64 = cct.iter().map(|n| n.self_).sum();
+    assert_eq!(Some(total), p.run.instructions);
+}
+
+#[test]
+fn virtual_clock_with_a_seed_is_reproducible() {
+    for profile in ["cbs", "timer"] {
+        let args = [
+            &format!("--profile={profile}")[..],
+            "--clock=virtual",
+            "--interval=100us",
+            "--seed=7",
+        ];
+        let (_, a) = profile_example("arnold-grove-fig1.bc", &args, "det-a");
+        let (_, b) = profile_example("arnold-grove-fig1.bc", &args, "det-b");
+        assert_eq!(a.to_json(), b.to_json(), "{profile}: two runs differ");
+        assert_eq!(a.config.seed, Some(7));
+        assert!(
+            a.run.samples > 100,
+            "{profile}: only {} samples",
+            a.run.samples
+        );
+        assert!(a.run.instructions.is_some(), "the virtual clock counts");
+    }
+}
+
+/// Weight of M->call_1 and M->call_2 in a Figure 1 profile.
+fn fig1_calls(p: &Profile) -> (u64, u64) {
+    let e = edges(p);
+    let w = |callee: &str| {
+        e.iter()
+            .filter(|((c, _, d), _)| c == "M" && d == callee)
+            .map(|(_, w)| *w)
+            .sum::<u64>()
+    };
+    (w("call_1"), w("call_2"))
+}
+
+#[test]
+fn figure_1_timer_is_fooled_and_cbs_is_not() {
+    fn with<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+        let mut v: Vec<&str> = extra.to_vec();
+        v.extend_from_slice(&["--clock=virtual", "--interval=200us", "--seed=11"]);
+        v
+    }
+    let (_, timer) = profile_example("arnold-grove-fig1.bc", &with(&["--profile=timer"]), "f1t");
+    let (t1, t2) = fig1_calls(&timer);
+    assert!(t1 > 3 * t2, "timer should favour call_1: {t1} vs {t2}");
+
+    let cbs_args = with(&["--profile=cbs", "--stride=3", "--samples=16"]);
+    let (_, cbs) = profile_example("arnold-grove-fig1.bc", &cbs_args, "f1c");
+    let (c1, c2) = fig1_calls(&cbs);
+    let diff = c1.abs_diff(c2) as f64 / c1.max(c2) as f64;
+    assert!(
+        c1 > 100 && diff <= 0.10,
+        "cbs should see both equally: {c1} vs {c2}"
+    );
+
+    // stride 1, samples 1: the timer baseline's behaviour. Same ticks (same
+    // virtual clock), so the same methods; the edges differ only where a
+    // tick was noticed at M's backedge (the timer then takes no edge, cbs
+    // takes the next call's): a few percent of the ticks.
+    let one = with(&["--profile=cbs", "--stride=1", "--samples=1"]);
+    let (_, cbs1) = profile_example("arnold-grove-fig1.bc", &one, "f1c1");
+    let selfs = |p: &Profile| -> Vec<(String, u64)> {
+        methods(p).into_iter().map(|(m, (s, _))| (m, s)).collect()
+    };
+    assert_eq!(selfs(&cbs1), selfs(&timer));
+    let (o1, o2) = fig1_calls(&cbs1);
+    assert!(o1 >= t1 && o2 >= t2);
+    assert!(
+        o1 + o2 - (t1 + t2) <= (t1 + t2) / 20,
+        "{o1},{o2} vs {t1},{t2}"
+    );
+}
+
+#[test]
+fn profile_is_written_when_the_program_dies() {
+    let dir = scratch("profiles-dies");
+    harness::write_program(
+        &dir,
+        "dies.bc",
+        ".method main()\n  push 3\n  call f\n  ret\n.end\n\
+         .method f(n)\n  load n\n  jz boom\n  load n\n  push 1\n  sub\n  call f\n  ret\n\
+         boom:\n  push 1\n  push 0\n  div\n  ret\n.end\n",
+    );
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "dies.bc",
+            "--profile=exhaustive",
+            "--profile-out=p.json",
+            "--report",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(70);
+    assert!(r.stderr.contains("runtime error"), "{}", r.stderr);
+    assert!(r.stderr.contains("call edges"), "the report is printed too");
+    let p = Profile::read(&dir.join("p.json")).expect("profile written");
+    assert_eq!(p.program, "dies.bc");
+    let e = edges(&p);
+    assert_eq!(e[&("main".to_string(), 3, "f".to_string())], 1);
+    assert_eq!(e[&("f".to_string(), 12, "f".to_string())], 3);
+}
+
+#[test]
+fn options_that_do_not_apply_are_usage_errors() {
+    let cases: &[&[&str]] = &[
+        &["--profile=timer", "--stride=3"],
+        &["--profile=cbs", "--every=10"],
+        &["--interval=1ms"],
+        &["--profile-out=x.json"],
+        &["--report"],
+        &["--profile=cbs", "--no-yieldpoints"],
+        &["--profile=exhaustive", "--clock=virtual"],
+        &["--profile=counter", "--samples=2"],
+        &["--profile=cbs", "--stride=0"],
+        &["--profile=cbs", "--interval=10"],
+        &["--profile=bogus"],
+        &["--profile=exhaustive", "--record=pcct"],
+    ];
+    for extra in cases {
+        let mut args = vec!["run", "fib.bc"];
+        args.extend_from_slice(extra);
+        let r = run_vm_in(&examples(), &args, DEFAULT_TIMEOUT);
+        r.assert_status(2);
+        assert!(r.stdout.is_empty(), "{}: the program must not run", r.cmd);
+        assert!(
+            r.stderr.contains("vm:") || r.stderr.contains("error:"),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn unwritable_profile_path_is_reported_before_running() {
+    let r = run_vm_in(
+        &examples(),
+        &[
+            "run",
+            "fib.bc",
+            "--profile=cbs",
+            "--profile-out=/nonexistent/dir/p.json",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(66);
+    assert!(r.stdout.is_empty());
+    assert!(r.stderr.contains("cannot write"), "{}", r.stderr);
+}
+
+#[test]
+fn backedge_yieldpoints_are_taken_in_a_loop_without_calls() {
+    // A loop with no call in it: only its backedge yieldpoint can notice a
+    // tick, so every sample of the run must land in `main`.
+    let dir = scratch("profiles-backedge");
+    harness::write_program(
+        &dir,
+        "loop.bc",
+        ".method main()\n  .locals i\nloop:\n  load i\n  push 2000000\n  jge done\n  \
+         inc i 1\n  jmp loop\ndone:\n  load i\n  print\n  push 0\n  ret\n.end\n",
+    );
+    for profile in ["timer", "cbs"] {
+        let arg = format!("--profile={profile}");
+        let r = run_vm_in(
+            &dir,
+            &[
+                "run",
+                "loop.bc",
+                &arg,
+                "--clock=virtual",
+                "--interval=100us",
+                "--seed=3",
+                "--profile-out=p.json",
+            ],
+            DEFAULT_TIMEOUT,
+        );
+        r.assert_status(0);
+        assert_eq!(r.stdout, "2000000\n");
+        let p = Profile::read(&dir.join("p.json")).expect("profile written");
+        let m = methods(&p);
+        assert!(
+            p.run.samples > 20,
+            "{profile}: only {} samples: backedges not taken?",
+            p.run.samples
+        );
+        assert_eq!(m["main"].0, p.run.samples, "{profile}: all in main");
+    }
+}
