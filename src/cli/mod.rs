@@ -3,6 +3,7 @@
 
 mod args;
 mod check;
+mod compare;
 mod disasm;
 mod run;
 
@@ -47,6 +48,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(a),
         Command::Check(a) => check::check(a),
         Command::Disasm(a) => disasm::disasm(a),
+        Command::Compare(a) => compare::compare(a),
     };
     match result {
         Ok(status) => status,

@@ -9,9 +9,12 @@ mod harness;
 
 mod bad_input;
 mod cli;
+mod compare;
 mod declarations;
+mod differential;
 mod examples;
 mod instructions;
+mod profiles;
 mod runtime_errors;
 mod threads;
 mod verifier;

@@ -1,0 +1,732 @@
+//! The accuracy metrics of SPEC section 4 (`vm compare PROFILE.json
+//! REF.json`): how close one profile is to another, usually a sampled
+//! profile to the exhaustive one of the same program.
+//!
+//! - [`dcg_overlap`] is the *overlap* metric of Arnold & Ryder, as used by
+//!   Arnold & Grove ("Collecting and exploiting high-accuracy call graph
+//!   profiles in virtual machines", CGO 2005, section 6.2, see
+//!   `shared/papers/arnold-grove-2005-counter-based-sampling.txt`):
+//!   `overlap(DCG1, DCG2) = sum over the edges in both of min(Weight(e,
+//!   DCG1), Weight(e, DCG2))`, each weight a percentage of its profile's
+//!   total, so the result is 0 (nothing in common) to 100 (identical).
+//! - [`cct_overlap`] is the same overlap over calling contexts, weighted by
+//!   `calls`. Arnold & Sweeney (approximate CCTs) compare a CCT with its
+//!   exact counterpart context by context, and Whaley (the partial CCT)
+//!   counts two nodes as the same context when "the paths from that node to
+//!   the root had nodes with the same method names in the same order"; the
+//!   CC-map profiler paper uses exactly this overlap for whole trees.
+//! - [`method_correlation`] is Whaley's precision measure: the Pearson
+//!   correlation coefficient of the methods' `self` counts ("the
+//!   covariances divided by the product of the standard deviations").
+//! - [`hot_edge_coverage`]: how many of the reference's hot contexts (those
+//!   with at least a tenth of the hottest context's calls) the profile found
+//!   at all, the question an inliner asks of a profile.
+//!
+//! # Decisions the SPEC leaves open
+//!
+//! - **A missing section** (`dcg`, `cct` or `methods` absent from either
+//!   file) means the metric is `None`: `vm compare` omits it.
+//! - **A context is its path** of `(method, line)` pairs from the root down
+//!   to it, **the root excluded**: the root is the tree's anchor, not a
+//!   calling context, and its `calls` (0 by SPEC section 3) never counts.
+//!   The threads' entry methods are the first element of a path (with line
+//!   `null`). Nodes with the same path are one context, their `calls`
+//!   summed, before anything else (percentages, the hottest context, the
+//!   threshold) is computed. Edges of `dcg` or entries of `methods` that
+//!   appear twice with the same key are summed likewise.
+//! - **Zero total weight.** Weights are normalized to percentages of their
+//!   profile's total. When *both* totals are 0 (e.g. two profiles of a
+//!   program that makes no call: both `dcg` empty) the two carry the same
+//!   (no) information and the overlap is 100; when only one is 0 it is 0
+//!   (nothing in common), which is also what the formula gives with every
+//!   weight of that side taken as 0.
+//! - **Pearson.** Normalizing does not change a correlation, so the raw
+//!   `self` counts are used. Two series that are equal after normalization
+//!   (including both all-zero, both empty, or one method on each side)
+//!   correlate perfectly: 1. When only one series has zero variance (all its
+//!   methods equally hot, or all zero) the coefficient is undefined; it is
+//!   reported as 0, "no correlation shown", rather than omitted, because
+//!   both files do give the data.
+//! - **Hot-edge coverage.** A reference context is hot when its (summed)
+//!   `calls` is > 0 and at least 0.1 × the hottest context's calls; the
+//!   comparison is done in integers (`10 × calls >= hottest`), so the
+//!   boundary is exact: a context with exactly a tenth of the hottest is
+//!   hot. A context *exists* in the profile when its path is listed in the
+//!   profile's `cct` at all, **even with `calls` 0**: a node is only written
+//!   because a sample or a call passed through it (an ACCT updated with
+//!   `last-edge` leaves the inner nodes of a sampled stack at 0 calls, yet
+//!   the sample saw them). When the reference has no hot context (no calls
+//!   at all) the coverage is vacuously 100.
+//! - **A malformed tree** (a node whose parent is not listed before it:
+//!   impossible for a profile that came through [`Profile::from_json`])
+//!   makes the context metrics `None` rather than guessing.
+//!
+//! Overlaps are computed in integers as far as possible (each min is
+//! `min(w1 × T2, w2 × T1)` over the common denominator `T1 × T2`), so that
+//! identical profiles give exactly 100 and simple ratios exact decimals;
+//! sums too large for that fall back to floating point.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::profile::{CctNode, Profile};
+
+/// A context is hot when `HOT_DIVISOR × calls >= hottest calls`: 0.1 × the
+/// hottest (SPEC section 4).
+pub const HOT_DIVISOR: u128 = 10;
+
+/// The four metrics of SPEC section 4 for one pair of profiles; `None` for
+/// those the two files cannot both give. Serializes (for `vm compare
+/// --json`) with the SPEC's names as keys, leaving out the `None`s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Comparison {
+    /// [`dcg_overlap`], 0–100.
+    #[serde(rename = "dcg-overlap", skip_serializing_if = "Option::is_none")]
+    pub dcg_overlap: Option<f64>,
+    /// [`cct_overlap`], 0–100.
+    #[serde(rename = "cct-overlap", skip_serializing_if = "Option::is_none")]
+    pub cct_overlap: Option<f64>,
+    /// [`method_correlation`], −1 to 1.
+    #[serde(rename = "method-correlation", skip_serializing_if = "Option::is_none")]
+    pub method_correlation: Option<f64>,
+    /// [`hot_edge_coverage`], 0–100.
+    #[serde(rename = "hot-edge-coverage", skip_serializing_if = "Option::is_none")]
+    pub hot_edge_coverage: Option<f64>,
+}
+
+impl Comparison {
+    /// The available metrics as `(name, value)`, in the SPEC's order.
+    pub fn entries(&self) -> Vec<(&'static str, f64)> {
+        [
+            ("dcg-overlap", self.dcg_overlap),
+            ("cct-overlap", self.cct_overlap),
+            ("method-correlation", self.method_correlation),
+            ("hot-edge-coverage", self.hot_edge_coverage),
+        ]
+        .into_iter()
+        .filter_map(|(name, v)| v.map(|v| (name, v)))
+        .collect()
+    }
+
+    /// True when no metric is available.
+    pub fn is_empty(&self) -> bool {
+        self.entries().is_empty()
+    }
+
+    /// One line `name: value` per available metric, the value with two
+    /// decimals (never `-0.00`).
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for (name, v) in self.entries() {
+            let mut shown = format!("{v:.2}");
+            if shown == "-0.00" {
+                shown = "0.00".into();
+            }
+            s.push_str(name);
+            s.push_str(": ");
+            s.push_str(&shown);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// One JSON object (ending in a newline) with the available metrics as
+    /// numbers; `{}` when there is none.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string(self).expect("a comparison serializes");
+        s.push('\n');
+        s
+    }
+}
+
+/// All four metrics of `profile` against `reference`.
+pub fn compare(profile: &Profile, reference: &Profile) -> Comparison {
+    Comparison {
+        dcg_overlap: dcg_overlap(profile, reference),
+        cct_overlap: cct_overlap(profile, reference),
+        method_correlation: method_correlation(profile, reference),
+        hot_edge_coverage: hot_edge_coverage(profile, reference),
+    }
+}
+
+/// Arnold & Ryder overlap of the two dynamic call graphs, 0–100: edges keyed
+/// by `(caller, line, callee)`, weights as percentages of each profile's
+/// total, the sum over the edges in both of the smaller percentage.
+/// Symmetric. `None` unless both files have a `dcg` section.
+pub fn dcg_overlap(a: &Profile, b: &Profile) -> Option<f64> {
+    Some(overlap(&edges(a)?, &edges(b)?))
+}
+
+/// A profile's `dcg` weights by `(caller, line, callee)`, repeated edges
+/// summed.
+fn edges(p: &Profile) -> Option<BTreeMap<(&str, u32, &str), u64>> {
+    let mut m: BTreeMap<(&str, u32, &str), u64> = BTreeMap::new();
+    for e in p.dcg.as_ref()? {
+        let w = m
+            .entry((e.caller.as_str(), e.line, e.callee.as_str()))
+            .or_default();
+        *w = w.saturating_add(e.weight);
+    }
+    Some(m)
+}
+
+/// Overlap of the two calling context trees, 0–100: like [`dcg_overlap`],
+/// over contexts (paths of `(method, line)` from the root, root excluded;
+/// nodes with the same path summed) weighted by `calls`. Symmetric. `None`
+/// unless both files have a well-formed `cct` section.
+pub fn cct_overlap(a: &Profile, b: &Profile) -> Option<f64> {
+    let (ca, cb) = (a.cct.as_ref()?, b.cct.as_ref()?);
+    let mut paths = Paths::default();
+    let wa = paths.calls(ca)?;
+    let wb = paths.calls(cb)?;
+    Some(overlap(&wa, &wb))
+}
+
+/// Pearson correlation, −1 to 1, of the methods' `self` counts over the
+/// union of the method names of both files, a method missing from one
+/// counting 0 there. 1 when the two are equal after normalization, 0 when
+/// only one has zero variance (see the module docs). Symmetric. `None`
+/// unless both files have a `methods` section.
+pub fn method_correlation(a: &Profile, b: &Profile) -> Option<f64> {
+    let (ma, mb) = (a.methods.as_ref()?, b.methods.as_ref()?);
+    let mut both: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for m in ma {
+        let e = both.entry(m.name.as_str()).or_default();
+        e.0 = e.0.saturating_add(m.self_);
+    }
+    for m in mb {
+        let e = both.entry(m.name.as_str()).or_default();
+        e.1 = e.1.saturating_add(m.self_);
+    }
+    let pairs: Vec<(u64, u64)> = both.into_values().collect();
+    let ta: u128 = pairs.iter().map(|p| p.0 as u128).sum();
+    let tb: u128 = pairs.iter().map(|p| p.1 as u128).sum();
+    // Equal shares (x / ta == y / tb for every method, tested without
+    // division; both totals 0 counts as equal, one alone does not): a
+    // perfect correlation, whatever the variances.
+    let equal = (ta == 0) == (tb == 0)
+        && pairs.iter().all(|&(x, y)| {
+            match ((x as u128).checked_mul(tb), (y as u128).checked_mul(ta)) {
+                (Some(l), Some(r)) => l == r,
+                _ => false,
+            }
+        });
+    if equal {
+        return Some(1.0);
+    }
+    let n = pairs.len() as f64;
+    let mean_a = pairs.iter().map(|p| p.0 as f64).sum::<f64>() / n;
+    let mean_b = pairs.iter().map(|p| p.1 as f64).sum::<f64>() / n;
+    let (mut sab, mut saa, mut sbb) = (0.0f64, 0.0f64, 0.0f64);
+    for &(x, y) in &pairs {
+        let (dx, dy) = (x as f64 - mean_a, y as f64 - mean_b);
+        sab += dx * dy;
+        saa += dx * dx;
+        sbb += dy * dy;
+    }
+    if saa == 0.0 || sbb == 0.0 {
+        return Some(0.0);
+    }
+    Some((sab / (saa * sbb).sqrt()).clamp(-1.0, 1.0))
+}
+
+/// Of `reference`'s hot contexts (summed `calls` > 0 and at least 0.1 × its
+/// hottest context's), the percentage, 0–100, whose path is listed in
+/// `profile`'s `cct` (with any `calls`, 0 included). 100 when the reference
+/// has no hot context. Not symmetric. `None` unless both files have a
+/// well-formed `cct` section.
+pub fn hot_edge_coverage(profile: &Profile, reference: &Profile) -> Option<f64> {
+    let (cp, cr) = (profile.cct.as_ref()?, reference.cct.as_ref()?);
+    let mut paths = Paths::default();
+    let wr = paths.calls(cr)?;
+    let present: BTreeSet<u32> = paths.contexts(cp)?.into_iter().flatten().collect();
+    let hottest = wr.values().copied().max().unwrap_or(0) as u128;
+    let hot: Vec<u32> = wr
+        .iter()
+        .filter(|&(_, &c)| c > 0 && HOT_DIVISOR * c as u128 >= hottest)
+        .map(|(&k, _)| k)
+        .collect();
+    if hot.is_empty() {
+        return Some(100.0);
+    }
+    let found = hot.iter().filter(|k| present.contains(k)).count();
+    Some(found as f64 * 100.0 / hot.len() as f64)
+}
+
+/// The overlap of two weight maps, 0–100 (see the module docs for zero
+/// totals).
+fn overlap<K: Ord>(a: &BTreeMap<K, u64>, b: &BTreeMap<K, u64>) -> f64 {
+    let ta: u128 = a.values().map(|&w| w as u128).sum();
+    let tb: u128 = b.values().map(|&w| w as u128).sum();
+    match (ta, tb) {
+        (0, 0) => return 100.0,
+        (0, _) | (_, 0) => return 0.0,
+        _ => {}
+    }
+    // Exact: sum of min(wa / ta, wb / tb) = sum of min(wa × tb, wb × ta) /
+    // (ta × tb).
+    let exact = || -> Option<f64> {
+        let mut num: u128 = 0;
+        for (k, &wa) in a {
+            if let Some(&wb) = b.get(k) {
+                let m = (wa as u128)
+                    .checked_mul(tb)?
+                    .min((wb as u128).checked_mul(ta)?);
+                num = num.checked_add(m)?;
+            }
+        }
+        let den = ta.checked_mul(tb)?;
+        Some(num.checked_mul(100)? as f64 / den as f64)
+    };
+    exact().unwrap_or_else(|| {
+        a.iter()
+            .filter_map(|(k, &wa)| {
+                b.get(k)
+                    .map(|&wb| (wa as f64 / ta as f64).min(wb as f64 / tb as f64))
+            })
+            .sum::<f64>()
+            * 100.0
+    })
+}
+
+/// Interned calling-context paths shared by the trees of one comparison:
+/// two nodes, of the same tree or of two trees, get the same number exactly
+/// when their paths of `(method, line)` from the root are equal. Interning
+/// `(parent's number, method, line)` keeps this linear in the number of
+/// nodes however deep the tree.
+#[derive(Default)]
+struct Paths {
+    methods: HashMap<String, u32>,
+    /// `(parent path, method, line)` to path number; the root's (empty)
+    /// path is 0, every other path is numbered from 1.
+    steps: HashMap<(u32, u32, Option<u32>), u32>,
+}
+
+impl Paths {
+    /// Each node's path number, `None` for the root; `None` overall if a
+    /// node's parent is not listed before it.
+    fn contexts(&mut self, cct: &[CctNode]) -> Option<Vec<Option<u32>>> {
+        let mut of_id: HashMap<u64, u32> = HashMap::with_capacity(cct.len());
+        let mut out = Vec::with_capacity(cct.len());
+        for n in cct {
+            let path = match n.parent {
+                None => {
+                    of_id.insert(n.id, 0);
+                    out.push(None);
+                    continue;
+                }
+                Some(p) => {
+                    let parent = *of_id.get(&p)?;
+                    let method = match self.methods.get(n.method.as_str()) {
+                        Some(&m) => m,
+                        None => {
+                            let m = self.methods.len() as u32;
+                            self.methods.insert(n.method.clone(), m);
+                            m
+                        }
+                    };
+                    let next = self.steps.len() as u32 + 1;
+                    *self.steps.entry((parent, method, n.line)).or_insert(next)
+                }
+            };
+            of_id.insert(n.id, path);
+            out.push(Some(path));
+        }
+        Some(out)
+    }
+
+    /// `calls` summed by path, the root left out.
+    fn calls(&mut self, cct: &[CctNode]) -> Option<BTreeMap<u32, u64>> {
+        let ids = self.contexts(cct)?;
+        let mut m = BTreeMap::new();
+        for (n, path) in cct.iter().zip(ids) {
+            if let Some(path) = path {
+                let w: &mut u64 = m.entry(path).or_default();
+                *w = w.saturating_add(n.calls);
+            }
+        }
+        Some(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{ConfigSection, DcgEdge, MethodEntry, RunSection, FORMAT};
+
+    fn empty() -> Profile {
+        Profile {
+            format: FORMAT.into(),
+            program: "p.bc".into(),
+            config: ConfigSection {
+                profile: "exhaustive".into(),
+                ..Default::default()
+            },
+            run: RunSection::default(),
+            methods: None,
+            dcg: None,
+            cct: None,
+        }
+    }
+
+    fn with_dcg(edges: &[(&str, u32, &str, u64)]) -> Profile {
+        Profile {
+            dcg: Some(
+                edges
+                    .iter()
+                    .map(|&(caller, line, callee, weight)| DcgEdge {
+                        caller: caller.into(),
+                        line,
+                        callee: callee.into(),
+                        weight,
+                    })
+                    .collect(),
+            ),
+            ..empty()
+        }
+    }
+
+    fn with_methods(ms: &[(&str, u64)]) -> Profile {
+        Profile {
+            methods: Some(
+                ms.iter()
+                    .map(|&(name, s)| MethodEntry {
+                        name: name.into(),
+                        self_: s,
+                        calls: 1,
+                    })
+                    .collect(),
+            ),
+            ..empty()
+        }
+    }
+
+    /// Nodes `(id, parent, method, line, calls)`; a root `0` is prepended.
+    fn with_cct(nodes: &[(u64, u64, &str, Option<u32>, u64)]) -> Profile {
+        let mut cct = vec![CctNode {
+            id: 0,
+            parent: None,
+            method: "<root>".into(),
+            line: None,
+            calls: 0,
+            self_: 0,
+        }];
+        cct.extend(
+            nodes
+                .iter()
+                .map(|&(id, parent, method, line, calls)| CctNode {
+                    id,
+                    parent: Some(parent),
+                    method: method.into(),
+                    line,
+                    calls,
+                    self_: 0,
+                }),
+        );
+        Profile {
+            cct: Some(cct),
+            ..empty()
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn dcg_overlap_worked_example() {
+        // P, total 200:          R, total 100:
+        //   main:3 -> a  100 = 50%   main:3 -> a  40 = 40%
+        //   main:4 -> b   60 = 30%   main:4 -> b  50 = 50%
+        //   a:10   -> c   40 = 20%   main:5 -> a  10 = 10%
+        // In both: (main,3,a) min(50,40) = 40 and (main,4,b) min(30,50) = 30.
+        // (a,10,c) is only in P; (main,5,a) only in R: same caller and
+        // callee as (main,3,a), another call site, so another edge.
+        // overlap = 40 + 30 = 70.
+        let p = with_dcg(&[
+            ("main", 3, "a", 100),
+            ("main", 4, "b", 60),
+            ("a", 10, "c", 40),
+        ]);
+        let r = with_dcg(&[
+            ("main", 3, "a", 40),
+            ("main", 4, "b", 50),
+            ("main", 5, "a", 10),
+        ]);
+        assert_eq!(dcg_overlap(&p, &r), Some(70.0));
+        assert_eq!(dcg_overlap(&r, &p), Some(70.0), "symmetric");
+        assert_eq!(compare(&p, &r).to_text(), "dcg-overlap: 70.00\n");
+    }
+
+    #[test]
+    fn dcg_duplicate_edges_are_summed() {
+        // R lists (main,3,a) twice: 30 + 30 = 60 of 100 = 60%; P has it at
+        // 100%. overlap = min(100, 60) = 60.
+        let p = with_dcg(&[("main", 3, "a", 7)]);
+        let r = with_dcg(&[
+            ("main", 3, "a", 30),
+            ("main", 4, "b", 40),
+            ("main", 3, "a", 30),
+        ]);
+        assert_eq!(dcg_overlap(&p, &r), Some(60.0));
+    }
+
+    #[test]
+    fn cct_overlap_sums_contexts_with_the_same_path() {
+        // P (total calls 10):            R (total calls 20):
+        //   1 main            1 = 10%      1 main            2 = 10%
+        //   2 main>f@5        3 \ 40%      2 main>f@5        8 = 40%
+        //   3 main>f@5        1 /          3 main>f@5>g@9    6 = 30%
+        //   4 main>f@5>g@9    3 = 30%      4 main>f@7        4 = 20%
+        //     (child of node 2)
+        //   5 main>g@6        2 = 20%
+        // Nodes 2 and 3 of P are one context: 3 + 1 = 4 calls = 40%.
+        // overlap = main 10 + main>f@5 40 + main>f@5>g@9 30 = 80
+        // (main>g@6 and main>f@7 are in one profile only). Without the
+        // summing, main>f@5 would count 30 (or 10) and give 70 (or 60).
+        let p = with_cct(&[
+            (1, 0, "main", None, 1),
+            (2, 1, "f", Some(5), 3),
+            (3, 1, "f", Some(5), 1),
+            (4, 2, "g", Some(9), 3),
+            (5, 1, "g", Some(6), 2),
+        ]);
+        let r = with_cct(&[
+            (1, 0, "main", None, 2),
+            (2, 1, "f", Some(5), 8),
+            (3, 2, "g", Some(9), 6),
+            (4, 1, "f", Some(7), 4),
+        ]);
+        assert_eq!(cct_overlap(&p, &r), Some(80.0));
+        assert_eq!(cct_overlap(&r, &p), Some(80.0));
+        // Hot-edge coverage on the same pair: R's hottest is 8, the bar
+        // 0.8, so all four R contexts are hot; P lists main, main>f@5 and
+        // main>f@5>g@9 but not main>f@7: 3 of 4 = 75.
+        assert_eq!(hot_edge_coverage(&p, &r), Some(75.0));
+        // And the other way: P's contexts 1, 4, 3, 2 calls, hottest 4, bar
+        // 0.4, all hot; R lacks main>g@6: 3 of 4 = 75.
+        assert_eq!(hot_edge_coverage(&r, &p), Some(75.0));
+    }
+
+    #[test]
+    fn cct_paths_not_leaves_identify_contexts() {
+        // Both trees have a g@9 node at depth 2 with 10 calls, but under
+        // f@5 in P and under h@3 in R: different contexts. Only main is
+        // shared: P main 10 of 20 = 50%, R main 10 of 20 = 50%; overlap 50.
+        let p = with_cct(&[
+            (1, 0, "main", None, 10),
+            (2, 1, "f", Some(5), 0),
+            (3, 2, "g", Some(9), 10),
+        ]);
+        let r = with_cct(&[
+            (1, 0, "main", None, 10),
+            (2, 1, "h", Some(3), 0),
+            (3, 2, "g", Some(9), 10),
+        ]);
+        assert_eq!(cct_overlap(&p, &r), Some(50.0));
+    }
+
+    #[test]
+    fn cct_root_is_not_a_context() {
+        // The root's calls (0 by the SPEC, 5 here) are left out of the
+        // totals: both trees are main 1 = 100%, overlap 100.
+        let p = with_cct(&[(1, 0, "main", None, 1)]);
+        let mut r = with_cct(&[(1, 0, "main", None, 3)]);
+        r.cct.as_mut().unwrap()[0].calls = 5;
+        assert_eq!(cct_overlap(&p, &r), Some(100.0));
+    }
+
+    #[test]
+    fn pearson_worked_example() {
+        // Union of the names: a, b, c, d.
+        //   P self: a 4, b 2, (c missing) 0, d 2       mean 8/4 = 2
+        //   R self: a 40, b 20, c 20, (d missing) 0    mean 80/4 = 20
+        //   dx = ( 2, 0, -2,   0)   sum dx^2 = 4 + 4 = 8
+        //   dy = (20, 0,  0, -20)   sum dy^2 = 400 + 400 = 800
+        //   sum dx*dy = 40
+        //   r = 40 / sqrt(8 * 800) = 40 / 80 = 0.5
+        let p = with_methods(&[("a", 4), ("b", 2), ("d", 2)]);
+        let r = with_methods(&[("c", 20), ("b", 20), ("a", 40)]);
+        let got = method_correlation(&p, &r).unwrap();
+        assert!(close(got, 0.5), "{got}");
+        assert!(close(method_correlation(&r, &p).unwrap(), 0.5));
+        // Opposite shares: x = (1, 3), y = (3, 1): dx = (-1, 1), dy = (1, -1),
+        // r = -2 / sqrt(2 * 2) = -1.
+        let p = with_methods(&[("a", 1), ("b", 3)]);
+        let r = with_methods(&[("a", 3), ("b", 1)]);
+        assert_eq!(method_correlation(&p, &r), Some(-1.0));
+    }
+
+    #[test]
+    fn pearson_degenerate_cases() {
+        // Equal after normalization, zero variance on both sides (one
+        // method each; both uniform; both empty): 1.
+        let one = with_methods(&[("main", 5)]);
+        let other = with_methods(&[("main", 300)]);
+        assert_eq!(method_correlation(&one, &other), Some(1.0));
+        let u1 = with_methods(&[("a", 2), ("b", 2)]);
+        let u2 = with_methods(&[("b", 7), ("a", 7)]);
+        assert_eq!(method_correlation(&u1, &u2), Some(1.0));
+        let e = with_methods(&[]);
+        assert_eq!(method_correlation(&e, &e), Some(1.0));
+        // Zero variance on one side only: undefined, reported as 0.
+        let v = with_methods(&[("a", 1), ("b", 3)]);
+        assert_eq!(method_correlation(&u1, &v), Some(0.0));
+        assert_eq!(method_correlation(&e, &v), Some(0.0));
+    }
+
+    #[test]
+    fn hot_edge_coverage_threshold_boundary() {
+        // R:                                   P (any calls):
+        //   1 main              1  not hot       main            1
+        //   2 main>f@5         50  hottest       main>f@5        0  (listed)
+        //   3 main>f@5>g@9      5  = 0.1*50 hot  main>f@5>g@9    8
+        //   4 main>h@3          4  < 5 not hot   main>h@3        7
+        //   5 main>h@3>g@9     20  hot           main>g@9        4
+        //   6 main>k@8         10  hot
+        // Hot: f@5, f@5>g@9, h@3>g@9, k@8 = 4. Found in P: f@5 (0 calls
+        // still counts), f@5>g@9. Not: h@3>g@9 (P's g@9 is under main),
+        // k@8. 2 of 4 = 50.
+        // (Counting h@3 as hot would give 3/5 = 60; leaving the boundary
+        // context out 1/3 = 33.33; ignoring 0-call nodes 1/4 = 25.)
+        let r = with_cct(&[
+            (1, 0, "main", None, 1),
+            (2, 1, "f", Some(5), 50),
+            (3, 2, "g", Some(9), 5),
+            (4, 1, "h", Some(3), 4),
+            (5, 4, "g", Some(9), 20),
+            (6, 1, "k", Some(8), 10),
+        ]);
+        let p = with_cct(&[
+            (1, 0, "main", None, 1),
+            (2, 1, "f", Some(5), 0),
+            (3, 2, "g", Some(9), 8),
+            (4, 1, "h", Some(3), 7),
+            (5, 1, "g", Some(9), 4),
+        ]);
+        assert_eq!(hot_edge_coverage(&p, &r), Some(50.0));
+        // cct-overlap of the same pair: R total 90, P total 20.
+        //   main       min(1/90, 1/20)  = 1/90
+        //   f@5        min(50/90, 0)    = 0
+        //   f@5>g@9    min(5/90, 8/20)  = 5/90
+        //   h@3        min(4/90, 7/20)  = 4/90
+        //   = 10/90 = 11.11%
+        let got = cct_overlap(&p, &r).unwrap();
+        assert!(close(got, 1000.0 / 90.0), "{got}");
+        assert_eq!(
+            compare(&p, &r).to_text(),
+            "cct-overlap: 11.11\nhot-edge-coverage: 50.00\n"
+        );
+    }
+
+    #[test]
+    fn hot_edge_coverage_is_summed_by_path_and_vacuous_without_calls() {
+        // R lists main>k@8 twice (30 + 30 = 60, the hottest) and main>f@5
+        // once with 7: 10 * 7 = 70 >= 60, hot. P has only main>k@8: 1 of 2.
+        let r = with_cct(&[
+            (1, 0, "main", None, 0),
+            (2, 1, "k", Some(8), 30),
+            (3, 1, "f", Some(5), 7),
+            (4, 1, "k", Some(8), 30),
+        ]);
+        let p = with_cct(&[(1, 0, "main", None, 0), (2, 1, "k", Some(8), 1)]);
+        assert_eq!(hot_edge_coverage(&p, &r), Some(50.0));
+        // A reference without calls has no hot context: 100.
+        let r0 = with_cct(&[(1, 0, "main", None, 0)]);
+        assert_eq!(hot_edge_coverage(&p, &r0), Some(100.0));
+    }
+
+    #[test]
+    fn identical_profiles_give_100() {
+        // Thirds and sevenths, which floating point would not sum to 100.
+        let mut p = with_cct(&[
+            (1, 0, "main", None, 1),
+            (2, 1, "f", Some(5), 1),
+            (3, 2, "g", Some(9), 1),
+            (4, 1, "g", Some(6), 4),
+        ]);
+        p.dcg = with_dcg(&[("main", 5, "f", 1), ("f", 9, "g", 1), ("main", 6, "g", 1)]).dcg;
+        p.methods = with_methods(&[("main", 3), ("f", 7), ("g", 11)]).methods;
+        let c = compare(&p, &p.clone());
+        assert_eq!(
+            c,
+            Comparison {
+                dcg_overlap: Some(100.0),
+                cct_overlap: Some(100.0),
+                method_correlation: Some(1.0),
+                hot_edge_coverage: Some(100.0),
+            }
+        );
+        assert_eq!(
+            c.to_text(),
+            "dcg-overlap: 100.00\ncct-overlap: 100.00\nmethod-correlation: 1.00\nhot-edge-coverage: 100.00\n"
+        );
+        assert_eq!(
+            c.to_json(),
+            "{\"dcg-overlap\":100.0,\"cct-overlap\":100.0,\"method-correlation\":1.0,\"hot-edge-coverage\":100.0}\n"
+        );
+    }
+
+    #[test]
+    fn missing_sections_give_none_and_empty_ones_a_value() {
+        let dcg = with_dcg(&[("main", 3, "a", 1)]);
+        let nothing = empty();
+        assert_eq!(compare(&dcg, &nothing), Comparison::default());
+        assert!(compare(&dcg, &nothing).is_empty());
+        assert_eq!(compare(&dcg, &nothing).to_text(), "");
+        assert_eq!(compare(&dcg, &nothing).to_json(), "{}\n");
+        // Present but empty: both empty agree (100), one empty shares
+        // nothing (0).
+        let none = with_dcg(&[]);
+        assert_eq!(dcg_overlap(&none, &none), Some(100.0));
+        assert_eq!(dcg_overlap(&dcg, &none), Some(0.0));
+        assert_eq!(dcg_overlap(&none, &dcg), Some(0.0));
+        // Only zero-weight edges: a zero total, like an empty section.
+        let zero = with_dcg(&[("main", 3, "a", 0)]);
+        assert_eq!(dcg_overlap(&zero, &none), Some(100.0));
+        assert_eq!(dcg_overlap(&zero, &dcg), Some(0.0));
+        // A tree with the root only has no context.
+        let root = with_cct(&[]);
+        let main = with_cct(&[(1, 0, "main", None, 1)]);
+        assert_eq!(cct_overlap(&root, &root), Some(100.0));
+        assert_eq!(cct_overlap(&root, &main), Some(0.0));
+        assert_eq!(hot_edge_coverage(&root, &main), Some(0.0));
+        assert_eq!(hot_edge_coverage(&main, &root), Some(100.0));
+    }
+
+    #[test]
+    fn malformed_tree_gives_none() {
+        // Node 2 names parent 3, listed after it (from_json would refuse it).
+        let bad = with_cct(&[
+            (1, 0, "main", None, 1),
+            (2, 3, "f", Some(5), 1),
+            (3, 1, "g", Some(6), 1),
+        ]);
+        let good = with_cct(&[(1, 0, "main", None, 1)]);
+        assert_eq!(cct_overlap(&bad, &good), None);
+        assert_eq!(hot_edge_coverage(&good, &bad), None);
+        assert_eq!(hot_edge_coverage(&bad, &good), None);
+    }
+
+    #[test]
+    fn deep_trees_are_linear() {
+        // A 100 000-deep recursion: paths are interned, not copied.
+        let mut nodes = vec![(1, 0, "main", None, 1)];
+        for i in 2..=100_000u64 {
+            nodes.push((i, i - 1, "f", Some(4), 1));
+        }
+        let p = with_cct(&nodes);
+        assert_eq!(cct_overlap(&p, &p), Some(100.0));
+        assert_eq!(hot_edge_coverage(&p, &p), Some(100.0));
+    }
+
+    #[test]
+    fn text_never_shows_negative_zero() {
+        let c = Comparison {
+            method_correlation: Some(-1e-12),
+            ..Default::default()
+        };
+        assert_eq!(c.to_text(), "method-correlation: 0.00\n");
+    }
+}

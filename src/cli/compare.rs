@@ -1,0 +1,86 @@
+//! `vm compare PROFILE.json REF.json [--json]`: the accuracy metrics of
+//! SPEC section 4 (computed by [`profiler::metrics`]) of one profile
+//! against a reference.
+//!
+//! Output: each available metric as `name: value` (two decimals) on its own
+//! line, in the order dcg-overlap, cct-overlap, method-correlation,
+//! hot-edge-coverage; with `--json`, one JSON object with those keys and
+//! unrounded numbers. A metric the two files cannot both give is left out.
+//! When none is left the command still succeeds (the files were read and
+//! compared; they just have no section in common): stdout is empty (`{}`
+//! with `--json`, so that it stays parseable) and a note on stderr says
+//! which sections each file has.
+//!
+//! Failures: 66 when a file cannot be read (`vm: cannot read `PATH`:
+//! REASON`, as for programs), 65 when it is not a valid `vm-profile/1`
+//! profile (`vm: `PATH` is not a vm-profile/1 profile: REASON`). PROFILE is
+//! read before REF; the first failure is the one reported.
+
+use std::path::Path;
+
+use profiler::metrics;
+use profiler::profile::{Profile, ReadError, FORMAT};
+
+use super::args::CompareArgs;
+use super::{io_reason, Failure, EXIT_INVALID, EXIT_NO_INPUT};
+
+pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
+    let profile = load_profile(&a.profile)?;
+    let reference = load_profile(&a.reference)?;
+    let c = metrics::compare(&profile, &reference);
+    if c.is_empty() {
+        eprintln!(
+            "vm: no metric can be computed: `{}` has {}; `{}` has {}",
+            a.profile.display(),
+            sections(&profile),
+            a.reference.display(),
+            sections(&reference),
+        );
+    }
+    if a.json {
+        print!("{}", c.to_json());
+    } else {
+        print!("{}", c.to_text());
+    }
+    Ok(0)
+}
+
+/// Reads a profile file: 66 if it cannot be read, 65 if it is not a
+/// `vm-profile/1` profile (bytes that are not UTF-8 included).
+fn load_profile(path: &Path) -> Result<Profile, Failure> {
+    let shown = path.display().to_string();
+    let unreadable = |reason: String| Failure {
+        status: EXIT_NO_INPUT,
+        message: format!("vm: cannot read `{shown}`: {reason}"),
+    };
+    let invalid = |reason: String| Failure {
+        status: EXIT_INVALID,
+        message: format!("vm: `{shown}` is not a {FORMAT} profile: {reason}"),
+    };
+    if path.is_dir() {
+        return Err(unreadable("it is a directory".into()));
+    }
+    let bytes = std::fs::read(path).map_err(|e| unreadable(io_reason(&e)))?;
+    let text = String::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".into()))?;
+    Profile::from_json(&text).map_err(|e| match e {
+        ReadError::Io(e) => unreadable(io_reason(&e)),
+        ReadError::Malformed(m) => invalid(m),
+    })
+}
+
+/// The sections of SPEC section 4's metrics that `p` has, for the note.
+fn sections(p: &Profile) -> String {
+    let have: Vec<&str> = [
+        ("dcg", p.dcg.is_some()),
+        ("cct", p.cct.is_some()),
+        ("methods", p.methods.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, has)| has.then_some(name))
+    .collect();
+    if have.is_empty() {
+        "none of dcg, cct, methods".into()
+    } else {
+        have.join(", ")
+    }
+}
