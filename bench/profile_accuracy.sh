@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# profile_accuracy.sh - how close each sampled DCG is to the exact one.
+#
+# Usage:
+#   bench/profile_accuracy.sh            every programs/bench/*.bc and programs/examples/*.bc
+#   bench/profile_accuracy.sh fib.bc     only these (paths, or names found in bench/ or examples/)
+#
+# Environment:
+#   REPEATS=N     sampled runs per setting, seeds 1..N (default 3)
+#   SETTINGS      ";"-separated vm run options, one setting each (default:
+#                 timer; cbs stride 1 samples 1; cbs defaults (3, 16);
+#                 cbs 7/16; cbs 3/64)
+#   EXTRA         more options for every sampled run (e.g. "--clock=virtual"
+#                 or "--interval=100us")
+#   RESULTS_DIR   where profiles go (default: bench-results/accuracy/)
+#
+# For each program: one `--profile=exhaustive` run gives the reference;
+# each setting then runs REPEATS times (seed i for run i) and is scored
+# with `vm compare ... --json` (SPEC section 4). A cell is the mean
+# dcg-overlap over the repeats, the lowest in brackets, then the mean
+# number of samples. A program with no call at all has an empty exact DCG:
+# any profile that also records no edge scores 100 (they agree).
+
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+results="${RESULTS_DIR:-$root/bench-results/accuracy}"
+repeats="${REPEATS:-3}"
+extra="${EXTRA:-}"
+IFS=';' read -r -a settings <<< "${SETTINGS:---profile=timer;--profile=cbs --stride=1 --samples=1;--profile=cbs;--profile=cbs --stride=7 --samples=16;--profile=cbs --stride=3 --samples=64}"
+
+die() { echo "profile_accuracy.sh: $*" >&2; exit 1; }
+command -v python3 >/dev/null || die "python3 is missing (to read vm compare --json)"
+[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer (got '$repeats')"
+
+programs=()
+if (($#)); then
+    for p in "$@"; do
+        for cand in "$p" "$root/programs/bench/$p" "$root/programs/examples/$p"; do
+            [[ -f "$cand" ]] && { programs+=("$cand"); continue 2; }
+        done
+        die "no such program: $p"
+    done
+else
+    programs=("$root"/programs/bench/*.bc "$root"/programs/examples/*.bc)
+fi
+
+echo "== building the release binary" >&2
+(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
+vm="$root/target/release/vm"
+mkdir -p "$results"
+
+header="| program | exact calls |"
+rule="|---|---:|"
+for s in "${settings[@]}"; do
+    header+=" ${s//--profile=/} |"
+    rule+="---:|"
+done
+echo "$header" > "$results/summary.md"
+echo "$rule" >> "$results/summary.md"
+
+for prog in "${programs[@]}"; do
+    name="$(basename "$prog" .bc)"
+    echo "== $name" >&2
+    ref="$results/$name.exact.json"
+    "$vm" run "$prog" --profile=exhaustive --profile-out="$ref" > /dev/null
+    calls="$(python3 -c 'import json,sys; print(sum(e["weight"] for e in json.load(open(sys.argv[1]))["dcg"]))' "$ref")"
+    row="| $name | $calls |"
+    for s in "${settings[@]}"; do
+        scores=()
+        for ((i = 1; i <= repeats; i++)); do
+            out="$results/$name.sampled.json"
+            # shellcheck disable=SC2086 # the setting is a list of options
+            "$vm" run "$prog" $s $extra --seed="$i" --profile-out="$out" > /dev/null
+            scores+=("$("$vm" compare "$out" "$ref" --json | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+p = json.load(open(sys.argv[1]))
+print("%s,%d" % (c["dcg-overlap"], p["run"]["samples"]))' "$out")")
+        done
+        row+=" $(python3 -c '
+import sys
+pairs = [tuple(map(float, a.split(","))) for a in sys.argv[1:]]
+ov = [a for a, _ in pairs]
+n = sum(b for _, b in pairs) / len(pairs)
+print("%.1f [%.1f] (%d)" % (sum(ov) / len(ov), min(ov), round(n)))' "${scores[@]}") |"
+    done
+    echo "$row" >> "$results/summary.md"
+done
+
+echo
+echo "dcg-overlap against --profile=exhaustive: mean [lowest] over $repeats seeded runs (mean samples)${extra:+, with $extra}"
+echo
+cat "$results/summary.md"
