@@ -53,5 +53,5 @@ for p in "${programs[@]}"; do
     without="$(instructions run "$bench_dir/$p.bc" --no-yieldpoints)"
     [[ -n "$with" && -n "$without" ]] || die "$p: no instruction count from callgrind"
     awk -v p="$p" -v a="$with" -v b="$without" \
-        'BEGIN { printf "| %s | %d | %d | %+.2f |\n", p, a, b, (a - b) / b * 100 }'
+        'BEGIN { printf "| %s | %.0f | %.0f | %+.2f |\n", p, a, b, (a - b) / b * 100 }'
 done
