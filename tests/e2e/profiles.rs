@@ -367,7 +367,10 @@ fn sampled_profiles_scored_against_the_exhaustive_one() {
             "timer.json",
             &["--profile=timer", "--clock=virtual", "--seed=5"][..],
         ),
-        ("cbs.json", &["--profile=cbs", "--clock=virtual", "--seed=5"][..]),
+        (
+            "cbs.json",
+            &["--profile=cbs", "--clock=virtual", "--seed=5"][..],
+        ),
     ] {
         let out = format!("--profile-out={name}");
         let mut all = vec!["run", prog, &out];
