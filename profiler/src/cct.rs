@@ -13,6 +13,10 @@ use crate::profile::CctNode;
 pub const NO_LINE: u32 = u32::MAX;
 /// The method index of the root.
 pub const ROOT_METHOD: u32 = u32::MAX;
+/// The method index of the `<detached>` context: a child of the root whose
+/// children are the detached subtrees of walks cut short by `--max-walk`
+/// (Whaley 2000, section 5.4.1 and Figure 10; see [`crate::walk`]).
+pub const DETACHED_METHOD: u32 = u32::MAX - 1;
 const NONE: u32 = u32::MAX;
 
 /// One calling context.
@@ -102,6 +106,34 @@ impl CallingContextTree {
             prev = c;
             c = n.next_sibling;
         }
+        self.fresh_child(parent, method, line)
+    }
+
+    /// The child of `parent` for (`method`, `line`), if there is one
+    /// (a lookup that changes nothing).
+    pub fn child_of(&self, parent: u32, method: u32, line: u32) -> Option<u32> {
+        self.children(parent).find(|&c| {
+            let n = &self.nodes[c as usize];
+            n.method == method && n.line == line
+        })
+    }
+
+    /// The children of `parent`, most recently looked up first.
+    pub fn children(&self, parent: u32) -> impl Iterator<Item = u32> + '_ {
+        let mut c = self.nodes[parent as usize].first_child;
+        std::iter::from_fn(move || {
+            (c != NONE).then(|| {
+                let this = c;
+                c = self.nodes[c as usize].next_sibling;
+                this
+            })
+        })
+    }
+
+    /// A new child of `parent` for (`method`, `line`), never merged with an
+    /// existing one: the root of a detached subtree (Whaley's
+    /// `allocate_node`, Figure 7, when the upward walk found no mark).
+    pub fn fresh_child(&mut self, parent: u32, method: u32, line: u32) -> u32 {
         let id = self.nodes.len() as u32;
         let first = self.nodes[parent as usize].first_child;
         self.nodes.push(Node {
@@ -117,15 +149,27 @@ impl CallingContextTree {
         id
     }
 
+    /// The `<detached>` context under the root (created if absent): the
+    /// parent of every detached subtree.
+    pub fn detached(&mut self) -> u32 {
+        self.child(Self::ROOT, DETACHED_METHOD, NO_LINE)
+    }
+
     /// Adds every context of `other` into this tree (paths matched by
-    /// (method, line), counts summed).
+    /// (method, line), counts summed). Detached subtrees (the children of
+    /// `<detached>`) stay distinct: each was cut from an unknown context,
+    /// so two of them are never assumed to be the same context.
     pub fn merge(&mut self, other: &CallingContextTree) {
         // other's node index -> this tree's node index. Parents come before
         // children in the arena, so one forward pass suffices.
         let mut map = vec![0u32; other.nodes.len()];
         for (i, n) in other.nodes.iter().enumerate().skip(1) {
             let parent = map[n.parent as usize];
-            let mine = self.child(parent, n.method, n.line);
+            let mine = if self.nodes[parent as usize].method == DETACHED_METHOD {
+                self.fresh_child(parent, n.method, n.line)
+            } else {
+                self.child(parent, n.method, n.line)
+            };
             let m = &mut self.nodes[mine as usize];
             m.calls += n.calls;
             m.self_ += n.self_;
@@ -140,6 +184,11 @@ impl CallingContextTree {
     /// renumbered in that order so the output does not depend on the order
     /// in which contexts were discovered.
     pub fn to_flat(&self, name_of: impl Fn(u32) -> String) -> Vec<CctNode> {
+        let name_of = |m: u32| match m {
+            ROOT_METHOD => "<root>".to_string(),
+            DETACHED_METHOD => "<detached>".to_string(),
+            m => name_of(m),
+        };
         let mut out = Vec::with_capacity(self.nodes.len());
         let mut stack: Vec<(u32, Option<u64>)> = vec![(Self::ROOT, None)];
         while let Some((i, parent)) = stack.pop() {
@@ -148,11 +197,7 @@ impl CallingContextTree {
             out.push(CctNode {
                 id,
                 parent,
-                method: if n.method == ROOT_METHOD {
-                    "<root>".to_string()
-                } else {
-                    name_of(n.method)
-                },
+                method: name_of(n.method),
                 line: (n.line != NO_LINE).then_some(n.line),
                 calls: n.calls,
                 self_: n.self_,
@@ -223,6 +268,39 @@ mod tests {
                 ("b", Some(5), 7, Some(1)),
             ]
         );
+    }
+
+    #[test]
+    fn detached_subtrees_stay_distinct_when_merged() {
+        let mut x = CallingContextTree::new();
+        let d = x.detached();
+        let r1 = x.fresh_child(d, 1, NO_LINE);
+        let r2 = x.fresh_child(d, 1, NO_LINE);
+        assert_ne!(r1, r2, "a fresh child is never looked up");
+        assert_eq!(x.detached(), d);
+        let b = x.child(r1, 2, 5);
+        x.node_mut(b).calls = 3;
+        let mut run = CallingContextTree::new();
+        run.merge(&x);
+        run.merge(&x);
+        let flat = run.to_flat(names);
+        let shape: Vec<_> = flat
+            .iter()
+            .map(|n| (n.method.as_str(), n.calls, n.parent))
+            .collect();
+        // Two merges of two detached roots each: four roots under one
+        // <detached>; the b below each r1 keeps its own count.
+        assert_eq!(shape[1], ("<detached>", 0, Some(0)));
+        assert_eq!(shape.iter().filter(|s| s.0 == "a").count(), 4);
+        assert_eq!(
+            shape
+                .iter()
+                .filter(|s| s.0 == "b")
+                .map(|s| s.1)
+                .sum::<u64>(),
+            6
+        );
+        assert!(shape.iter().filter(|s| s.0 == "a").all(|s| s.2 == Some(1)));
     }
 
     #[test]

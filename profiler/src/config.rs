@@ -200,6 +200,11 @@ pub struct ProfileConfig {
     pub seed: u64,
     /// What to build.
     pub record: Vec<Record>,
+    /// How a sample examines the stack: `top` unless a calling context
+    /// record (`cct`) needs more.
+    pub walk: Walk,
+    /// Frames one sample may examine (`top`: 1).
+    pub max_walk: u32,
 }
 
 /// Default `--interval`: 1 ms.
@@ -210,6 +215,10 @@ pub const DEFAULT_STRIDE: u32 = 3;
 pub const DEFAULT_SAMPLES: u32 = 16;
 /// Default `--every`.
 pub const DEFAULT_EVERY: u32 = 100;
+/// Default `--max-walk` of `--walk=marked`: Whaley's buffer of 16 methods.
+pub const DEFAULT_MAX_WALK_MARKED: u32 = 16;
+/// Default `--max-walk` of `--walk=full`.
+pub const DEFAULT_MAX_WALK_FULL: u32 = 256;
 
 impl ProfileOptions {
     /// Fills in defaults and checks that every option given applies to the
@@ -327,6 +336,7 @@ impl ProfileOptions {
             ("--stride", self.stride),
             ("--samples", self.samples),
             ("--every", self.every),
+            ("--max-walk", self.max_walk),
         ] {
             if v == Some(0) {
                 problems.push(format!("{flag} must be at least 1"));
@@ -346,16 +356,47 @@ impl ProfileOptions {
         // Parts of SPEC section 2 that later work builds.
         let not_yet = |what: &str| format!("{what} is not implemented yet in this version of vm");
         if sampling {
-            if let Some(r) = record.iter().find(|r| **r != Record::Dcg) {
+            if let Some(r) = record
+                .iter()
+                .find(|r| !matches!(r, Record::Dcg | Record::Cct))
+            {
                 problems.push(not_yet(&format!("--record={r} with --profile={kind}")));
             }
         }
-        if self.walk.is_some() {
-            problems.push(not_yet("--walk"));
+        // Walks: only a calling-context record needs more than the top
+        // frame; the dcg's walk is `top`.
+        let contexts = sampling && record.contains(&Record::Cct);
+        if sampling {
+            match self.walk {
+                Some(Walk::Incremental) => problems.push(not_yet("--walk=incremental")),
+                Some(Walk::Top) if contexts => problems.push(
+                    "--walk=top examines only the top frame, which names the call edge but not \
+                     its calling context; --record=cct needs --walk=full or --walk=marked"
+                        .into(),
+                ),
+                Some(w @ (Walk::Full | Walk::Marked)) if !contexts => problems.push(format!(
+                    "--walk={w} applies only when --record includes cct \
+                     (the dcg needs only the top frame)"
+                )),
+                _ => {}
+            }
+            if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
+                problems.push(
+                    "--max-walk applies only when --record includes cct, with --walk=full or marked"
+                        .into(),
+                );
+            }
         }
-        if self.max_walk.is_some() {
-            problems.push(not_yet("--max-walk"));
-        }
+        let walk = match self.walk {
+            Some(w) if sampling => w,
+            _ if contexts => Walk::Full,
+            _ => Walk::Top,
+        };
+        let max_walk = match walk {
+            Walk::Top => 1,
+            Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
+            Walk::Full | Walk::Incremental => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
+        };
         if self.tune {
             problems.push(not_yet("--tune"));
         }
@@ -377,6 +418,8 @@ impl ProfileOptions {
             clock: self.clock.unwrap_or_default(),
             seed: self.seed.unwrap_or(random_seed),
             record,
+            walk,
+            max_walk,
         })
     }
 }
@@ -385,6 +428,14 @@ impl ProfileConfig {
     /// Does this run count instructions (virtual clock or exhaustive)?
     pub fn counts_instructions(&self) -> bool {
         self.kind == ProfileKind::Exhaustive || (self.uses_timer() && self.clock == Clock::Virtual)
+    }
+
+    /// Does a sampling profile build a calling context tree from walks?
+    pub fn samples_contexts(&self) -> bool {
+        matches!(
+            self.kind,
+            ProfileKind::Timer | ProfileKind::Cbs | ProfileKind::Counter
+        ) && self.record.contains(&Record::Cct)
     }
 
     /// Is this profile driven by a timer tick?
@@ -466,6 +517,82 @@ mod tests {
         }
         .resolve(1)
         .is_ok());
+    }
+
+    #[test]
+    fn walks_and_their_defaults() {
+        let with = |profile, record: Option<Vec<Record>>, walk, max_walk| ProfileOptions {
+            profile: Some(profile),
+            record,
+            walk,
+            max_walk,
+            ..Default::default()
+        };
+        let cct = || Some(vec![Record::Dcg, Record::Cct]);
+        let ok = |o: ProfileOptions| {
+            let c = o.resolve(1).unwrap();
+            (c.walk, c.max_walk)
+        };
+        // The dcg alone walks only the top frame.
+        assert_eq!(
+            ok(with(ProfileKind::Timer, None, None, None)),
+            (Walk::Top, 1)
+        );
+        assert_eq!(
+            ok(with(ProfileKind::Cbs, None, Some(Walk::Top), None)),
+            (Walk::Top, 1)
+        );
+        // A CCT: full by default (256), marked 16.
+        for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
+            assert_eq!(ok(with(kind, cct(), None, None)), (Walk::Full, 256));
+            assert_eq!(
+                ok(with(kind, cct(), Some(Walk::Marked), None)),
+                (Walk::Marked, 16)
+            );
+            assert_eq!(
+                ok(with(
+                    kind,
+                    Some(vec![Record::Cct]),
+                    Some(Walk::Full),
+                    Some(9)
+                )),
+                (Walk::Full, 9)
+            );
+            let c = with(kind, cct(), None, None).resolve(1).unwrap();
+            assert!(c.samples_contexts());
+        }
+        let c = with(ProfileKind::Exhaustive, cct(), None, None)
+            .resolve(1)
+            .unwrap();
+        assert!(!c.samples_contexts());
+        // Usage errors.
+        let bad = |o: ProfileOptions| o.resolve(1).unwrap_err();
+        assert!(
+            bad(with(ProfileKind::Counter, cct(), Some(Walk::Top), None)).contains("--walk=top")
+        );
+        assert!(bad(with(ProfileKind::Counter, None, Some(Walk::Full), None)).contains("--record"));
+        assert!(bad(with(ProfileKind::Counter, None, None, Some(16))).contains("--max-walk"));
+        assert!(
+            bad(with(ProfileKind::Counter, cct(), Some(Walk::Full), Some(0)))
+                .contains("at least 1")
+        );
+        assert!(bad(with(
+            ProfileKind::Timer,
+            cct(),
+            Some(Walk::Incremental),
+            None
+        ))
+        .contains("not implemented"));
+        assert!(
+            bad(with(ProfileKind::Exhaustive, cct(), Some(Walk::Full), None))
+                .contains("does not apply")
+        );
+        assert!(bad(with(ProfileKind::Exhaustive, cct(), None, Some(3))).contains("--max-walk"));
+        for r in [Record::Pcct, Record::Acct] {
+            assert!(
+                bad(with(ProfileKind::Cbs, Some(vec![r]), None, None)).contains("not implemented")
+            );
+        }
     }
 
     #[test]

@@ -28,5 +28,6 @@ pub mod report;
 pub mod samples;
 pub mod session;
 pub mod stack;
+pub mod walk;
 
 pub use session::{Profiler, RunFacts};

@@ -51,6 +51,11 @@ pub fn spawn(
                         buf.clear();
                         let _ = pool.try_send(buf);
                     }
+                    Message::Contexts(tree) => {
+                        if let Some(mine) = &mut r.cct {
+                            mine.merge(&tree);
+                        }
+                    }
                     Message::ThreadDone(t) => {
                         r.samples += t.samples;
                         r.threads_done += 1;

@@ -15,6 +15,7 @@
 
 use crossbeam::channel::{Receiver, Sender};
 
+use crate::cct::CallingContextTree;
 use crate::exact::ExactThreadProfile;
 
 /// Samples a buffer holds before it is handed to the organizer.
@@ -45,6 +46,9 @@ pub enum Sample {
 pub enum Message {
     /// A buffer of samples to fold (then recycle).
     Samples(Vec<Sample>),
+    /// A thread's calling context tree, built from its samples
+    /// (`--record=cct` with a sampling profile), sent when it ends.
+    Contexts(Box<CallingContextTree>),
     /// A thread ended: its totals, and (exhaustive profiles) its exact
     /// counts.
     ThreadDone(ThreadSummary),
@@ -108,6 +112,11 @@ impl SampleSink {
         // The organizer outlives every thread that can still send; if it is
         // gone the run is being torn down and the samples do not matter.
         let _ = self.to_organizer.send(Message::Samples(full));
+    }
+
+    /// Sends the thread's calling context tree to the organizer.
+    pub fn send_contexts(&mut self, tree: CallingContextTree) {
+        let _ = self.to_organizer.send(Message::Contexts(Box::new(tree)));
     }
 
     /// Sends what is buffered, then the thread's summary.

@@ -24,6 +24,7 @@ use crate::listeners::SampleRecorder;
 use crate::organizer::{self, Repositories};
 use crate::profile::{ConfigSection, Profile, RunSection, FORMAT};
 use crate::samples::{Message, Sample, SampleSink};
+use crate::walk::ContextRecorder;
 
 /// What the run itself reports, for the profile's `run` section.
 #[derive(Clone, Copy, Debug, Default)]
@@ -50,8 +51,8 @@ impl Profiler {
     pub fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
-        let build_cct =
-            config.kind == ProfileKind::Exhaustive && config.record.contains(&Record::Cct);
+        let build_cct = (config.kind == ProfileKind::Exhaustive || config.samples_contexts())
+            && config.record.contains(&Record::Cct);
         let handle = organizer::spawn(inbox, pool_tx, program.bodies.len(), build_cct);
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
         let timer = (config.uses_timer() && config.clock == Clock::Wall)
@@ -110,8 +111,16 @@ impl Profiler {
         }
     }
 
-    fn recorder(&self) -> SampleRecorder {
-        SampleRecorder { sink: self.sink() }
+    /// The sample recorder of `thread`: its buffer, and with a sampled
+    /// calling context tree its own tree (rooted at its entry method).
+    fn recorder(&self, thread: &ThreadShared) -> SampleRecorder {
+        let c = &self.config;
+        SampleRecorder {
+            sink: self.sink(),
+            contexts: c
+                .samples_contexts()
+                .then(|| ContextRecorder::new(c.walk, c.max_walk, thread.entry)),
+        }
     }
 
     fn sink(&self) -> SampleSink {
@@ -137,7 +146,7 @@ fn config_section(c: &ProfileConfig) -> ConfigSection {
         clock: timer.then(|| c.clock.name().to_string()),
         seed: Some(c.seed),
         record: Some(c.record.iter().map(|r| r.name().to_string()).collect()),
-        walk: None,
+        walk: c.samples_contexts().then(|| c.walk.name().to_string()),
     }
 }
 
@@ -172,9 +181,9 @@ impl Hooks for Profiler {
                 c.record.contains(&Record::Cct),
                 self.sink(),
             )),
-            ProfileKind::Timer => Box::new(TimerListener::new(self.recorder())),
+            ProfileKind::Timer => Box::new(TimerListener::new(self.recorder(thread))),
             ProfileKind::Cbs => Box::new(CounterBasedListener::new(
-                self.recorder(),
+                self.recorder(thread),
                 self.rng_for(thread.id),
                 c.stride,
                 c.samples,
@@ -185,7 +194,7 @@ impl Hooks for Profiler {
                     .control
                     .store(-1, std::sync::atomic::Ordering::SeqCst);
                 Box::new(MethodCounterListener::new(
-                    self.recorder(),
+                    self.recorder(thread),
                     self.rng_for(thread.id),
                     c.every,
                 ))

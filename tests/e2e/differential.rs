@@ -4,7 +4,8 @@
 //! without one. Programs whose threads print in a free order (header
 //! `; sort-stdout: yes`) are compared as sorted lines. The long-running
 //! programs (benchmarks, GC stress) run once per profile kind, the others
-//! under several settings of each.
+//! under several settings of each, stack walks (`--walk=full|marked`
+//! into `--record=cct`) included.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -36,6 +37,37 @@ const PROFILES: &[&[&str]] = &[
         "--seed=3",
     ],
     &["--profile=counter", "--every=7"],
+    // Stack walks into a sampled calling context tree: marks written into
+    // return words and slots must stay invisible to the program.
+    &[
+        "--profile=counter",
+        "--every=3",
+        "--record=dcg,cct",
+        "--walk=full",
+    ],
+    &[
+        "--profile=counter",
+        "--every=5",
+        "--record=cct",
+        "--walk=marked",
+        "--max-walk=4",
+    ],
+    &[
+        "--profile=cbs",
+        "--interval=100us",
+        "--stride=1",
+        "--record=cct",
+        "--walk=marked",
+    ],
+    &[
+        "--profile=timer",
+        "--clock=virtual",
+        "--interval=10us",
+        "--seed=3",
+        "--record=cct",
+        "--walk=full",
+        "--max-walk=8",
+    ],
 ];
 
 /// One configuration per profile kind: for the long-running programs
@@ -45,6 +77,7 @@ const ONE_PER_KIND: &[&[&str]] = &[
     &["--profile=timer"],
     &["--profile=cbs"],
     &["--profile=counter"],
+    &["--profile=counter", "--record=cct", "--walk=marked"],
 ];
 
 /// Is this one of the long-running programs?

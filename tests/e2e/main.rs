@@ -10,6 +10,7 @@ mod harness;
 mod bad_input;
 mod cli;
 mod compare;
+mod contexts;
 mod declarations;
 mod differential;
 mod examples;

@@ -10,6 +10,10 @@
 //! - [`counter::MethodCounterListener`]: Arnold & Sweeney's sample every
 //!   Nth call, without a timer.
 //!
+//! With `--record=cct`, every method and edge sample also walks the stack
+//! ([`crate::walk`]) into the thread's own calling context tree, which
+//! goes to the organizer when the thread ends.
+//!
 //! The exhaustive profile's listener is in [`crate::exact`].
 
 pub mod cbs;
@@ -21,11 +25,15 @@ use vm::instr::YieldKind;
 
 use crate::samples::{Sample, SampleSink, ThreadSummary};
 use crate::stack::{method_of, top_edge};
+use crate::walk::ContextRecorder;
 
-/// What every sampling listener has: its thread's sample buffer.
+/// What every sampling listener has: its thread's sample buffer, and with
+/// `--record=cct` its calling context tree.
 pub struct SampleRecorder {
     /// The thread's end of the sample queue.
     pub sink: SampleSink,
+    /// The thread's calling context tree and how to walk to it.
+    pub contexts: Option<ContextRecorder>,
 }
 
 impl SampleRecorder {
@@ -35,7 +43,7 @@ impl SampleRecorder {
     /// prior to the yield", Arnold & Grove 2005, section 3.3), the sample
     /// goes to the caller; at an epilogue or a backedge, to the top frame.
     #[inline]
-    pub fn method_sample(&mut self, t: &ThreadCtx<'_>, kind: YieldKind) {
+    pub fn method_sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
         let n = t.frames.len();
         let frame = if kind == YieldKind::Prologue && n >= 2 {
             t.frames.get(n - 2)
@@ -47,17 +55,24 @@ impl SampleRecorder {
                 method: method_of(t.program, f),
             });
         }
+        if let Some(c) = &mut self.contexts {
+            c.method_sample(t.program, t.frames, kind);
+        }
     }
 
-    /// Records the call edge into the top frame (none in an entry frame).
+    /// Records the call edge into the top frame (none in an entry frame),
+    /// and with a calling context tree one call of the top frame's context.
     #[inline]
-    pub fn edge_sample(&mut self, t: &ThreadCtx<'_>) {
+    pub fn edge_sample(&mut self, t: &mut ThreadCtx<'_>) {
         if let Some((caller, line, callee)) = top_edge(t.program, t.frames) {
             self.sink.push(Sample::Edge {
                 caller,
                 line,
                 callee,
             });
+            if let Some(c) = &mut self.contexts {
+                c.edge_sample(t.program, t.frames);
+            }
         }
     }
 
@@ -67,8 +82,12 @@ impl SampleRecorder {
         self.sink.taken += 1;
     }
 
-    /// Sends the rest of the buffer and the thread's totals.
+    /// Sends the rest of the buffer, the thread's calling context tree and
+    /// its totals.
     pub fn finish(&mut self, t: &ThreadCtx<'_>) {
+        if let Some(c) = self.contexts.take() {
+            self.sink.send_contexts(c.into_tree());
+        }
         let samples = self.sink.taken;
         self.sink.finish(ThreadSummary {
             thread: t.thread.id,

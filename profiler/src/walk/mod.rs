@@ -1,0 +1,258 @@
+//! Stack walks: how a sample finds its *calling context* (the path of
+//! (method, call-site line) from the thread's entry method to a frame), and
+//! the per-thread calling context tree the sampling profiles build with
+//! `--record=cct`.
+//!
+//! - [`full`]: read every frame from the top down to the entry frame (at
+//!   most `--max-walk`, default 256), the classic stack-sampling walk
+//!   (Whaley 2000, section 5.1, Figure 6(a): "a copy of the call stack at
+//!   every sample"), then find the path in the tree from the root.
+//! - [`marked`]: Whaley 2000, section 5.2 and Figure 7 (also Arnold &
+//!   Sweeney 2000, section 3): walk up only to the first frame marked by an
+//!   earlier sample, whose `slot` holds its context, then back down marking
+//!   the new frames (at most `--max-walk` frames examined, default 16,
+//!   Whaley's buffer).
+//! - `top` (the `dcg`'s walk) examines only the top frame: the DCG needs
+//!   nothing more. It cannot place a context, so `--record=cct` with
+//!   `--walk=top` is a usage error ([`crate::config`]); if asked anyway,
+//!   [`ContextRecorder`] treats it as a full walk of one frame.
+//!
+//! **A walk cut by `--max-walk`** (Whaley 2000, section 5.4.1, Figure 10):
+//! when the walk examined `max-walk` frames without reaching a marked frame
+//! (`marked`) or the entry frame, it does not know where in the tree the
+//! examined frames belong. As in Figure 7's `allocate_node(m)`, it then
+//! starts a *detached subtree*: a new node for the method of the frame just
+//! below the examined ones (known from the last examined frame's return
+//! word, with no call-site line), not attached to the thread's tree but
+//! kept under a `<detached>` context, a child of the root, so that the flat
+//! `cct` list of SPEC section 3 still has one root. The examined frames
+//! become a path below that node. Later samples whose marked walk stops in
+//! one of those frames attach to the detached subtree, exactly as in
+//! Figure 10(b). A marked walk allocates a fresh detached root per cut;
+//! a full walk (which has no marks to tell activations apart) reuses the
+//! detached path of an identical truncated stack on the same thread, so a
+//! deep recursion sampled often does not grow the tree by `max-walk` nodes
+//! per sample. Detached subtrees are never merged with each other when the
+//! threads' trees are merged ([`CallingContextTree::merge`]).
+//!
+//! **Counts** (SPEC section 3): an edge sample (the moment a listener
+//! records [`crate::samples::Sample::Edge`]) adds one to `calls` of the
+//! context of the top frame; a method sample adds one to `self` of the
+//! context of the frame it credits (at a prologue the caller, see
+//! [`crate::listeners::SampleRecorder::method_sample`]). Each thread's entry
+//! context counts one call per thread, as in the exhaustive CCT. The tree
+//! lives on its thread (no lock per sample) and goes to the organizer when
+//! the thread ends.
+//!
+//! No walk recurses on the Rust stack: trees and stacks may be thousands of
+//! levels deep.
+
+pub mod full;
+pub mod marked;
+
+use vm::frame::Frame;
+use vm::instr::YieldKind;
+use vm::loader::Program;
+
+use crate::cct::{CallingContextTree, NO_LINE};
+use crate::config::Walk;
+use crate::stack::{call_site_line, method_of};
+
+/// What a walk needs to know about frames: which method each runs and
+/// from which call-site line it was called. [`Program`] is the real one;
+/// unit tests use a stand-in.
+pub trait FrameInfo {
+    /// The method frame `f` runs.
+    fn method(&self, f: &Frame) -> u32;
+    /// The source line of the call in `caller` that created `callee`.
+    fn line(&self, caller: &Frame, callee: &Frame) -> u32;
+}
+
+impl FrameInfo for Program {
+    #[inline]
+    fn method(&self, f: &Frame) -> u32 {
+        method_of(self, f)
+    }
+
+    #[inline]
+    fn line(&self, caller: &Frame, callee: &Frame) -> u32 {
+        call_site_line(self, caller, callee)
+    }
+}
+
+/// The call-site line of `frames[j]` (none for the entry frame).
+#[inline]
+fn line_of<S: FrameInfo + ?Sized>(s: &S, frames: &[Frame], j: usize) -> u32 {
+    if j == 0 {
+        NO_LINE
+    } else {
+        s.line(&frames[j - 1], &frames[j])
+    }
+}
+
+/// One thread's calling context tree, built from its samples.
+pub struct ContextRecorder {
+    tree: CallingContextTree,
+    walk: Walk,
+    max_walk: usize,
+}
+
+impl ContextRecorder {
+    /// A recorder walking with `walk`, examining at most `max_walk` frames
+    /// per sample, for a thread whose entry method is `entry` (its context
+    /// counts the thread as one call).
+    pub fn new(walk: Walk, max_walk: u32, entry: u32) -> ContextRecorder {
+        let mut tree = CallingContextTree::new();
+        let e = tree.child(CallingContextTree::ROOT, entry, NO_LINE);
+        tree.node_mut(e).calls += 1;
+        ContextRecorder {
+            tree,
+            walk,
+            max_walk: (max_walk as usize).max(1),
+        }
+    }
+
+    /// The context of the top frame of `frames` (found or created).
+    pub fn context<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) -> u32 {
+        match self.walk {
+            Walk::Marked => marked::context(&mut self.tree, s, frames, self.max_walk),
+            Walk::Top => full::context(&mut self.tree, s, frames, 1),
+            // Incremental walks are not built; config rejects them.
+            Walk::Full | Walk::Incremental => {
+                full::context(&mut self.tree, s, frames, self.max_walk)
+            }
+        }
+    }
+
+    /// An edge sample into the top frame: one call of its context. A lone
+    /// entry frame has no edge (as in the DCG).
+    pub fn edge_sample<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) {
+        if frames.len() < 2 {
+            return;
+        }
+        let c = self.context(s, frames);
+        self.tree.node_mut(c).calls += 1;
+    }
+
+    /// A method sample at a yieldpoint of `kind`: one `self` of the
+    /// context of the frame credited (the caller at a prologue).
+    pub fn method_sample<S: FrameInfo + ?Sized>(
+        &mut self,
+        s: &S,
+        frames: &mut [Frame],
+        kind: YieldKind,
+    ) {
+        let n = frames.len();
+        let depth = if kind == YieldKind::Prologue && n >= 2 {
+            n - 1
+        } else {
+            n
+        };
+        if depth == 0 {
+            return;
+        }
+        let c = self.context(s, &mut frames[..depth]);
+        self.tree.node_mut(c).self_ += 1;
+    }
+
+    /// The tree built so far.
+    pub fn tree(&self) -> &CallingContextTree {
+        &self.tree
+    }
+
+    /// The tree, for the organizer.
+    pub fn into_tree(self) -> CallingContextTree {
+        self.tree
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A stand-in for a program: frame `body` is the method, the return
+    //! word's pc is the call-site line.
+
+    use super::FrameInfo;
+    use crate::cct::CallingContextTree;
+    use vm::frame::{Frame, ReturnWord};
+
+    pub struct Fake;
+
+    impl FrameInfo for Fake {
+        fn method(&self, f: &Frame) -> u32 {
+            f.body
+        }
+        fn line(&self, _caller: &Frame, callee: &Frame) -> u32 {
+            callee.ret.pc()
+        }
+    }
+
+    /// A new (unmarked) frame running `method`, called from `line`.
+    pub fn frame(method: u32, line: u32) -> Frame {
+        Frame {
+            ret: ReturnWord::to_pc(line),
+            slot: 0,
+            body: method,
+            base: 0,
+        }
+    }
+
+    /// The entry frame running `method`.
+    pub fn entry(method: u32) -> Frame {
+        Frame {
+            ret: ReturnWord::thread_exit(),
+            slot: 0,
+            body: method,
+            base: 0,
+        }
+    }
+
+    /// The path of node `n` from the root, as (method, line), root excluded.
+    pub fn path(t: &CallingContextTree, mut n: u32) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        while n != CallingContextTree::ROOT {
+            let node = t.node(n);
+            out.push((node.method, node.line));
+            n = node.parent;
+        }
+        out.reverse();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::*;
+    use super::*;
+    use crate::cct::NO_LINE;
+
+    #[test]
+    fn method_samples_at_a_prologue_credit_the_caller() {
+        for walk in [Walk::Full, Walk::Marked] {
+            let mut r = ContextRecorder::new(walk, 16, 0);
+            let mut frames = vec![entry(0), frame(1, 10), frame(2, 20)];
+            r.method_sample(&Fake, &mut frames, YieldKind::Prologue);
+            r.edge_sample(&Fake, &mut frames);
+            r.method_sample(&Fake, &mut frames, YieldKind::Epilogue);
+            let t = r.tree();
+            let main = t.child_of(CallingContextTree::ROOT, 0, NO_LINE).unwrap();
+            let a = t.child_of(main, 1, 10).unwrap();
+            let b = t.child_of(a, 2, 20).unwrap();
+            assert_eq!((t.node(main).calls, t.node(main).self_), (1, 0));
+            assert_eq!((t.node(a).calls, t.node(a).self_), (0, 1), "{walk:?}");
+            assert_eq!((t.node(b).calls, t.node(b).self_), (1, 1), "{walk:?}");
+            assert_eq!(t.len(), 4);
+        }
+    }
+
+    #[test]
+    fn an_entry_frame_alone_has_no_edge() {
+        let mut r = ContextRecorder::new(Walk::Full, 256, 3);
+        let mut frames = vec![entry(3)];
+        r.edge_sample(&Fake, &mut frames);
+        r.method_sample(&Fake, &mut frames, YieldKind::Prologue);
+        let t = r.tree();
+        let e = t.child_of(CallingContextTree::ROOT, 3, NO_LINE).unwrap();
+        assert_eq!((t.node(e).calls, t.node(e).self_), (1, 1));
+        assert_eq!(t.len(), 2);
+    }
+}
