@@ -141,6 +141,65 @@ fn sampling_every_call_gives_the_exhaustive_cct() {
     }
 }
 
+/// Context path -> (calls, self).
+fn counts_by_path(p: &Profile) -> BTreeMap<Path_, (u64, u64)> {
+    let nodes = cct(p);
+    let mut out = BTreeMap::new();
+    for (n, path) in nodes.iter().zip(paths(nodes)) {
+        let e = out.entry(path).or_insert((0, 0));
+        e.0 += n.calls;
+        e.1 += n.self_;
+    }
+    out
+}
+
+#[test]
+fn marked_and_full_walks_find_the_same_contexts_for_the_same_samples() {
+    // The virtual clock makes the samples the same whatever the walk, so
+    // without cuts the two walks must build the same tree; and under
+    // timer and cbs, with many frames pushed and popped between samples,
+    // every context either finds is a real one (a stale mark would attach
+    // a frame to a dead activation's context).
+    for name in [
+        "whaley-fig5.bc",
+        "arnold-sweeney-fig6.bc",
+        "fib.bc",
+        "threads.bc",
+    ] {
+        let (_, exact) = profile_in(
+            &examples(),
+            name,
+            &["--profile=exhaustive", "--record=cct"],
+            "same-exact",
+        );
+        let exact = calls_by_path(&exact);
+        for profile in [&["--profile=timer"][..], &["--profile=cbs", "--stride=2"]] {
+            let run = |walk: &[&str], tag: &str| {
+                let mut args = profile.to_vec();
+                args.extend_from_slice(&[
+                    "--clock=virtual",
+                    "--interval=20us",
+                    "--seed=9",
+                    "--record=cct",
+                ]);
+                args.extend_from_slice(walk);
+                profile_in(&examples(), name, &args, tag)
+            };
+            let (r, full) = run(&["--walk=full"], "same-full");
+            let (_, marked) = run(&["--walk=marked", "--max-walk=64"], "same-marked");
+            let f = counts_by_path(&full);
+            assert_eq!(f, counts_by_path(&marked), "{}: the walks differ", r.cmd);
+            for path in f.keys().filter(|p| !p.is_empty()) {
+                assert!(
+                    exact.contains_key(path),
+                    "{}: {path:?} is no context",
+                    r.cmd
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn compare_scores_an_every_call_cct_at_100() {
     let dir = scratch("contexts-compare");
