@@ -30,6 +30,7 @@ pub mod loader;
 pub mod module;
 pub mod opcode;
 pub mod output;
+pub mod printer;
 pub mod runtime;
 pub mod safepoint;
 pub mod thread;
