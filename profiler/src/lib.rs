@@ -15,6 +15,7 @@
 //!
 //! Options and their defaults are in [`config`] (SPEC section 2).
 
+pub mod ccmap;
 pub mod cct;
 pub mod clock;
 pub mod config;
@@ -28,6 +29,7 @@ pub mod report;
 pub mod samples;
 pub mod session;
 pub mod stack;
+pub mod tune;
 pub mod walk;
 
 pub use session::{Profiler, RunFacts};
