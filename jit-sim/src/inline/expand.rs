@@ -628,3 +628,249 @@ fn unique(name: &str, taken: &HashSet<String>) -> String {
         .find(|n| !taken.contains(n))
         .expect("some suffix is free")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{inline, Budget, CallSite, Decision, Target};
+    use vm::module::Module;
+
+    fn module(src: &str) -> Module {
+        vm::verify::assemble("t.bc", src).expect("test program verifies")
+    }
+
+    fn main_text(m: &Module, decisions: &[Decision], budget: &Budget) -> String {
+        let (out, _) = inline(m, decisions, budget).expect("inlines");
+        let text = vm::printer::print(&out).expect("prints");
+        let start = text.find(".method main()").expect("main");
+        text[start..].to_string()
+    }
+
+    fn at(method: u32, index: u32, target: Target) -> Decision {
+        Decision {
+            site: CallSite { method, index },
+            target,
+        }
+    }
+
+    #[test]
+    fn static_inline_stores_arguments_resets_locals_and_falls_through() {
+        let m = module(
+            "\
+.method sub(a, b)
+  .locals t
+  load a
+  load b
+  sub
+  store t
+  load t
+  ret
+.end
+.method main()
+  push 10
+  push 3
+  call sub
+  print
+  push 0
+  ret
+.end
+",
+        );
+        let text = main_text(&m, &[at(1, 2, Target::Static)], &Budget::default());
+        // b is on top of the stack, so it is stored first; the final `ret`
+        // becomes a jump to the next instruction, which is dropped.
+        assert_eq!(
+            text,
+            "\
+.method main()
+  .locals sub_a sub_b sub_t
+  push 10
+  push 3
+  store sub_b
+  store sub_a
+  push 0
+  store sub_t
+  load sub_a
+  load sub_b
+  sub
+  store sub_t
+  load sub_t
+sub_done:
+  print
+  push 0
+  ret
+.end
+"
+        );
+    }
+
+    #[test]
+    fn early_returns_jump_to_the_continuation() {
+        let m = module(
+            "\
+.method abs(x)
+  load x
+  push 0
+  jge pos
+  load x
+  neg
+  ret
+pos:
+  load x
+  ret
+.end
+.method main()
+  push -4
+  call abs
+  print
+  push 0
+  ret
+.end
+",
+        );
+        let text = main_text(&m, &[at(1, 1, Target::Static)], &Budget::default());
+        assert_eq!(
+            text,
+            "\
+.method main()
+  .locals abs_x
+  push -4
+  store abs_x
+  load abs_x
+  push 0
+  jge abs_pos
+  load abs_x
+  neg
+  jmp abs_done
+abs_pos:
+  load abs_x
+abs_done:
+  print
+  push 0
+  ret
+.end
+"
+        );
+    }
+
+    #[test]
+    fn guarded_inline_tests_the_receiver_and_keeps_the_call_on_the_slow_path() {
+        let m = module(
+            "\
+.class P
+  .field x
+.end
+.method P.add(this, k)
+  load this
+  getfield P.x
+  load k
+  add
+  ret
+.end
+.method main()
+  new P
+  push 5
+  callvirt add
+  print
+  push 0
+  ret
+.end
+",
+        );
+        let text = main_text(&m, &[at(1, 2, Target::guarded(0))], &Budget::default());
+        assert_eq!(
+            text,
+            "\
+.method main()
+  .locals add_k add_this
+  new P
+  push 5
+  store add_k
+  dup
+  isclass P
+  jz add_not_P
+  store add_this
+  load add_this
+  getfield P.x
+  load add_k
+  add
+  jmp add_done
+add_not_P:
+  load add_k
+  callvirt add
+add_done:
+  print
+  push 0
+  ret
+.end
+"
+        );
+    }
+
+    #[test]
+    fn a_jump_to_the_call_lands_on_the_argument_stores() {
+        let m = module(
+            "\
+.method id(x)
+  load x
+  ret
+.end
+.method main()
+  .locals i
+  push 0
+top:
+  call id
+  inc i 1
+  load i
+  push 3
+  jlt top
+  print
+  push 0
+  ret
+.end
+",
+        );
+        let text = main_text(&m, &[at(1, 1, Target::Static)], &Budget::default());
+        assert!(text.contains("top:\n  store id_x\n"), "{text}");
+    }
+
+    #[test]
+    fn labels_of_inlined_copies_do_not_clash() {
+        let m = module(
+            "\
+.method f(x)
+  load x
+  jz zero
+  push 1
+  ret
+zero:
+  push 2
+  ret
+.end
+.method main()
+zero:
+  push 0
+  call f
+  push 1
+  call f
+  add
+  print
+  push 0
+  ret
+.end
+",
+        );
+        let text = main_text(
+            &m,
+            &[at(1, 1, Target::Static), at(1, 3, Target::Static)],
+            &Budget::default(),
+        );
+        for l in ["zero:", "f_zero:", "f_zero_2:", "f_done:", "f_done_2:"] {
+            assert_eq!(
+                text.lines().filter(|x| *x == l).count(),
+                1,
+                "{l} in\n{text}"
+            );
+        }
+        assert!(text.contains(".locals f_x f_x_2"), "{text}");
+    }
+}

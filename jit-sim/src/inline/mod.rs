@@ -552,3 +552,137 @@ pub fn format_outcomes(module: &Module, outcomes: &[Outcome]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROGRAM: &str = "\
+.class A
+.end
+.class B : A
+.end
+.method A.f(this)
+  push 1
+  ret
+.end
+.method g()
+  push 2
+  ret
+.end
+.method main()
+  new B
+  callvirt f
+  call g
+  add
+  print
+  push 0
+  ret
+.end
+";
+
+    fn module() -> Module {
+        vm::verify::assemble("t.bc", PROGRAM).unwrap()
+    }
+
+    #[test]
+    fn validate_accepts_assembled_programs_and_rejects_dangling_indices() {
+        let m = module();
+        assert_eq!(validate(&m), Ok(()));
+        let mut bad = m.clone();
+        bad.classes[1].superclass = Some(1);
+        assert!(matches!(validate(&bad), Err(InlineError::Malformed(_))));
+        let mut bad = m.clone();
+        bad.classes[0].superclass = Some(9);
+        assert!(matches!(validate(&bad), Err(InlineError::Malformed(_))));
+        let mut bad = m.clone();
+        bad.methods[2].code[1].op = Op::CallVirt(4);
+        assert!(matches!(validate(&bad), Err(InlineError::Malformed(_))));
+        let mut bad = m.clone();
+        bad.methods[0].selector = None;
+        assert!(matches!(validate(&bad), Err(InlineError::Malformed(_))));
+        let mut bad = m;
+        bad.main = 17;
+        assert!(matches!(validate(&bad), Err(InlineError::Malformed(_))));
+    }
+
+    #[test]
+    fn no_decisions_change_nothing_but_verify() {
+        let m = module();
+        let (out, outcomes) = inline(&m, &[], &Budget::default()).unwrap();
+        assert!(outcomes.is_empty());
+        for (a, b) in m.methods.iter().zip(&out.methods) {
+            assert_eq!(a.code, b.code);
+            assert_eq!(a.locals, b.locals);
+            assert_eq!(a.catches, b.catches);
+        }
+    }
+
+    #[test]
+    fn outcomes_name_sites_and_format_as_a_log() {
+        let m = module();
+        let d = [
+            Decision {
+                site: CallSite {
+                    method: 2,
+                    index: 1,
+                },
+                target: Target::guarded(1),
+            },
+            Decision {
+                site: CallSite {
+                    method: 2,
+                    index: 2,
+                },
+                target: Target::Static,
+            },
+        ];
+        let budget = Budget {
+            max_callee_size: 1,
+            ..Budget::default()
+        };
+        let (_, outcomes) = inline(&m, &d, &budget).unwrap();
+        assert_eq!(outcomes.len(), 2);
+        assert_eq!(outcomes[0].line(&m), 15);
+        assert_eq!(outcomes[0].callee, Some(0));
+        let log = format_outcomes(&m, &outcomes);
+        assert_eq!(
+            log,
+            "main:\n  @ 15 A.f (2 insns)   too big (2 > 1)\n  @ 16 g (2 insns)   too big (2 > 1)\n"
+        );
+        let (_, outcomes) = inline(&m, &d, &Budget::default()).unwrap();
+        let log = format_outcomes(&m, &outcomes);
+        assert_eq!(
+            log,
+            "main:\n  @ 15 A.f (2 insns)   guarded inline (isclass B)\n  @ 16 g (2 insns)   inline\n"
+        );
+    }
+
+    #[test]
+    fn reasons_read_like_an_inlining_log() {
+        let m = module();
+        let cases = [
+            (Refusal::Unreachable, "unreachable call site"),
+            (
+                Refusal::RecursiveTooDeep { depth: 6, max: 5 },
+                "recursive inlining is too deep (max 5)",
+            ),
+            (
+                Refusal::TooDeep { depth: 6, max: 5 },
+                "inlining too deep (max 5)",
+            ),
+            (Refusal::NotUnderstood { class: 1 }, "B has no such method"),
+            (
+                Refusal::Overridden { by: 1 },
+                "instanceof guard unsound: B overrides",
+            ),
+            (
+                Refusal::CatchNeedsEmptyStack { below: 2 },
+                "callee has .catch and 2 value(s) below the arguments would be lost",
+            ),
+        ];
+        for (r, text) in cases {
+            assert_eq!(r.reason(&m), text);
+        }
+    }
+}
