@@ -395,8 +395,8 @@ impl Emitter<'_> {
     }
 
     /// Inlines the body of `callee` with its parameters already in
-    /// `param_locals` and the receiver (if any) stored; resets its
-    /// `.locals` to 0 first. Returns the body's catches.
+    /// `param_locals` and the receiver (if any) stored; resets the
+    /// `.locals` it may read before writing to 0 first. Returns the body's catches.
     fn inline_body(
         &mut self,
         at: At<'_, '_>,
@@ -412,10 +412,13 @@ impl Emitter<'_> {
         let module = self.module;
         let cm = &module.methods[callee as usize];
         let mut locals = param_locals.to_vec();
-        for name in &cm.locals {
+        let reset = super::locals::needs_reset(cm);
+        for (name, reset) in cm.locals.iter().zip(reset) {
             let l = self.fresh_local(&format!("{}_{name}", cm.name));
-            self.emit(Op::PushInt(0), pos);
-            self.emit(Op::Store(l), pos);
+            if reset {
+                self.emit(Op::PushInt(0), pos);
+                self.emit(Op::Store(l), pos);
+            }
             locals.push(l);
         }
         let mut path = frame.path.to_vec();
@@ -653,7 +656,7 @@ mod tests {
     }
 
     #[test]
-    fn static_inline_stores_arguments_resets_locals_and_falls_through() {
+    fn static_inline_stores_arguments_and_falls_through() {
         let m = module(
             "\
 .method sub(a, b)
@@ -687,8 +690,6 @@ mod tests {
   push 3
   store sub_b
   store sub_a
-  push 0
-  store sub_t
   load sub_a
   load sub_b
   sub

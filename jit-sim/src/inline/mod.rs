@@ -14,8 +14,9 @@
 //!
 //! - **static** `call m`: the arguments are stored from the operand stack
 //!   into fresh locals of the caller (the last argument is on top, so it is
-//!   stored first), the callee's `.locals` are reset to `0` (a callee's
-//!   locals start as 0 on every call), then the callee's code follows with
+//!   stored first), the callee's `.locals` that it may read before writing
+//!   are reset to `0` (a callee's locals start as 0 on every call; see
+//!   [`locals`]), then the callee's code follows with
 //!   its locals renamed, each `ret` turned into a jump to the continuation
 //!   (after dropping whatever the callee left below its return value, with
 //!   `swap; pop`), so the return value is left on the stack exactly where
@@ -48,6 +49,7 @@
 //!   [`Budget::max_method_size`].
 
 pub mod expand;
+pub mod locals;
 
 use std::collections::HashMap;
 use std::fmt;
