@@ -623,6 +623,14 @@ fn recursion_is_stopped_by_the_depth_budget() {
             log.contains("main:\n  @ 22 fib (15 insns)   inline\n    @ 12 fib"),
             "{log}"
         );
+        if depth == 2 {
+            // The example in docs/INLINING.md.
+            let too_deep = "fib (15 insns)   recursive inlining is too deep (max 2)";
+            let expected = format!(
+                "main:\n  @ 22 fib (15 insns)   inline\n    @ 12 fib (15 insns)   inline\n      @ 12 {too_deep}\n      @ 16 {too_deep}\n    @ 16 fib (15 insns)   inline\n      @ 12 {too_deep}\n      @ 16 {too_deep}\n"
+            );
+            assert!(log.ends_with(&expected), "{log}");
+        }
     }
     assert_eq!(run(m).0, "610\n");
 }
