@@ -33,12 +33,24 @@ fn assemble(name: &str, src: &str) -> Module {
     vm::verify::assemble(name, src).unwrap_or_else(|d| panic!("{name} does not assemble: {d:?}"))
 }
 
-/// Inlines, checks that the printed result reassembles, runs both the
-/// in-memory result and the reassembled text, and compares them with the
-/// original. Returns the outcomes and the printed text.
+/// Inlines, checks that the printed result reassembles into the same
+/// instructions, runs the result and compares its output and exit status
+/// with the original's. Returns the outcomes and the printed text.
 fn check_same_behaviour(
     name: &str,
     module: &Module,
+    decisions: &[Decision],
+    budget: &Budget,
+) -> (Vec<Outcome>, String) {
+    let expected = run(module.clone());
+    check_against(name, module, &expected, decisions, budget)
+}
+
+/// [`check_same_behaviour`] with the original's output already known.
+fn check_against(
+    name: &str,
+    module: &Module,
+    expected: &(String, i32),
     decisions: &[Decision],
     budget: &Budget,
 ) -> (Vec<Outcome>, String) {
@@ -47,25 +59,55 @@ fn check_same_behaviour(
     let text = vm::printer::print(&inlined).unwrap_or_else(|e| panic!("{name}: {e}"));
     let reassembled = vm::verify::assemble(name, &text)
         .unwrap_or_else(|d| panic!("{name}: the printed program does not verify: {d:?}\n{text}"));
-    let expected = run(module.clone());
+    // The printed text is the same program: same instructions (strings
+    // compared by content, since the assembler numbers them anew).
+    assert_eq!(
+        instructions(&reassembled),
+        instructions(&inlined),
+        "{name}: the printed program differs\n{text}"
+    );
     let got = run(inlined);
     assert_eq!(
-        got,
+        &got,
         expected,
         "{name}: the inlined program behaves differently\n{}\n{text}",
         format_outcomes(module, &outcomes)
     );
-    let got = run(reassembled);
-    assert_eq!(
-        got, expected,
-        "{name}: the printed program behaves differently"
-    );
     (outcomes, text)
 }
 
-/// A decision for every call site: `call` inlined, `callvirt` guarded for
-/// the first class that defines the selector (or for every such class).
-fn every_site(module: &Module, all_classes: bool) -> Vec<Decision> {
+fn instructions(m: &Module) -> Vec<(String, Vec<String>, Vec<String>)> {
+    m.methods
+        .iter()
+        .map(|meth| {
+            let ops = meth
+                .code
+                .iter()
+                .map(|i| match i.op {
+                    Op::PushStr(s) => format!("push {:?}", m.strings[s as usize]),
+                    op => format!("{op:?}"),
+                })
+                .collect();
+            let catches = meth.catches.iter().map(|c| format!("{c:?}")).collect();
+            (meth.display_name(m), ops, catches)
+        })
+        .collect()
+}
+
+/// How `callvirt` sites are decided in [`every_site`].
+#[derive(Clone, Copy)]
+enum Virtual {
+    /// Guarded for the first class that defines the selector.
+    FirstClass,
+    /// Guarded for every class that defines the selector.
+    EveryClass,
+    /// Guarded for every method of the selector, as a profile names them.
+    EveryMethod,
+}
+
+/// A decision for every call site: `call` inlined, `callvirt` guarded as
+/// `how` says.
+fn every_site(module: &Module, how: Virtual) -> Vec<Decision> {
     let mut out = Vec::new();
     for (mi, m) in module.methods.iter().enumerate() {
         for (i, insn) in m.code.iter().enumerate() {
@@ -79,16 +121,22 @@ fn every_site(module: &Module, all_classes: bool) -> Vec<Decision> {
                     target: Target::Static,
                 }),
                 Op::CallVirt(sel) => {
-                    let classes = module
+                    let methods = module
                         .methods
                         .iter()
-                        .filter(|x| x.selector == Some(sel))
-                        .filter_map(|x| x.class);
-                    for c in classes.take(if all_classes { usize::MAX } else { 1 }) {
-                        out.push(Decision {
-                            site,
-                            target: Target::guarded(c),
-                        });
+                        .enumerate()
+                        .filter(|(_, x)| x.selector == Some(sel));
+                    let n = match how {
+                        Virtual::FirstClass => 1,
+                        _ => usize::MAX,
+                    };
+                    for (id, x) in methods.take(n) {
+                        let target = match (how, x.class) {
+                            (Virtual::EveryMethod, _) => Target::Method { method: id as u32 },
+                            (_, Some(c)) => Target::guarded(c),
+                            (_, None) => continue,
+                        };
+                        out.push(Decision { site, target });
                     }
                 }
                 _ => {}
@@ -110,7 +158,9 @@ fn programs(dir: &str) -> Vec<PathBuf> {
     found
 }
 
-fn every_program_with_every_site_inlined(dir: &str, all_classes: bool) {
+/// Every program of `dir`, with every call site inlined, `callvirt` sites
+/// decided in each of the three ways.
+fn every_program_with_every_site_inlined(dir: &str) {
     let files = programs(dir);
     assert!(files.len() >= 5, "few programs in {dir}");
     let mut inlined_somewhere = 0;
@@ -118,40 +168,38 @@ fn every_program_with_every_site_inlined(dir: &str, all_classes: bool) {
         let name = f.display().to_string();
         let src = std::fs::read_to_string(&f).unwrap();
         let module = assemble(&name, &src);
-        let decisions = every_site(&module, all_classes);
-        let (outcomes, _) = check_same_behaviour(&name, &module, &decisions, &Budget::default());
-        let sites = decisions.len();
-        let inlined = outcomes.iter().filter(|o| o.inlined()).count();
-        if sites > 0 {
-            assert!(
-                inlined > 0,
-                "{name}: nothing inlined of {sites} sites\n{}",
-                format_outcomes(&module, &outcomes)
-            );
-            inlined_somewhere += 1;
+        let expected = run(module.clone());
+        for how in [
+            Virtual::FirstClass,
+            Virtual::EveryClass,
+            Virtual::EveryMethod,
+        ] {
+            let decisions = every_site(&module, how);
+            let (outcomes, _) =
+                check_against(&name, &module, &expected, &decisions, &Budget::default());
+            let sites = decisions.len();
+            let inlined = outcomes.iter().filter(|o| o.inlined()).count();
+            if sites > 0 {
+                assert!(
+                    inlined > 0,
+                    "{name}: nothing inlined of {sites} sites\n{}",
+                    format_outcomes(&module, &outcomes)
+                );
+                inlined_somewhere += 1;
+            }
         }
     }
-    assert!(inlined_somewhere >= 5);
+    assert!(inlined_somewhere >= 15);
 }
 
 #[test]
 fn examples_with_every_site_inlined_behave_the_same() {
-    every_program_with_every_site_inlined("programs/examples", false);
-}
-
-#[test]
-fn examples_with_every_class_guarded_behave_the_same() {
-    every_program_with_every_site_inlined("programs/examples", true);
+    every_program_with_every_site_inlined("programs/examples");
 }
 
 #[test]
 fn benchmarks_with_every_site_inlined_behave_the_same() {
-    every_program_with_every_site_inlined("programs/bench", false);
-}
-
-#[test]
-fn benchmarks_with_every_class_guarded_behave_the_same() {
-    every_program_with_every_site_inlined("programs/bench", true);
+    every_program_with_every_site_inlined("programs/bench");
 }
 
 // ---------------------------------------------------------------------
@@ -344,6 +392,41 @@ fn subclass_guard_covers_subclasses_that_run_the_same_code() {
 }
 
 #[test]
+fn method_guard_takes_every_class_that_runs_the_method() {
+    let m = assemble("shapes.bc", SHAPES);
+    let shape_area = m.method_by_display_name("Shape.area").unwrap();
+    let d = [Decision {
+        site: area_site(&m),
+        target: Target::Method { method: shape_area },
+    }];
+    let (outcomes, text) = check_same_behaviour("shapes.bc", &m, &d, &Budget::default());
+    assert_eq!(outcomes[0].status, Status::GuardedInlined);
+    assert!(
+        format_outcomes(&m, &outcomes)
+            .contains("guarded inline (instanceof Shape, not instanceof Circle)"),
+        "{}",
+        format_outcomes(&m, &outcomes)
+    );
+    assert!(text.contains("instanceof Circle\n  jnz"), "{text}");
+    let (inlined, _) = inline(&m, &d, &Budget::default()).unwrap();
+    let (out, _) = run(assemble("marked.bc", &mark_slow_paths(&inlined)));
+    // Shape and Square run Shape.area inlined; Circle overrides it.
+    assert_eq!(out, "25\n25\nslow Circle.area\n75\nslow Blob.area\n42\n");
+    // A method target must be a virtual method of the site's selector.
+    let main = m.main;
+    for method in [main, 99] {
+        let d = [Decision {
+            site: area_site(&m),
+            target: Target::Method { method },
+        }];
+        assert!(matches!(
+            inline(&m, &d, &Budget::default()),
+            Err(InlineError::WrongMethod { .. })
+        ));
+    }
+}
+
+#[test]
 fn several_guards_at_one_site_form_a_chain() {
     let m = assemble("shapes.bc", SHAPES);
     let site = area_site(&m);
@@ -443,7 +526,7 @@ handler:
 #[test]
 fn exceptions_thrown_in_inlined_code_reach_the_right_handler() {
     let m = assemble("exc.bc", EXCEPTIONS);
-    let d = every_site(&m, false);
+    let d = every_site(&m, Virtual::FirstClass);
     let (outcomes, text) = check_same_behaviour("exc.bc", &m, &d, &Budget::default());
     let (out, status) = run(m.clone());
     assert_eq!(
@@ -498,7 +581,7 @@ h:
 .end
 "#;
     let m = assemble("uncaught.bc", src);
-    let d = every_site(&m, false);
+    let d = every_site(&m, Virtual::FirstClass);
     let (outcomes, _) = check_same_behaviour("uncaught.bc", &m, &d, &Budget::default());
     assert!(outcomes[0].inlined());
     assert_eq!(run(m).1, 70);
@@ -550,7 +633,7 @@ h:
 .end
 "#;
     let m = assemble("nested.bc", src);
-    let d = every_site(&m, false);
+    let d = every_site(&m, Virtual::FirstClass);
     let (outcomes, text) = check_same_behaviour("nested.bc", &m, &d, &Budget::default());
     assert_eq!(run(m.clone()).0, "111\n");
     let main_outcomes: Vec<_> = outcomes.iter().filter(|o| o.root == m.main).collect();
@@ -602,7 +685,7 @@ rec:
 #[test]
 fn recursion_is_stopped_by_the_depth_budget() {
     let m = assemble("fib.bc", FIB);
-    let d = every_site(&m, false);
+    let d = every_site(&m, Virtual::FirstClass);
     for depth in [1, 2, 3] {
         let budget = Budget {
             max_depth: depth,
@@ -638,7 +721,7 @@ fn recursion_is_stopped_by_the_depth_budget() {
 #[test]
 fn size_budgets_refuse_and_keep_the_call() {
     let m = assemble("fib.bc", FIB);
-    let d = every_site(&m, false);
+    let d = every_site(&m, Virtual::FirstClass);
     let budget = Budget {
         max_callee_size: 5,
         ..Budget::default()
@@ -666,7 +749,7 @@ fn size_budgets_refuse_and_keep_the_call() {
 #[test]
 fn a_huge_depth_budget_is_still_bounded_by_size() {
     let m = assemble("fib.bc", FIB);
-    let d = every_site(&m, false);
+    let d = every_site(&m, Virtual::FirstClass);
     let budget = Budget {
         max_depth: 1000,
         max_callee_size: usize::MAX,
@@ -704,8 +787,12 @@ fn values_below_the_arguments_and_below_the_result_are_handled() {
 .end
 "#;
     let m = assemble("stack.bc", src);
-    let (outcomes, text) =
-        check_same_behaviour("stack.bc", &m, &every_site(&m, false), &Budget::default());
+    let (outcomes, text) = check_same_behaviour(
+        "stack.bc",
+        &m,
+        &every_site(&m, Virtual::FirstClass),
+        &Budget::default(),
+    );
     assert!(outcomes[0].inlined());
     assert!(text.contains("swap"), "{text}");
     assert_eq!(run(m).0, "107\n");
@@ -734,8 +821,12 @@ loop:
 .end
 "#;
     let m = assemble("locals.bc", src);
-    let (outcomes, _) =
-        check_same_behaviour("locals.bc", &m, &every_site(&m, false), &Budget::default());
+    let (outcomes, _) = check_same_behaviour(
+        "locals.bc",
+        &m,
+        &every_site(&m, Virtual::FirstClass),
+        &Budget::default(),
+    );
     assert!(outcomes[0].inlined());
     assert_eq!(run(m).0, "1\n1\n1\n");
 }
@@ -845,8 +936,12 @@ b:
 .end
 "#;
     let m = assemble("range.bc", src);
-    let (outcomes, _) =
-        check_same_behaviour("range.bc", &m, &every_site(&m, false), &Budget::default());
+    let (outcomes, _) = check_same_behaviour(
+        "range.bc",
+        &m,
+        &every_site(&m, Virtual::FirstClass),
+        &Budget::default(),
+    );
     assert!(outcomes[0].inlined());
     assert_eq!(run(m), (String::new(), 70));
 }

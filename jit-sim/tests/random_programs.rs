@@ -325,7 +325,9 @@ fn run(module: Module) -> (String, i32) {
     (out, status)
 }
 
-fn every_site(module: &Module) -> Vec<Decision> {
+/// Every call site inlined; `callvirt` guarded for every class that
+/// understands it, or for every method of its selector.
+fn every_site(module: &Module, by_method: bool) -> Vec<Decision> {
     let mut out = Vec::new();
     for (mi, m) in module.methods.iter().enumerate() {
         for (i, insn) in m.code.iter().enumerate() {
@@ -338,6 +340,16 @@ fn every_site(module: &Module) -> Vec<Decision> {
                     site,
                     target: Target::Static,
                 }),
+                Op::CallVirt(sel) if by_method => {
+                    for (id, x) in module.methods.iter().enumerate() {
+                        if x.selector == Some(sel) {
+                            out.push(Decision {
+                                site,
+                                target: Target::Method { method: id as u32 },
+                            });
+                        }
+                    }
+                }
                 Op::CallVirt(sel) => {
                     for c in 0..module.classes.len() as u32 {
                         if module.resolve_virtual(c, sel).is_some() {
@@ -366,16 +378,19 @@ fn generated_programs_behave_the_same_inlined() {
             .unwrap_or_else(|d| panic!("seed {seed}: generated program invalid: {d:?}\n{src}"));
         let expected = run(module.clone());
         statuses[(expected.1 != 0) as usize] += 1;
-        let decisions = every_site(&module);
-        let budgets = [
-            Budget::default(),
-            Budget {
-                max_depth: 2,
-                max_callee_size: 60,
-                max_method_size: 400,
-            },
+        let small = Budget {
+            max_depth: 2,
+            max_callee_size: 60,
+            max_method_size: 400,
+        };
+        let runs = [
+            (false, Budget::default()),
+            (true, Budget::default()),
+            (false, small),
+            (true, small),
         ];
-        for budget in budgets {
+        for (by_method, budget) in runs {
+            let decisions = every_site(&module, by_method);
             let (inlined, outcomes) = inline(&module, &decisions, &budget)
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
             inlined_total += outcomes.iter().filter(|o| o.inlined()).count();

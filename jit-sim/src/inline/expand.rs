@@ -33,9 +33,10 @@
 use std::collections::{HashMap, HashSet};
 
 use vm::diag::Pos;
-use vm::module::{Catch, ClassId, Insn, Method, MethodId, Module, Op};
+use vm::module::{Catch, Insn, Method, MethodId, Module, Op};
 
-use super::{Budget, CallSite, Guard, Outcome, Refusal, SitePlan, Status, Target};
+use super::guard::{self, Test};
+use super::{Budget, CallSite, Outcome, Refusal, SitePlan, Status, Target};
 
 type Label = usize;
 
@@ -378,6 +379,7 @@ impl Emitter<'_> {
             parent: frame.parent,
             target,
             callee,
+            guard: Vec::new(),
             callee_size,
             status,
         });
@@ -510,7 +512,7 @@ impl Emitter<'_> {
         &mut self,
         at: At<'_, '_>,
         sel: u32,
-        targets: &[(ClassId, Guard)],
+        targets: &[Target],
         catches: &mut Vec<CatchL>,
     ) -> bool {
         let At {
@@ -521,23 +523,23 @@ impl Emitter<'_> {
         } = at;
         let module = self.module;
         // Which targets survive the checks that need no code.
-        let mut ok: Vec<(ClassId, Guard, MethodId, u32)> = Vec::new();
-        for &(class, guard) in targets {
-            let target = Target::Guarded { class, guard };
-            let Some(callee) = module.resolve_virtual(class, sel) else {
-                let r = Refusal::NotUnderstood { class };
-                self.outcome(site, frame, target, None, Status::Refused(r));
-                continue;
-            };
-            if guard == Guard::Subclasses {
-                if let Some(by) = overriding_subclass(module, class, sel, callee) {
-                    let r = Refusal::Overridden { by };
-                    self.outcome(site, frame, target, Some(callee), Status::Refused(r));
+        let mut ok: Vec<(Target, Vec<Test>, MethodId, u32)> = Vec::new();
+        for &target in targets {
+            let (callee, tests) = match guard::tests_for(module, target, sel) {
+                Ok(x) => x,
+                Err(r) => {
+                    let callee = match (target, &r) {
+                        (Target::Guarded { class, .. }, Refusal::Overridden { .. }) => {
+                            module.resolve_virtual(class, sel)
+                        }
+                        _ => None,
+                    };
+                    self.outcome(site, frame, target, callee, Status::Refused(r));
                     continue;
                 }
-            }
+            };
             match self.precheck(callee, height, frame) {
-                Ok(below) => ok.push((class, guard, callee, below)),
+                Ok(below) => ok.push((target, tests, callee, below)),
                 Err(r) => {
                     self.outcome(site, frame, target, Some(callee), Status::Refused(r));
                 }
@@ -567,21 +569,23 @@ impl Emitter<'_> {
         let cont = self.named_label(&format!("{}_done", selector.name));
         let mut any = false;
         let mut site_catches = Vec::new();
-        for (class, guard, callee, below) in ok {
-            let target = Target::Guarded { class, guard };
+        for (target, tests, callee, below) in ok {
             let cp = self.checkpoint();
             let outcome = self.outcome(site, frame, target, Some(callee), Status::GuardedInlined);
-            let cname = &module.classes[class as usize].name;
+            self.outcomes[outcome].guard = tests.clone();
+            let cname = match target {
+                Target::Guarded { class, .. } => module.classes[class as usize].name.clone(),
+                _ => module.methods[callee as usize]
+                    .display_name(module)
+                    .replace('.', "_"),
+            };
             let next = self.named_label(&format!("{}_not_{cname}", selector.name));
-            self.emit(Op::Dup, pos);
-            self.emit(
-                match guard {
-                    Guard::ExactClass => Op::IsClass(class),
-                    Guard::Subclasses => Op::InstanceOf(class),
-                },
-                pos,
-            );
-            self.jump(Op::Jz(0), next, pos);
+            for t in &tests {
+                self.emit(Op::Dup, pos);
+                self.emit(t.op, pos);
+                let skip = if t.expect { Op::Jz(0) } else { Op::Jnz(0) };
+                self.jump(skip, next, pos);
+            }
             self.emit(Op::Store(recv), pos);
             let body = self.inline_body(at, callee, &params, below, outcome, cont);
             self.bind(next);
@@ -606,19 +610,6 @@ impl Emitter<'_> {
         catches.extend(site_catches);
         true
     }
-}
-
-/// A subclass of `class` (not `class` itself) for which `callvirt sel`
-/// runs something other than `callee`, if any.
-fn overriding_subclass(
-    module: &Module,
-    class: ClassId,
-    sel: u32,
-    callee: MethodId,
-) -> Option<ClassId> {
-    (0..module.classes.len() as ClassId).find(|&k| {
-        k != class && module.is_subclass(k, class) && module.resolve_virtual(k, sel) != Some(callee)
-    })
 }
 
 /// `name`, or `name_2`, `name_3`, ... whichever is not in `taken`.

@@ -31,7 +31,9 @@
 //!   only sound when no subclass of C overrides the method (class hierarchy
 //!   analysis over the whole program, which is closed: no class can be
 //!   loaded later); the inliner checks this and refuses the decision
-//!   otherwise. Several classes at one site give a chain of tests.
+//!   otherwise. [`Target::Method`] names the method instead of a class, as
+//!   a profile does, and guards for every class that runs it (see
+//!   [`guard`]). Several targets at one site give a chain of tests.
 //! - **exceptions**: the callee's `.catch` ranges are kept, remapped onto
 //!   the inlined copy and put *before* the caller's own ranges, so a throw
 //!   inside the copy tries the callee's handlers first, then the caller's,
@@ -49,6 +51,7 @@
 //!   [`Budget::max_method_size`].
 
 pub mod expand;
+pub mod guard;
 pub mod locals;
 
 use std::collections::HashMap;
@@ -90,6 +93,12 @@ pub enum Target {
         class: ClassId,
         /// The receiver test.
         guard: Guard,
+    },
+    /// A virtual method at a `callvirt` of its selector, behind a guard
+    /// that holds for exactly the receiver classes that run it.
+    Method {
+        /// The virtual method.
+        method: MethodId,
     },
 }
 
@@ -255,6 +264,8 @@ pub struct Outcome {
     pub target: Target,
     /// The method that would run (None if the class has no such method).
     pub callee: Option<MethodId>,
+    /// The receiver tests of a guarded inline (empty otherwise).
+    pub guard: Vec<guard::Test>,
     /// The callee's size in instructions.
     pub callee_size: usize,
     /// Inlined or refused.
@@ -307,6 +318,14 @@ pub enum InlineError {
     },
     /// A guarded decision names a class that does not exist.
     NoSuchClass(ClassId),
+    /// A [`Target::Method`] decision names something that is not a
+    /// virtual method of the site's selector.
+    WrongMethod {
+        /// The site.
+        site: CallSite,
+        /// The method named.
+        method: MethodId,
+    },
     /// The same decision twice.
     Duplicate(Decision),
     /// The result did not pass the verifier: a bug in the inliner, reported
@@ -335,6 +354,11 @@ impl fmt::Display for InlineError {
                 found.mnemonic()
             ),
             InlineError::NoSuchClass(c) => write!(f, "no class #{c}"),
+            InlineError::WrongMethod { site, method } => write!(
+                f,
+                "method #{method} is not a virtual method of the selector called at method #{} index {}",
+                site.method, site.index
+            ),
             InlineError::Duplicate(d) => write!(f, "decision given twice: {d:?}"),
             InlineError::Rejected(d) => write!(
                 f,
@@ -352,7 +376,7 @@ impl std::error::Error for InlineError {}
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum SitePlan {
     Static,
-    Guarded(Vec<(ClassId, Guard)>),
+    Guarded(Vec<Target>),
 }
 
 /// Carries out `decisions` on `module` within `budget`.
@@ -388,9 +412,24 @@ pub fn inline(
                     return Err(InlineError::Duplicate(*d));
                 }
             }
-            (Target::Guarded { class, guard }, Op::CallVirt(_)) => {
-                if class as usize >= original.classes.len() {
-                    return Err(InlineError::NoSuchClass(class));
+            (Target::Guarded { .. } | Target::Method { .. }, Op::CallVirt(sel)) => {
+                match d.target {
+                    Target::Guarded { class, .. } if class as usize >= original.classes.len() => {
+                        return Err(InlineError::NoSuchClass(class));
+                    }
+                    Target::Method { method } => {
+                        let ok = original
+                            .methods
+                            .get(method as usize)
+                            .is_some_and(|m| m.class.is_some() && m.selector == Some(sel));
+                        if !ok {
+                            return Err(InlineError::WrongMethod {
+                                site: d.site,
+                                method,
+                            });
+                        }
+                    }
+                    _ => {}
                 }
                 let plan = plans
                     .entry(d.site)
@@ -398,10 +437,10 @@ pub fn inline(
                 let SitePlan::Guarded(list) = plan else {
                     return Err(wrong());
                 };
-                if list.iter().any(|(c, _)| *c == class) {
+                if list.contains(&d.target) {
                     return Err(InlineError::Duplicate(*d));
                 }
-                list.push((class, guard));
+                list.push(d.target);
             }
             _ => return Err(wrong()),
         }
@@ -525,21 +564,12 @@ pub fn format_outcomes(module: &Module, outcomes: &[Outcome]) -> String {
             .callee
             .and_then(|c| module.methods.get(c as usize))
             .map_or_else(|| "?".to_string(), |m| m.display_name(module));
-        let reason = match (&o.status, o.target) {
-            (Status::Inlined, _) => "inline".to_string(),
-            (Status::GuardedInlined, Target::Guarded { class, guard }) => {
-                let test = match guard {
-                    Guard::ExactClass => "isclass",
-                    Guard::Subclasses => "instanceof",
-                };
-                let cname = module
-                    .classes
-                    .get(class as usize)
-                    .map_or("?", |c| c.name.as_str());
-                format!("guarded inline ({test} {cname})")
+        let reason = match &o.status {
+            Status::Inlined => "inline".to_string(),
+            Status::GuardedInlined => {
+                format!("guarded inline ({})", guard::describe(module, &o.guard))
             }
-            (Status::GuardedInlined, Target::Static) => "guarded inline".to_string(),
-            (Status::Refused(r), _) => r.reason(module),
+            Status::Refused(r) => r.reason(module),
         };
         let _ = writeln!(
             out,
