@@ -544,6 +544,38 @@ pub fn validate(module: &Module) -> Result<(), InlineError> {
     Ok(())
 }
 
+/// The call site a profile names: the `call` or `callvirt` on source line
+/// `line` of the method profiles call `method` (`fib`, `Shape.area`).
+/// Profiles name call sites by line (SPEC section 3); a line holds at most
+/// one instruction.
+pub fn site_at_line(module: &Module, method: &str, line: u32) -> Option<CallSite> {
+    let id = module.method_by_display_name(method)?;
+    let index = module.methods[id as usize]
+        .code
+        .iter()
+        .position(|i| i.pos.line == line && matches!(i.op, Op::Call(_) | Op::CallVirt(_)))?;
+    Some(CallSite {
+        method: id,
+        index: index as u32,
+    })
+}
+
+/// Every `call` and `callvirt` of the module, in method and code order.
+pub fn call_sites(module: &Module) -> Vec<CallSite> {
+    let mut out = Vec::new();
+    for (mi, m) in module.methods.iter().enumerate() {
+        for (i, insn) in m.code.iter().enumerate() {
+            if matches!(insn.op, Op::Call(_) | Op::CallVirt(_)) {
+                out.push(CallSite {
+                    method: mi as MethodId,
+                    index: i as u32,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Formats outcomes as an inlining log in the spirit of HotSpot's
 /// `-XX:+PrintInlining`: per root method a header, then one line per site,
 /// `@ LINE Callee (N insns)   reason`, indented two spaces per level.
@@ -688,6 +720,24 @@ mod tests {
             log,
             "main:\n  @ 15 A.f (2 insns)   guarded inline (isclass B)\n  @ 16 g (2 insns)   inline\n"
         );
+    }
+
+    #[test]
+    fn sites_are_found_by_profile_line() {
+        let m = module();
+        assert_eq!(
+            site_at_line(&m, "main", 15),
+            Some(CallSite {
+                method: 2,
+                index: 1
+            })
+        );
+        assert_eq!(site_at_line(&m, "main", 14), None); // `new B`, not a call
+        assert_eq!(site_at_line(&m, "A.f", 15), None);
+        assert_eq!(site_at_line(&m, "nope", 15), None);
+        let all = call_sites(&m);
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[1].index, 2);
     }
 
     #[test]
