@@ -533,8 +533,8 @@ fn exceptions_thrown_in_inlined_code_reach_the_right_handler() {
         (out.as_str(), status),
         ("7\n7\n-1\n99\nboom\ncaught in main\n", 0)
     );
-    // `careful` has a .catch: inlined where main's stack is empty, refused
-    // under the 100 that main keeps on the stack.
+    // `careful` has a .catch: inlined where main's stack is empty, and
+    // under the 100 that main keeps on the stack by spilling it.
     let careful: Vec<&Outcome> = outcomes
         .iter()
         .filter(|o| {
@@ -545,9 +545,12 @@ fn exceptions_thrown_in_inlined_code_reach_the_right_handler() {
     assert_eq!(careful.len(), 3, "{}", format_outcomes(&m, &outcomes));
     assert_eq!(careful[0].status, Status::Inlined);
     assert_eq!(careful[1].status, Status::Inlined);
-    assert_eq!(
-        careful[2].status,
-        Status::Refused(Refusal::CatchNeedsEmptyStack { below: 1 })
+    assert_eq!(careful[2].status, Status::Inlined);
+    assert!(
+        text.contains("  store careful_spill0\n")
+            && text
+                .contains("  store careful_result\n  load careful_spill0\n  load careful_result\n"),
+        "{text}"
     );
     // The thrower inlined under main's range throws to main's handler.
     assert!(text.contains("throw"), "{text}");
@@ -944,4 +947,82 @@ b:
     );
     assert!(outcomes[0].inlined());
     assert_eq!(run(m), (String::new(), 70));
+}
+
+#[test]
+fn guarded_callee_with_a_handler_under_a_non_empty_stack_spills() {
+    // K.safe catches what it throws; it is called with 100 under the
+    // receiver. J.safe (another class) takes the slow path.
+    let src = r#"
+.class K
+.end
+.class J
+.end
+.method K.safe(this, x)
+  .catch a b h
+a:
+  load x
+  jz bad
+  load x
+  ret
+bad:
+  push "zero"
+  throw
+b:
+h:
+  pop
+  push -1
+  ret
+.end
+.method J.safe(this, x)
+  push 1000
+  ret
+.end
+.method main()
+  push 100
+  new K
+  push 5
+  callvirt safe
+  add
+  print
+  push 100
+  new K
+  push 0
+  callvirt safe
+  add
+  print
+  push 100
+  new J
+  push 0
+  callvirt safe
+  add
+  print
+  push 0
+  ret
+.end
+"#;
+    let m = assemble("spill.bc", src);
+    let k = class(&m, "K");
+    let d: Vec<Decision> = call_sites_of(&m)
+        .into_iter()
+        .map(|site| Decision {
+            site,
+            target: Target::guarded(k),
+        })
+        .collect();
+    let (outcomes, text) = check_same_behaviour("spill.bc", &m, &d, &Budget::default());
+    assert_eq!(run(m).0, "105\n99\n1100\n");
+    assert!(outcomes.iter().all(|o| o.status == Status::GuardedInlined));
+    assert!(text.contains("  load safe_this\n  isclass K\n"), "{text}");
+    assert!(
+        text.contains("safe_restore:\n  store safe_result\n"),
+        "{text}"
+    );
+}
+
+fn call_sites_of(m: &Module) -> Vec<CallSite> {
+    jit_sim::inline::call_sites(m)
+        .into_iter()
+        .filter(|s| s.method == m.main)
+        .collect()
 }

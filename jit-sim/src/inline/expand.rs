@@ -21,8 +21,16 @@
 //! the callee leaves `h - 1` values below its result; `swap; pop` drops
 //! them one by one, so the continuation is reached with `base + 1` values,
 //! as after the `call`. A `.catch` handler starts with just the thrown
-//! value (height 1), which is `base + 1` only if `base` is 0: callees with
-//! handlers are inlined only there.
+//! value (height 1), which is `base + 1` only if `base` is 0. So where a
+//! callee with handlers is inlined with `base > 0`, the `base` values are
+//! first *spilled* into fresh locals (`f_spill0`, ...), the copy runs on an
+//! empty stack, and at the continuation the result is stored
+//! (`f_result`), the spilled values loaded back and the result on top of
+//! them. Values spilled this way may belong to several enclosing copies;
+//! they are just values on the operand stack. A guarded inline spills
+//! after storing the receiver, tests the receiver with `load` instead of
+//! `dup`, and loads the spilled values back before the slow path's
+//! `callvirt`.
 //!
 //! Growth is checked before and after each expansion against
 //! [`Budget::max_method_size`]: before, with the callee's size plus every
@@ -349,9 +357,6 @@ impl Emitter<'_> {
             });
         }
         let below = frame.base + h.saturating_sub(m.arity());
-        if !m.catches.is_empty() && below > 0 {
-            return Err(Refusal::CatchNeedsEmptyStack { below });
-        }
         let projected = self.code.len() + self.pending + size;
         if projected > self.budget.max_method_size {
             return Err(Refusal::CallerTooBig {
@@ -476,8 +481,14 @@ impl Emitter<'_> {
         for &l in params.iter().rev() {
             self.emit(Op::Store(l), pos);
         }
+        let spilled = if !cm.catches.is_empty() && below > 0 {
+            self.spill(&cm.name, below, pos)
+        } else {
+            Vec::new()
+        };
+        let base = below - spilled.len() as u32;
         let cont = self.named_label(&format!("{}_done", cm.name));
-        let body = self.inline_body(at, callee, &params, below, outcome, cont);
+        let body = self.inline_body(at, callee, &params, base, outcome, cont);
         // A final `jmp` to the continuation right after it is dropped.
         let last = self.code.len().wrapping_sub(1);
         if self.fixups.last() == Some(&(last, cont)) {
@@ -491,6 +502,9 @@ impl Emitter<'_> {
             }
         }
         self.bind(cont);
+        if !spilled.is_empty() {
+            self.unspill(&cm.name, &spilled, pos);
+        }
         if let Some(r) = self.too_big_after() {
             self.rollback(cp, false);
             self.outcome(
@@ -566,10 +580,31 @@ impl Emitter<'_> {
         for &l in args.iter().rev() {
             self.emit(Op::Store(l), pos);
         }
+        // A handler in a copy would empty the whole operand stack: if a
+        // target has one, the values under the call wait in locals.
+        let below = ok[0].3;
+        let spill = below > 0
+            && ok
+                .iter()
+                .any(|t| !module.methods[t.2 as usize].catches.is_empty());
+        let spilled = if spill {
+            self.emit(Op::Store(recv), pos);
+            self.spill(&selector.name, below, pos)
+        } else {
+            Vec::new()
+        };
+        let base = below - spilled.len() as u32;
         let cont = self.named_label(&format!("{}_done", selector.name));
+        // Where the copies' `ret`s go: the continuation, or the code that
+        // puts the spilled values back under the result.
+        let ret_to = if spill {
+            self.named_label(&format!("{}_restore", selector.name))
+        } else {
+            cont
+        };
         let mut any = false;
         let mut site_catches = Vec::new();
-        for (target, tests, callee, below) in ok {
+        for (target, tests, callee, _) in ok {
             let cp = self.checkpoint();
             let outcome = self.outcome(site, frame, target, Some(callee), Status::GuardedInlined);
             self.outcomes[outcome].guard = tests.clone();
@@ -581,13 +616,15 @@ impl Emitter<'_> {
             };
             let next = self.named_label(&format!("{}_not_{cname}", selector.name));
             for t in &tests {
-                self.emit(Op::Dup, pos);
+                self.emit(if spill { Op::Load(recv) } else { Op::Dup }, pos);
                 self.emit(t.op, pos);
                 let skip = if t.expect { Op::Jz(0) } else { Op::Jnz(0) };
                 self.jump(skip, next, pos);
             }
-            self.emit(Op::Store(recv), pos);
-            let body = self.inline_body(at, callee, &params, below, outcome, cont);
+            if !spill {
+                self.emit(Op::Store(recv), pos);
+            }
+            let body = self.inline_body(at, callee, &params, base, outcome, ret_to);
             self.bind(next);
             if let Some(r) = self.too_big_after() {
                 self.rollback(cp, false);
@@ -602,13 +639,42 @@ impl Emitter<'_> {
             return false;
         }
         // The slow path: the original call, arguments loaded back.
-        for &l in &args {
+        for &l in spilled.iter().chain(spill.then_some(&recv)).chain(&args) {
             self.emit(Op::Load(l), pos);
         }
         self.emit(Op::CallVirt(sel), pos);
+        if spill {
+            self.jump(Op::Jmp(0), cont, pos);
+            self.bind(ret_to);
+            self.unspill(&selector.name, &spilled, pos);
+        }
         self.bind(cont);
         catches.extend(site_catches);
         true
+    }
+}
+
+impl Emitter<'_> {
+    /// Stores the `count` values on the stack into fresh locals, the top
+    /// one first; returns the locals bottom first.
+    fn spill(&mut self, name: &str, count: u32, pos: Pos) -> Vec<u32> {
+        let locals: Vec<u32> = (0..count)
+            .map(|k| self.fresh_local(&format!("{name}_spill{k}")))
+            .collect();
+        for &l in locals.iter().rev() {
+            self.emit(Op::Store(l), pos);
+        }
+        locals
+    }
+
+    /// Puts spilled values back under the result on top of the stack.
+    fn unspill(&mut self, name: &str, spilled: &[u32], pos: Pos) {
+        let result = self.fresh_local(&format!("{name}_result"));
+        self.emit(Op::Store(result), pos);
+        for &l in spilled {
+            self.emit(Op::Load(l), pos);
+        }
+        self.emit(Op::Load(result), pos);
     }
 }
 

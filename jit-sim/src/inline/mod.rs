@@ -41,9 +41,10 @@
 //!   call cover the whole copy. A handler starts with an empty operand stack
 //!   holding the thrown value, which is right for the callee's own frame but
 //!   would, in the caller's frame, throw away the caller's values below the
-//!   arguments: a callee with `.catch` ranges is therefore inlined only
-//!   where nothing is on the stack below its arguments
-//!   ([`Refusal::CatchNeedsEmptyStack`]).
+//!   arguments: where a callee with `.catch` ranges is inlined with values
+//!   under its arguments, those values are first stored into fresh locals
+//!   (*spilled*) and loaded back under the result at the continuation, as
+//!   a JIT spills live values around code that may clobber them.
 //! - **nesting**: a decision names a call site of the original program and
 //!   applies wherever that code ends up, so the call sites inside an inlined
 //!   callee are inlined in turn, up to [`Budget::max_depth`] levels (which
@@ -182,13 +183,6 @@ pub enum Refusal {
         /// The budget.
         max: usize,
     },
-    /// The callee (or something inlined into it) has `.catch` ranges and
-    /// the caller has values on the stack below the call's arguments, which
-    /// a handler in the caller's frame would throw away.
-    CatchNeedsEmptyStack {
-        /// Values below the arguments.
-        below: u32,
-    },
     /// The class has no method for the selector (a `callvirt` on it is a
     /// runtime error, best left to the slow path).
     NotUnderstood {
@@ -221,9 +215,6 @@ impl Refusal {
             Refusal::CalleeTooBig { size, max } => format!("too big ({size} > {max})"),
             Refusal::CallerTooBig { size, max } => {
                 format!("caller would be too big ({size} > {max})")
-            }
-            Refusal::CatchNeedsEmptyStack { below } => {
-                format!("callee has .catch and {below} value(s) below the arguments would be lost")
             }
             Refusal::NotUnderstood { class: c } => {
                 format!("{} has no such method", class(*c))
@@ -757,10 +748,6 @@ mod tests {
             (
                 Refusal::Overridden { by: 1 },
                 "instanceof guard unsound: B overrides",
-            ),
-            (
-                Refusal::CatchNeedsEmptyStack { below: 2 },
-                "callee has .catch and 2 value(s) below the arguments would be lost",
             ),
         ];
         for (r, text) in cases {
