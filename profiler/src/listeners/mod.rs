@@ -12,7 +12,11 @@
 //!
 //! With `--record=cct`, every method and edge sample also walks the stack
 //! ([`crate::walk`]) into the thread's own calling context tree, which
-//! goes to the organizer when the thread ends.
+//! goes to the organizer when the thread ends; with `--record=pcct` into
+//! the thread's partial calling context tree ([`crate::pcct`]), with
+//! `--record=acct` into its approximate one ([`crate::acct`]). The ACCT
+//! may replace return words by trampolines; every listener passes the
+//! VM's trampoline callbacks on to it.
 //!
 //! The exhaustive profile's listener is in [`crate::exact`].
 
@@ -20,9 +24,12 @@ pub mod cbs;
 pub mod counter;
 pub mod timer;
 
+use vm::frame::ReturnWord;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 
+use crate::acct::AcctRecorder;
+use crate::pcct::PcctRecorder;
 use crate::samples::{Sample, SampleSink, ThreadSummary};
 use crate::stack::{method_of, top_edge};
 use crate::walk::ContextRecorder;
@@ -34,6 +41,10 @@ pub struct SampleRecorder {
     pub sink: SampleSink,
     /// The thread's calling context tree and how to walk to it.
     pub contexts: Option<ContextRecorder>,
+    /// `--record=pcct`: the thread's partial calling context tree.
+    pub pcct: Option<PcctRecorder>,
+    /// `--record=acct`: the thread's approximate calling context tree.
+    pub acct: Option<AcctRecorder>,
 }
 
 impl SampleRecorder {
@@ -58,13 +69,23 @@ impl SampleRecorder {
         if let Some(c) = &mut self.contexts {
             c.method_sample(t.program, t.frames, kind);
         }
+        if let Some(p) = &mut self.pcct {
+            p.method_sample(t.program, t.frames, kind);
+        }
+        if let Some(a) = &mut self.acct {
+            a.method_sample(t.program, t.frames, kind);
+        }
     }
 
     /// Records the call edge into the top frame (none in an entry frame),
     /// and with a calling context tree one call of the top frame's context.
     #[inline]
     pub fn edge_sample(&mut self, t: &mut ThreadCtx<'_>) {
-        if let Some((caller, line, callee)) = top_edge(t.program, t.frames) {
+        let edge = match &self.acct {
+            Some(a) if a.has_trampolines() => a.top_edge(t.program, t.frames),
+            _ => top_edge(t.program, t.frames),
+        };
+        if let Some((caller, line, callee)) = edge {
             self.sink.push(Sample::Edge {
                 caller,
                 line,
@@ -73,6 +94,12 @@ impl SampleRecorder {
             if let Some(c) = &mut self.contexts {
                 c.edge_sample(t.program, t.frames);
             }
+            if let Some(p) = &mut self.pcct {
+                p.edge_sample(t.program, t.frames);
+            }
+            if let Some(a) = &mut self.acct {
+                a.edge_sample(t.program, t.frames);
+            }
         }
     }
 
@@ -80,6 +107,27 @@ impl SampleRecorder {
     #[inline]
     pub fn count_sample(&mut self) {
         self.sink.taken += 1;
+        if let Some(p) = &mut self.pcct {
+            p.sample_taken();
+        }
+    }
+
+    /// A frame whose return word is the trampoline `word` was popped: the
+    /// real word (only the ACCT's `--sampled-bit=return-address` installs
+    /// trampolines).
+    pub fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord) -> ReturnWord {
+        match &mut self.acct {
+            Some(a) => a.trampoline(t.frames.len(), word),
+            None => panic!("a trampoline word {word:?} that no recorder installed"),
+        }
+    }
+
+    /// The real return word behind `word`.
+    pub fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        match &self.acct {
+            Some(a) => a.resolve(word),
+            None => word,
+        }
     }
 
     /// Sends the rest of the buffer, the thread's calling context tree and
@@ -87,6 +135,14 @@ impl SampleRecorder {
     pub fn finish(&mut self, t: &ThreadCtx<'_>) {
         if let Some(c) = self.contexts.take() {
             self.sink.send_contexts(c.into_tree());
+        }
+        if let Some(p) = self.pcct.take() {
+            self.sink.send_pcct(p.into_tree());
+        }
+        if let Some(a) = &mut self.acct {
+            // The recorder stays: it still knows the real return words.
+            let tree = a.take_tree();
+            self.sink.send_contexts(tree);
         }
         let samples = self.sink.taken;
         self.sink.finish(ThreadSummary {
