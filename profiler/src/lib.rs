@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod organizer;
 pub mod profile;
 pub mod report;
+pub mod sampler;
 pub mod samples;
 pub mod session;
 pub mod stack;

@@ -17,5 +17,6 @@ mod examples;
 mod instructions;
 mod profiles;
 mod runtime_errors;
+mod samplers;
 mod threads;
 mod verifier;

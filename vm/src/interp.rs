@@ -386,9 +386,7 @@ impl<'vm> Interp<'vm> {
                     // honour a request: collect at once, so that it collects
                     // as often as with yieldpoints (a fair `--no-yieldpoints`
                     // comparison).
-                    AllocPressure::Request if prog.yieldpoints => {
-                        self.shared.request(request::GC)
-                    }
+                    AllocPressure::Request if prog.yieldpoints => self.shared.request(request::GC),
                     AllocPressure::Request | AllocPressure::CollectNow => {
                         self.pc = cur_pc!();
                         self.collect_garbage();
@@ -1040,7 +1038,8 @@ impl<'vm> Interp<'vm> {
     fn sleep(&mut self, ms: i64) -> bool {
         let deadline =
             std::time::Instant::now() + std::time::Duration::from_millis(ms.max(0) as u64);
-        self.shared.set_state(ThreadState::Sleeping);
+        // Publish the frames: a safepoint may hold and inspect a sleeper.
+        self.park(ThreadState::Sleeping);
         let mut g = self.shared.wake_lock.lock();
         let stopping = loop {
             if self.vm.is_stopping() {
