@@ -15,11 +15,13 @@
 #   WALKS          walks (default "full"; add "incremental" once
 #                  --walk=incremental exists: every sampler is then timed
 #                  with every walk, e.g. the paper's ISPS is self+incremental)
-#   WORK           iterations per computing thread (default 3000)
+#   WORK           iterations of all computing threads together, divided
+#                  among them (default 1200000: about half a second)
 #   RESULTS_DIR    where results go (default: bench-results/samplers/)
 #
-# The program is tests/programs/samplers/many.bc with --set threads=N: of
-# every four threads three compute and one sleeps 1 ms at a time. Each
+# The program is tests/programs/samplers/many.bc with --set threads=N
+# --set work=WORK/N: of every four threads three compute and one sleeps
+# 1 ms at a time (WORK/N/1000 + 1 naps). Each
 # sampler runs --profile=timer --record=cct --walk=WALK at each interval.
 # Overhead: bench/paired.py, the plain run (--profile=none) and every
 # sampler interleaved, ROUNDS rounds; the median of per-round wall-time
@@ -36,7 +38,7 @@ root="$(cd "$here/.." && pwd)"
 prog="$root/tests/programs/samplers/many.bc"
 results="${RESULTS_DIR:-$root/bench-results/samplers}"
 rounds="${ROUNDS:-5}"
-work="${WORK:-3000}"
+work="${WORK:-1200000}"
 read -r -a thread_counts <<< "${THREADS:-8 32}"
 read -r -a intervals <<< "${INTERVALS:-10ms 1ms 100us}"
 read -r -a samplers <<< "${SAMPLERS:-safepoint partial self}"
@@ -56,7 +58,7 @@ rows="$results/rows.tsv"
 : > "$rows"
 
 for n in "${thread_counts[@]}"; do
-    base="$vm run $prog --set threads=$n --set work=$work"
+    base="$vm run $prog --set threads=$n --set work=$((work / n))"
     ref="$results/exact-$n.json"
     $base --profile=exhaustive --record=cct --profile-out "$ref" >/dev/null
     for iv in "${intervals[@]}"; do
