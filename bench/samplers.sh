@@ -16,7 +16,7 @@
 #                  --walk=incremental exists: every sampler is then timed
 #                  with every walk, e.g. the paper's ISPS is self+incremental)
 #   WORK           iterations of all computing threads together, divided
-#                  among them (default 1200000: about half a second)
+#                  among them (default 3000000: about half a second)
 #   RESULTS_DIR    where results go (default: bench-results/samplers/)
 #
 # The program is tests/programs/samplers/many.bc with --set threads=N
@@ -38,7 +38,7 @@ root="$(cd "$here/.." && pwd)"
 prog="$root/tests/programs/samplers/many.bc"
 results="${RESULTS_DIR:-$root/bench-results/samplers}"
 rounds="${ROUNDS:-5}"
-work="${WORK:-1200000}"
+work="${WORK:-3000000}"
 read -r -a thread_counts <<< "${THREADS:-8 32}"
 read -r -a intervals <<< "${INTERVALS:-10ms 1ms 100us}"
 read -r -a samplers <<< "${SAMPLERS:-safepoint partial self}"
