@@ -29,7 +29,9 @@
 # run of each writes a profile; `vm compare` gives its cct-overlap against
 # the exhaustive profile (--profile=exhaustive --record=cct) of the same
 # program. The profile's own counters are listed too: samples taken and
-# requested, and held-ms, the time threads spent held parked, summed.
+# requested, safepoints, held-ms (the time threads spent held parked,
+# summed over threads, until each got the CPU back) and pause-ms (from
+# each request to each release, summed over safepoints).
 
 set -euo pipefail
 
@@ -88,8 +90,8 @@ done
 python3 - "$rows" <<'PY' | tee "$results/summary.md"
 import json, sys
 print("| threads | interval | sampler | walk | plain (ms) | overhead % [q1, q3] "
-      "| cct-overlap | samples taken / requested | held-ms |")
-print("|---:|---:|---|---|---:|---:|---:|---:|---:|")
+      "| cct-overlap | safepoints | samples taken / requested | held-ms | pause-ms |")
+print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for line in open(sys.argv[1]):
     n, iv, s, w, timing, prof, overlap = line.rstrip("\n").split("\t")
     r = json.load(open(timing))["commands"]
@@ -97,6 +99,7 @@ for line in open(sys.argv[1]):
     p = json.load(open(prof))["run"]
     print(f"| {n} | {iv} | {s} | {w} | {r['none']['median_wall_s'] * 1000:.0f} "
           f"| {c['wall_pct']:+.1f} [{c['wall_pct_q1']:+.1f}, {c['wall_pct_q3']:+.1f}] "
-          f"| {overlap} | {p.get('samples_taken', '?')} / {p.get('samples_requested', '?')} "
-          f"| {p.get('held_ns', 0) / 1e6:.1f} |")
+          f"| {overlap} | {p.get('safepoints', '?')} "
+          f"| {p.get('samples_taken', '?')} / {p.get('samples_requested', '?')} "
+          f"| {p.get('held_ns', 0) / 1e6:.1f} | {p.get('pause_ns', 0) / 1e6:.1f} |")
 PY
