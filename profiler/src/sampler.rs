@@ -344,6 +344,64 @@ mod tests {
     }
 
     #[test]
+    fn options_resolve_only_where_they_apply() {
+        use crate::config::{Clock, ProfileKind, ProfileOptions};
+        let timer = |sampler: Option<&str>, threads: Option<u32>, clock: Option<Clock>| {
+            ProfileOptions {
+                profile: Some(ProfileKind::Timer),
+                sampler: sampler.map(str::to_string),
+                sample_threads: threads,
+                clock,
+                ..Default::default()
+            }
+            .resolve(1)
+        };
+        // Defaults: self, the number of cores, a sampler thread on the
+        // wall clock only.
+        let c = timer(None, None, None).unwrap();
+        assert_eq!(c.sampler, SamplerKind::SelfSampling);
+        assert_eq!(c.sample_threads, default_sample_threads());
+        assert!(c.uses_sampler_thread());
+        let c = timer(Some("partial"), Some(3), None).unwrap();
+        assert_eq!((c.sampler, c.sample_threads), (SamplerKind::Partial, 3));
+        let c = timer(Some("self"), None, Some(Clock::Virtual)).unwrap();
+        assert!(!c.uses_sampler_thread());
+        assert!(timer(Some("safepoint"), None, None).is_ok());
+        // Usage errors.
+        for (s, n, clock, needle) in [
+            (Some("jvmti"), None, None, "--sampler"),
+            (Some("partial"), Some(0), None, "at least 1"),
+            (Some("safepoint"), Some(2), None, "--sample-threads"),
+            (
+                Some("safepoint"),
+                None,
+                Some(Clock::Virtual),
+                "--clock=wall",
+            ),
+            (Some("partial"), None, Some(Clock::Virtual), "--clock=wall"),
+            (None, Some(2), Some(Clock::Virtual), "--sample-threads"),
+        ] {
+            let e = timer(s, n, clock).unwrap_err();
+            assert!(e.contains(needle), "{s:?} {n:?} {clock:?}: {e}");
+        }
+        for kind in [
+            ProfileKind::Cbs,
+            ProfileKind::Counter,
+            ProfileKind::Exhaustive,
+            ProfileKind::None,
+        ] {
+            let e = ProfileOptions {
+                profile: Some(kind),
+                sampler: Some("self".into()),
+                ..Default::default()
+            }
+            .resolve(1)
+            .unwrap_err();
+            assert!(e.contains("--sampler does not apply"), "{kind}: {e}");
+        }
+    }
+
+    #[test]
     fn samples_are_divided_as_in_section_3_1() {
         // The paper's example: 4 samples, 15 runnable, 6 waiting.
         assert_eq!(divide(4, 15, 6), (3, 1));
