@@ -244,6 +244,10 @@ pub struct ProfileConfig {
     pub sampled_bit: SampledBit,
     /// PCCT: purge cold contexts every this many samples of a thread.
     pub purge: Option<u64>,
+    /// Who walks the stacks (`--profile=timer`; see [`crate::sampler`]).
+    pub sampler: crate::sampler::SamplerKind,
+    /// Threads one partial safepoint samples (`partial`, `self`).
+    pub sample_threads: u32,
 }
 
 /// Default `--interval`: 1 ms.
@@ -334,15 +338,15 @@ impl ProfileOptions {
         check(self.tune, sampling, "--tune", "--profile=timer|cbs|counter");
         check(
             self.sampler.is_some(),
-            uses_timer,
+            kind == ProfileKind::Timer,
             "--sampler",
-            "--profile=timer|cbs",
+            "--profile=timer",
         );
         check(
             self.sample_threads.is_some(),
-            uses_timer,
+            kind == ProfileKind::Timer,
             "--sample-threads",
-            "--profile=timer|cbs",
+            "--profile=timer",
         );
         check(
             self.profile_out,
@@ -495,9 +499,7 @@ impl ProfileOptions {
         if self.tune {
             problems.push(not_yet("--tune"));
         }
-        if self.sampler.is_some() || self.sample_threads.is_some() {
-            problems.push(not_yet("--sampler/--sample-threads"));
-        }
+        let (sampler, sample_threads) = self.resolve_sampler(kind, &mut problems);
         if !problems.is_empty() {
             return Err(problems.join("\n"));
         }
@@ -515,7 +517,62 @@ impl ProfileOptions {
             acct_update,
             sampled_bit: self.sampled_bit.unwrap_or_default(),
             purge: self.purge,
+            sampler,
+            sample_threads,
         })
+    }
+
+    /// `--sampler` and `--sample-threads` (see [`crate::sampler`]): only
+    /// `--profile=timer` has them; `safepoint` and `partial` need a sampler
+    /// thread on the wall clock; `--sample-threads` bounds a partial
+    /// safepoint (`partial`, and `self` on the wall clock).
+    fn resolve_sampler(
+        &self,
+        kind: ProfileKind,
+        problems: &mut Vec<String>,
+    ) -> (crate::sampler::SamplerKind, u32) {
+        use crate::sampler::SamplerKind;
+        let sampler = match self.sampler.as_deref().map(str::parse::<SamplerKind>) {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => {
+                problems.push(e);
+                SamplerKind::default()
+            }
+            None => SamplerKind::default(),
+        };
+        if kind != ProfileKind::Timer {
+            return (sampler, 1);
+        }
+        let clock = self.clock.unwrap_or_default();
+        if clock == Clock::Virtual && sampler != SamplerKind::SelfSampling {
+            problems.push(format!(
+                "--sampler={sampler} needs --clock=wall: its sampler thread ticks in real time \
+                 (under --clock=virtual each thread samples itself, --sampler=self)"
+            ));
+        }
+        if let Some(n) = self.sample_threads {
+            if n == 0 {
+                problems.push("--sample-threads must be at least 1".into());
+            }
+            if sampler == SamplerKind::Safepoint {
+                problems.push(
+                    "--sample-threads does not apply to --sampler=safepoint (a global safepoint \
+                     samples every thread); it applies to --sampler=partial|self"
+                        .into(),
+                );
+            } else if clock == Clock::Virtual {
+                problems.push(
+                    "--sample-threads does not apply with --clock=virtual (every thread samples \
+                     itself at its own virtual ticks)"
+                        .into(),
+                );
+            }
+        }
+        let n = self
+            .sample_threads
+            .unwrap_or_else(crate::sampler::default_sample_threads)
+            .max(1);
+        (sampler, n)
     }
 }
 
@@ -545,6 +602,12 @@ impl ProfileConfig {
         [Record::Cct, Record::Pcct, Record::Acct]
             .into_iter()
             .any(|r| self.samples_record(r))
+    }
+
+    /// Does a sampler thread take this profile's samples in safepoints
+    /// (`--profile=timer` on the wall clock; see [`crate::sampler`])?
+    pub fn uses_sampler_thread(&self) -> bool {
+        self.kind == ProfileKind::Timer && self.clock == Clock::Wall
     }
 
     /// Is this profile driven by a timer tick?

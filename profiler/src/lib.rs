@@ -30,6 +30,7 @@ pub mod organizer;
 pub mod pcct;
 pub mod profile;
 pub mod report;
+pub mod sampler;
 pub mod samples;
 pub mod session;
 pub mod stack;

@@ -108,6 +108,14 @@ pub struct ConfigSection {
     /// `--record=pcct --purge=N`: samples between purges.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purge: Option<u64>,
+    /// Who walked the stacks (`--profile=timer`): `self`, `safepoint` or
+    /// `partial`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampler: Option<String>,
+    /// Threads one partial safepoint samples (`partial`, `self` on the
+    /// wall clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_threads: Option<u64>,
 }
 
 /// `run`: facts about the run that produced the profile.
@@ -123,6 +131,23 @@ pub struct RunSection {
     pub samples: u64,
     /// Managed threads that ran.
     pub threads: u64,
+    /// Sampler thread (`--profile=timer`, wall clock): safepoints requested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safepoints: Option<u64>,
+    /// Sampler thread: thread samples asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_requested: Option<u64>,
+    /// Sampler thread: thread samples taken (stacks walked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_taken: Option<u64>,
+    /// Sampler thread: nanoseconds threads spent held at yieldpoints,
+    /// summed over threads (the cost of stopping them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_ns: Option<u64>,
+    /// Sampler thread: nanoseconds from each request to each release,
+    /// summed over safepoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_ns: Option<u64>,
 }
 
 /// One entry of `methods`.
@@ -268,6 +293,7 @@ mod tests {
                 instructions: None,
                 samples: 3,
                 threads: 1,
+                ..Default::default()
             },
             methods: Some(vec![MethodEntry {
                 name: "fib".into(),

@@ -12,6 +12,7 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use vm::hooks::{ExecMode, Hooks, ThreadListener};
 use vm::loader::Program;
+use vm::runtime::Vm;
 use vm::thread::ThreadShared;
 
 use crate::acct::AcctRecorder;
@@ -25,6 +26,7 @@ use crate::listeners::SampleRecorder;
 use crate::organizer::{self, Repositories};
 use crate::pcct::{PcctRecorder, HOT_IN_PROFILE};
 use crate::profile::{ConfigSection, Profile, RunSection, FORMAT};
+use crate::sampler::{SamplerKind, SamplerThread};
 use crate::samples::{Message, Sample, SampleSink};
 use crate::walk::ContextRecorder;
 
@@ -45,6 +47,9 @@ pub struct Profiler {
     organizer: Mutex<Option<std::thread::JoinHandle<Repositories>>>,
     live: LiveThreads,
     timer: Mutex<Option<WallTimer>>,
+    /// `--profile=timer` on the wall clock: the sampler thread, started by
+    /// [`Profiler::attach`] (see [`crate::sampler`]).
+    sampler: Mutex<Option<SamplerThread>>,
 }
 
 impl Profiler {
@@ -59,8 +64,9 @@ impl Profiler {
             || config.samples_record(Record::Acct);
         let handle = organizer::spawn(inbox, pool_tx, program.bodies.len(), build_cct);
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
-        let timer = (config.uses_timer() && config.clock == Clock::Wall)
-            .then(|| WallTimer::start(Duration::from_nanos(config.interval_ns), live.clone()));
+        let timer =
+            (config.uses_timer() && config.clock == Clock::Wall && !config.uses_sampler_thread())
+                .then(|| WallTimer::start(Duration::from_nanos(config.interval_ns), live.clone()));
         Arc::new(Profiler {
             config,
             to_organizer,
@@ -68,7 +74,28 @@ impl Profiler {
             organizer: Mutex::new(Some(handle)),
             live,
             timer: Mutex::new(timer),
+            sampler: Mutex::new(None),
         })
+    }
+
+    /// Gives the session its VM, once created (before [`Vm::run`]): a
+    /// `--profile=timer` on the wall clock then starts its sampler thread,
+    /// which requests safepoints of `vm` (see [`crate::sampler`]). Without
+    /// it such a profile takes no samples.
+    pub fn attach(&self, vm: &Arc<Vm>) {
+        let c = &self.config;
+        if c.uses_sampler_thread() {
+            let mut s = self.sampler.lock();
+            if s.is_none() {
+                *s = Some(SamplerThread::start(
+                    vm,
+                    c.sampler,
+                    Duration::from_nanos(c.interval_ns),
+                    c.sample_threads,
+                    c.seed,
+                ));
+            }
+        }
     }
 
     /// The configuration of this session.
@@ -84,6 +111,7 @@ impl Profiler {
         if let Some(t) = self.timer.lock().take() {
             t.stop();
         }
+        let sampled = self.sampler.lock().take().map(SamplerThread::stop);
         let _ = self.to_organizer.send(Message::Finish);
         let repos = self
             .organizer
@@ -116,6 +144,11 @@ impl Profiler {
                 instructions: counting.then_some(repos.instructions),
                 samples: repos.samples,
                 threads: run.threads,
+                safepoints: sampled.map(|s| s.safepoints),
+                samples_requested: sampled.map(|s| s.requested),
+                samples_taken: sampled.map(|s| s.taken),
+                held_ns: sampled.map(|s| s.held_ns),
+                pause_ns: sampled.map(|s| s.pause_ns),
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),
@@ -170,6 +203,9 @@ fn config_section(c: &ProfileConfig) -> ConfigSection {
         acct_update: acct.then(|| c.acct_update.name().to_string()),
         sampled_bit: acct.then(|| c.sampled_bit.name().to_string()),
         purge: c.purge,
+        sampler: (c.kind == ProfileKind::Timer).then(|| c.sampler.name().to_string()),
+        sample_threads: (c.uses_sampler_thread() && c.sampler != SamplerKind::Safepoint)
+            .then_some(u64::from(c.sample_threads)),
     }
 }
 

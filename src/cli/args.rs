@@ -172,11 +172,16 @@ pub struct ProfileArgs {
     /// Self-tuning sampling interval
     #[arg(long)]
     pub tune: bool,
-    /// Who walks the stacks of a multi-threaded program: self, safepoint,
-    /// partial [default: self]
+    /// timer: who walks the stacks of a multi-threaded program at each
+    /// tick: safepoint (a global safepoint; a sampler thread walks every
+    /// thread), partial (a partial safepoint of --sample-threads threads;
+    /// the sampler thread walks them), self (the same partial safepoint,
+    /// each selected thread walking itself); with --clock=virtual only self
+    /// (docs/SAMPLERS.md) [default: self]
     #[arg(long, value_name = "HOW")]
     pub sampler: Option<String>,
-    /// partial: how many threads one tick samples [default: cores]
+    /// timer with --sampler=partial|self (wall clock): how many threads one
+    /// tick samples [default: cores]
     #[arg(long, value_name = "N")]
     pub sample_threads: Option<u32>,
     /// Recompile hot methods with profile-directed inlining while running

@@ -46,6 +46,9 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
         options.hooks = Arc::clone(p) as Arc<dyn vm::hooks::Hooks>;
     }
     let vm = Vm::new(program, options);
+    if let Some(p) = &profiler {
+        p.attach(&vm);
+    }
     let outcome = vm.run();
     if let Some(p) = &profiler {
         let facts = RunFacts {

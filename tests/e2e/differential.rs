@@ -18,6 +18,24 @@ const PROFILES: &[&[&str]] = &[
     &["--profile=exhaustive"],
     &["--profile=exhaustive", "--record=cct", "--no-yieldpoints"],
     &["--profile=timer", "--interval=100us"],
+    // Samplers (docs/SAMPLERS.md): walks by the sampler thread on held
+    // threads, and self-walks, must stay invisible to the program.
+    &["--profile=timer", "--interval=100us", "--sampler=safepoint"],
+    &[
+        "--profile=timer",
+        "--interval=100us",
+        "--sampler=partial",
+        "--sample-threads=1",
+        "--record=cct",
+        "--walk=marked",
+    ],
+    &[
+        "--profile=timer",
+        "--interval=100us",
+        "--sampler=self",
+        "--sample-threads=2",
+        "--record=dcg,cct",
+    ],
     &["--profile=cbs"],
     &[
         "--profile=cbs",
@@ -108,6 +126,7 @@ const PROFILES: &[&[&str]] = &[
 const ONE_PER_KIND: &[&[&str]] = &[
     &["--profile=exhaustive", "--record=cct"],
     &["--profile=timer"],
+    &["--profile=timer", "--sampler=safepoint"],
     &["--profile=cbs"],
     &["--profile=counter"],
     &["--profile=counter", "--record=cct", "--walk=marked"],

@@ -18,5 +18,6 @@ mod instructions;
 mod profiles;
 mod records;
 mod runtime_errors;
+mod samplers;
 mod threads;
 mod verifier;

@@ -1038,7 +1038,8 @@ impl<'vm> Interp<'vm> {
     fn sleep(&mut self, ms: i64) -> bool {
         let deadline =
             std::time::Instant::now() + std::time::Duration::from_millis(ms.max(0) as u64);
-        self.shared.set_state(ThreadState::Sleeping);
+        // Publish the frames: a safepoint may hold and inspect a sleeper.
+        self.park(ThreadState::Sleeping);
         let mut g = self.shared.wake_lock.lock();
         let stopping = loop {
             if self.vm.is_stopping() {

@@ -151,6 +151,21 @@ impl Vm {
         &self,
         selection: Selection,
         self_walk: bool,
+        visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
+    ) -> SafepointStats {
+        self.safepoint_including(selection, &[], self_walk, visit)
+    }
+
+    /// [`Vm::safepoint`], also holding the threads `blocked` names if they
+    /// are blocked in `sleep` or `join` when the safepoint looks at them (a
+    /// partial safepoint that samples waiting threads too, Hofer et al.
+    /// 2015, section 3.1). A named thread found running is treated like any
+    /// other running thread.
+    pub fn safepoint_including(
+        &self,
+        selection: Selection,
+        blocked: &[u32],
+        self_walk: bool,
         mut visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
     ) -> SafepointStats {
         let _one = self.safepoints.one_at_a_time.lock();
@@ -186,7 +201,9 @@ impl Vm {
                 match t.state() {
                     ThreadState::Finished => {}
                     ThreadState::Parked => parked += 1,
-                    s if s.is_blocked() && selection == Selection::All => {
+                    s if s.is_blocked()
+                        && (selection == Selection::All || blocked.contains(&t.id)) =>
+                    {
                         let mut slot = t.park.lock();
                         if t.state().is_blocked() {
                             if slot.epoch != epoch {

@@ -54,6 +54,22 @@ impl ThreadListener for TimerListener {
         self.rec.resolve(word)
     }
 
+    /// A sampler's safepoint selected this thread (`--sampler`, see
+    /// [`crate::sampler`]): one sample where the thread is stopped, the
+    /// same sample a tick noticed at that yieldpoint takes. Called on the
+    /// thread itself (self-sampling) or on the sampler thread while this
+    /// thread is held; a thread blocked in `sleep` or `join` is sampled as
+    /// at a backedge (its method, no call edge).
+    fn safepoint(&mut self, t: &mut ThreadCtx<'_>) {
+        let kind = crate::sampler::stopped_at(t);
+        self.rec.count_sample();
+        self.rec
+            .method_sample(t, kind.unwrap_or(YieldKind::Backedge));
+        if matches!(kind, Some(YieldKind::Prologue | YieldKind::Epilogue)) {
+            self.rec.edge_sample(t);
+        }
+    }
+
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
         self.rec.finish(t);
     }

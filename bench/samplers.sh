@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# samplers.sh - what sampling many threads costs with each --sampler, and
+# how accurate the calling context tree it gives is (Hofer et al. 2015,
+# section 7: overhead and CCT overlap of JVMTI-style global safepoints,
+# partial safepoints and self-sampling).
+#
+# Usage:
+#   bench/samplers.sh
+#
+# Environment:
+#   ROUNDS=N       interleaved rounds per (threads, interval) (default 5)
+#   THREADS        thread counts (default "8 32")
+#   INTERVALS      sampling intervals (default "10ms 1ms 100us")
+#   SAMPLERS       samplers (default "safepoint partial self")
+#   WALKS          walks (default "full"; add "incremental" once
+#                  --walk=incremental exists: every sampler is then timed
+#                  with every walk, e.g. the paper's ISPS is self+incremental)
+#   WORK           iterations of all computing threads together, divided
+#                  among them (default 3000000: about half a second)
+#   RESULTS_DIR    where results go (default: bench-results/samplers/)
+#
+# The program is tests/programs/samplers/many.bc with --set threads=N
+# --set work=WORK/N: of every four threads three compute and one sleeps
+# 1 ms at a time (WORK/N/1000 + 1 naps). Each
+# sampler runs --profile=timer --record=cct --walk=WALK at each interval.
+# Overhead: bench/paired.py, the plain run (--profile=none) and every
+# sampler interleaved, ROUNDS rounds; the median of per-round wall-time
+# ratios in percent, 25th-75th percentile in brackets. Accuracy: one more
+# run of each writes a profile; `vm compare` gives its cct-overlap against
+# the exhaustive profile (--profile=exhaustive --record=cct) of the same
+# program. The profile's own counters are listed too: samples taken and
+# requested, safepoints, held-ms (the time threads spent held parked,
+# summed over threads, until each got the CPU back) and pause-ms (from
+# each request to each release, summed over safepoints).
+
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+prog="$root/tests/programs/samplers/many.bc"
+results="${RESULTS_DIR:-$root/bench-results/samplers}"
+rounds="${ROUNDS:-5}"
+work="${WORK:-3000000}"
+read -r -a thread_counts <<< "${THREADS:-8 32}"
+read -r -a intervals <<< "${INTERVALS:-10ms 1ms 100us}"
+read -r -a samplers <<< "${SAMPLERS:-safepoint partial self}"
+read -r -a walks <<< "${WALKS:-full}"
+
+die() { echo "samplers.sh: $*" >&2; exit 1; }
+command -v hyperfine >/dev/null || die "hyperfine is missing (apt-get install -y hyperfine)"
+command -v python3 >/dev/null || die "python3 is missing"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer (got '$rounds')"
+[[ "$work" =~ ^[1-9][0-9]*$ ]] || die "WORK must be a positive integer (got '$work')"
+
+echo "== building the release binary" >&2
+(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
+vm="$root/target/release/vm"
+mkdir -p "$results"
+rows="$results/rows.tsv"
+: > "$rows"
+
+for n in "${thread_counts[@]}"; do
+    base="$vm run $prog --set threads=$n --set work=$((work / n))"
+    ref="$results/exact-$n.json"
+    $base --profile=exhaustive --record=cct --profile-out "$ref" >/dev/null
+    for iv in "${intervals[@]}"; do
+        cmds=("none=$base")
+        for s in "${samplers[@]}"; do
+            for w in "${walks[@]}"; do
+                cmds+=("$s-$w=$base --profile=timer --interval=$iv --sampler=$s --record=cct --walk=$w")
+            done
+        done
+        echo "== $n threads, $iv" >&2
+        json="$results/t$n-$iv.json"
+        python3 "$here/paired.py" --rounds "$rounds" --json "$json" "${cmds[@]}" >&2 ||
+            die "paired.py failed"
+        for s in "${samplers[@]}"; do
+            for w in "${walks[@]}"; do
+                out="$results/t$n-$iv-$s-$w.json"
+                $base --profile=timer --interval="$iv" --sampler="$s" --record=cct \
+                    --walk="$w" --profile-out "$out" >/dev/null
+                overlap=$("$vm" compare "$out" "$ref" | sed -n 's/^cct-overlap: //p')
+                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$iv" "$s" "$w" "$json" "$out" \
+                    "${overlap:-?}" >> "$rows"
+            done
+        done
+    done
+done
+
+python3 - "$rows" <<'PY' | tee "$results/summary.md"
+import json, sys
+print("| threads | interval | sampler | walk | plain (ms) | overhead % [q1, q3] "
+      "| cct-overlap | safepoints | samples taken / requested | held-ms | pause-ms |")
+print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
+for line in open(sys.argv[1]):
+    n, iv, s, w, timing, prof, overlap = line.rstrip("\n").split("\t")
+    r = json.load(open(timing))["commands"]
+    c = r[f"{s}-{w}"]
+    p = json.load(open(prof))["run"]
+    print(f"| {n} | {iv} | {s} | {w} | {r['none']['median_wall_s'] * 1000:.0f} "
+          f"| {c['wall_pct']:+.1f} [{c['wall_pct_q1']:+.1f}, {c['wall_pct_q3']:+.1f}] "
+          f"| {overlap} | {p.get('safepoints', '?')} "
+          f"| {p.get('samples_taken', '?')} / {p.get('samples_requested', '?')} "
+          f"| {p.get('held_ns', 0) / 1e6:.1f} | {p.get('pause_ns', 0) / 1e6:.1f} |")
+PY

@@ -1,0 +1,427 @@
+//! Who walks the stacks of a multi-threaded program (`--sampler`): the
+//! comparison at the core of Hofer, Gnedt & Mössenböck 2015, "Efficient
+//! Sampling-based Lock Contention Profiling / Partial Safepoints and
+//! Incremental Stack Tracing" (../shared/papers/hofer-2015-partial-safepoints-incremental-stack-tracing.txt,
+//! sections 2.2, 3, 3.1, 4 and 7).
+//!
+//! With `--profile=timer` and the wall clock, a *sampler thread* (the
+//! paper's agent thread and VM thread in one) wakes every `--interval` and
+//! asks the VM for a safepoint ([`vm::runtime::Vm::safepoint_including`]):
+//!
+//! - [`SamplerKind::Safepoint`] (the JVMTI baseline, section 2.2): a
+//!   *global* safepoint. Every live thread must park at a yieldpoint or be
+//!   blocked in `sleep`/`join`; then the sampler thread walks every stack
+//!   itself, one after the other, while all of them wait; then it releases
+//!   them all.
+//! - [`SamplerKind::Partial`] (section 3): a *partial* safepoint. Only the
+//!   first `--sample-threads` runnable threads to reach a yieldpoint are
+//!   held; threads arriving later are not held at all. Waiting threads are
+//!   sampled too, the samples divided between runnable and waiting threads
+//!   in proportion to their numbers (section 3.1, [`divide`]); the waiting
+//!   ones are drawn at random. The sampler thread walks the held stacks.
+//! - [`SamplerKind::SelfSampling`] (section 4): the same partial safepoint,
+//!   but each selected runnable thread takes a ticket and walks its *own*
+//!   stack before it parks ([`vm::hooks::ThreadListener::safepoint`]); the
+//!   sampler thread only waits for them, and walks the selected waiting
+//!   threads, which cannot walk themselves.
+//!
+//! The walk itself is the listener's (`--walk=full|marked`, into the
+//! thread's own recorder and calling context tree), whoever runs it: the
+//! sampler thread calls the held thread's listener, which is safe because a
+//! held thread touches neither its frames nor its listener until released.
+//!
+//! `--sampler=self` under `--clock=virtual` has no sampler thread: every
+//! thread samples itself at each tick of its own virtual clock, held by
+//! nobody (the behaviour of `--profile=timer` before samplers existed, and
+//! still that of `--profile=cbs`). The other two samplers need a real clock
+//! and are a usage error with `--clock=virtual` ([`crate::config`]).
+//!
+//! The counters ([`SamplerTotals`]) go into the profile's `run` section:
+//! samples requested and taken, safepoints, and the time threads spent
+//! held (`held_ns`), so that each sampler's cost is in the profile itself.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use crossbeam::channel::{bounded, RecvTimeoutError, Sender};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use vm::hooks::{ThreadCtx, ThreadListener};
+use vm::instr::YieldKind;
+use vm::runtime::Vm;
+use vm::safepoint::Selection;
+use vm::thread::{ThreadShared, ThreadState};
+
+/// `--sampler`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SamplerKind {
+    /// Selected threads walk their own stacks in a partial safepoint.
+    #[default]
+    SelfSampling,
+    /// A global safepoint; the sampler thread walks every stack.
+    Safepoint,
+    /// A partial safepoint; the sampler thread walks the held stacks.
+    Partial,
+}
+
+impl SamplerKind {
+    /// The name used on the command line and in profiles.
+    pub fn name(self) -> &'static str {
+        match self {
+            SamplerKind::SelfSampling => "self",
+            SamplerKind::Safepoint => "safepoint",
+            SamplerKind::Partial => "partial",
+        }
+    }
+}
+
+impl FromStr for SamplerKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "self" => Ok(SamplerKind::SelfSampling),
+            "safepoint" => Ok(SamplerKind::Safepoint),
+            "partial" => Ok(SamplerKind::Partial),
+            _ => Err(format!(
+                "--sampler: `{s}` is not one of: self, safepoint, partial"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for SamplerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The default `--sample-threads`: the number of cores (the paper's
+/// choice, section 7).
+pub fn default_sample_threads() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
+/// Section 3.1: how `n` samples are divided between `runnable` and
+/// `waiting` threads. Returns (runnable samples, waiting samples). With
+/// enough samples for every thread, every thread is sampled; otherwise the
+/// waiting threads get their share of `n`, rounded to the nearest
+/// whole sample (the paper's example: 4 samples, 15 runnable and 6 waiting
+/// threads, gives 3 and 1).
+pub fn divide(n: usize, runnable: usize, waiting: usize) -> (usize, usize) {
+    let total = runnable + waiting;
+    if total <= n {
+        return (runnable, waiting);
+    }
+    let w = ((n * waiting) as f64 / total as f64).round() as usize;
+    let w = w.min(waiting).min(n);
+    let r = (n - w).min(runnable);
+    (r, w)
+}
+
+/// What a sampler did over a run (the profile's `run` counters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SamplerTotals {
+    /// Safepoints requested (ticks).
+    pub safepoints: u64,
+    /// Thread samples asked for: every live thread per tick (`safepoint`),
+    /// or the runnable and waiting threads chosen (`partial`, `self`).
+    pub requested: u64,
+    /// Thread samples taken (stacks walked), by the sampler thread or by
+    /// the threads themselves.
+    pub taken: u64,
+    /// Nanoseconds threads spent held at a yieldpoint, summed over threads.
+    pub held_ns: u64,
+    /// Nanoseconds the sampler thread spent from requests to releases.
+    pub pause_ns: u64,
+    /// Safepoints that gave up waiting for a thread.
+    pub timed_out: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    safepoints: AtomicU64,
+    requested: AtomicU64,
+    taken: AtomicU64,
+    pause_ns: AtomicU64,
+    timed_out: AtomicU64,
+}
+
+/// The yieldpoint a thread is stopped at: from the instruction at its pc
+/// if it is parked at a yieldpoint (or about to park, self-sampling);
+/// `None` for a thread blocked in `sleep` or `join`, whose top frame is
+/// sampled as at a backedge (the method, no call edge).
+pub fn stopped_at(t: &ThreadCtx<'_>) -> Option<YieldKind> {
+    if t.thread.state().is_blocked() {
+        return None;
+    }
+    let top = t.frames.last()?;
+    let body = t.program.bodies.get(top.body as usize)?;
+    body.code.get(t.pc as usize).and_then(|i| i.yield_kind())
+}
+
+/// Walks one held thread for the sampler thread: calls its listener's
+/// [`ThreadListener::safepoint`], as the thread itself does when it
+/// samples itself. Returns whether a sample was taken.
+pub fn sample_held(t: &mut ThreadCtx<'_>, listener: Option<&mut dyn ThreadListener>) -> bool {
+    match listener {
+        Some(l) if !t.frames.is_empty() => {
+            l.safepoint(t);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The sampler thread of one run.
+pub struct SamplerThread {
+    stop: Option<Sender<()>>,
+    handle: Option<std::thread::JoinHandle<()>>,
+    counters: Arc<Counters>,
+    vm: Weak<Vm>,
+    held_at_start: u64,
+}
+
+impl SamplerThread {
+    /// Starts sampling `vm` every `interval` with `kind`; `sample_threads`
+    /// bounds a partial safepoint; `seed` draws the waiting threads.
+    pub fn start(
+        vm: &Arc<Vm>,
+        kind: SamplerKind,
+        interval: Duration,
+        sample_threads: u32,
+        seed: u64,
+    ) -> SamplerThread {
+        let (stop, stopped) = bounded::<()>(1);
+        let counters = Arc::new(Counters::default());
+        let weak = Arc::downgrade(vm);
+        let held_at_start = vm.parked_ns();
+        let handle = {
+            let (counters, weak) = (counters.clone(), weak.clone());
+            std::thread::Builder::new()
+                .name("vm-sampler".into())
+                .spawn(move || {
+                    let mut rng = StdRng::seed_from_u64(seed ^ 0x5A3F_11E5);
+                    let mut next = Instant::now() + interval;
+                    loop {
+                        let wait = next.saturating_duration_since(Instant::now());
+                        match stopped.recv_timeout(wait) {
+                            Err(RecvTimeoutError::Timeout) => {}
+                            _ => return,
+                        }
+                        let Some(vm) = weak.upgrade() else { return };
+                        tick(&vm, kind, sample_threads as usize, &mut rng, &counters);
+                        drop(vm);
+                        // Keep to the interval, counting the time the last
+                        // sample took (section 7); if behind, start afresh.
+                        next += interval;
+                        let now = Instant::now();
+                        if next < now {
+                            next = now + interval;
+                        }
+                    }
+                })
+                .ok()
+        };
+        SamplerThread {
+            stop: Some(stop),
+            handle,
+            counters,
+            vm: weak,
+            held_at_start,
+        }
+    }
+
+    /// Stops the sampler thread and returns what it did.
+    pub fn stop(mut self) -> SamplerTotals {
+        self.stop_now();
+        let c = &self.counters;
+        let held_ns = self
+            .vm
+            .upgrade()
+            .map_or(0, |vm| vm.parked_ns().saturating_sub(self.held_at_start));
+        SamplerTotals {
+            safepoints: c.safepoints.load(Ordering::Relaxed),
+            requested: c.requested.load(Ordering::Relaxed),
+            taken: c.taken.load(Ordering::Relaxed),
+            held_ns,
+            pause_ns: c.pause_ns.load(Ordering::Relaxed),
+            timed_out: c.timed_out.load(Ordering::Relaxed),
+        }
+    }
+
+    fn stop_now(&mut self) {
+        drop(self.stop.take());
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for SamplerThread {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
+
+/// One tick: choose, request the safepoint, walk, release.
+fn tick(vm: &Vm, kind: SamplerKind, n: usize, rng: &mut StdRng, counters: &Counters) {
+    let live: Vec<Arc<ThreadShared>> = vm
+        .threads
+        .all()
+        .into_iter()
+        .filter(|t| t.state() != ThreadState::Finished)
+        .collect();
+    if live.is_empty() {
+        return;
+    }
+    let mut taken = 0u64;
+    let stats = match kind {
+        SamplerKind::Safepoint => {
+            counters
+                .requested
+                .fetch_add(live.len() as u64, Ordering::Relaxed);
+            vm.safepoint(Selection::All, false, |_, ctx, l| {
+                taken += u64::from(sample_held(ctx, l));
+            })
+        }
+        SamplerKind::Partial | SamplerKind::SelfSampling => {
+            let mut waiting: Vec<u32> = live
+                .iter()
+                .filter(|t| t.state().is_blocked())
+                .map(|t| t.id)
+                .collect();
+            let runnable = live.len() - waiting.len();
+            let (r, w) = divide(n, runnable, waiting.len());
+            // Draw w waiting threads at random (a partial Fisher-Yates).
+            for i in 0..w {
+                let j = rng.random_range(i..waiting.len());
+                waiting.swap(i, j);
+            }
+            waiting.truncate(w);
+            waiting.sort_unstable();
+            counters
+                .requested
+                .fetch_add((r + w) as u64, Ordering::Relaxed);
+            let self_walk = kind == SamplerKind::SelfSampling;
+            vm.safepoint_including(Selection::First(r), &waiting, self_walk, |t, ctx, l| {
+                if self_walk && t.state() == ThreadState::Parked {
+                    // It took a ticket and walked itself before parking.
+                    taken += 1;
+                } else {
+                    taken += u64::from(sample_held(ctx, l));
+                }
+            })
+        }
+    };
+    counters.safepoints.fetch_add(1, Ordering::Relaxed);
+    counters.taken.fetch_add(taken, Ordering::Relaxed);
+    counters
+        .pause_ns
+        .fetch_add(stats.total_ns, Ordering::Relaxed);
+    if stats.timed_out {
+        counters.timed_out.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for k in [
+            SamplerKind::SelfSampling,
+            SamplerKind::Safepoint,
+            SamplerKind::Partial,
+        ] {
+            assert_eq!(k.name().parse::<SamplerKind>(), Ok(k));
+        }
+        assert!("jvmti".parse::<SamplerKind>().is_err());
+        assert_eq!(SamplerKind::default(), SamplerKind::SelfSampling);
+    }
+
+    #[test]
+    fn options_resolve_only_where_they_apply() {
+        use crate::config::{Clock, ProfileKind, ProfileOptions};
+        let timer = |sampler: Option<&str>, threads: Option<u32>, clock: Option<Clock>| {
+            ProfileOptions {
+                profile: Some(ProfileKind::Timer),
+                sampler: sampler.map(str::to_string),
+                sample_threads: threads,
+                clock,
+                ..Default::default()
+            }
+            .resolve(1)
+        };
+        // Defaults: self, the number of cores, a sampler thread on the
+        // wall clock only.
+        let c = timer(None, None, None).unwrap();
+        assert_eq!(c.sampler, SamplerKind::SelfSampling);
+        assert_eq!(c.sample_threads, default_sample_threads());
+        assert!(c.uses_sampler_thread());
+        let c = timer(Some("partial"), Some(3), None).unwrap();
+        assert_eq!((c.sampler, c.sample_threads), (SamplerKind::Partial, 3));
+        let c = timer(Some("self"), None, Some(Clock::Virtual)).unwrap();
+        assert!(!c.uses_sampler_thread());
+        assert!(timer(Some("safepoint"), None, None).is_ok());
+        // Usage errors.
+        for (s, n, clock, needle) in [
+            (Some("jvmti"), None, None, "--sampler"),
+            (Some("partial"), Some(0), None, "at least 1"),
+            (Some("safepoint"), Some(2), None, "--sample-threads"),
+            (
+                Some("safepoint"),
+                None,
+                Some(Clock::Virtual),
+                "--clock=wall",
+            ),
+            (Some("partial"), None, Some(Clock::Virtual), "--clock=wall"),
+            (None, Some(2), Some(Clock::Virtual), "--sample-threads"),
+        ] {
+            let e = timer(s, n, clock).unwrap_err();
+            assert!(e.contains(needle), "{s:?} {n:?} {clock:?}: {e}");
+        }
+        for kind in [
+            ProfileKind::Cbs,
+            ProfileKind::Counter,
+            ProfileKind::Exhaustive,
+            ProfileKind::None,
+        ] {
+            let e = ProfileOptions {
+                profile: Some(kind),
+                sampler: Some("self".into()),
+                ..Default::default()
+            }
+            .resolve(1)
+            .unwrap_err();
+            assert!(e.contains("--sampler does not apply"), "{kind}: {e}");
+        }
+    }
+
+    #[test]
+    fn samples_are_divided_as_in_section_3_1() {
+        // The paper's example: 4 samples, 15 runnable, 6 waiting.
+        assert_eq!(divide(4, 15, 6), (3, 1));
+        // Figure 3: 3 samples, 3 runnable, 1 waiting.
+        assert_eq!(divide(3, 3, 1), (2, 1));
+        // Enough samples for everyone.
+        assert_eq!(divide(8, 3, 2), (3, 2));
+        assert_eq!(divide(2, 0, 0), (0, 0));
+        // Only waiting threads, or only runnable ones.
+        assert_eq!(divide(2, 0, 5), (0, 2));
+        assert_eq!(divide(2, 5, 0), (2, 0));
+        // Never more than asked for, never more than there are.
+        for n in 1..10 {
+            for r in 0..12 {
+                for w in 0..12 {
+                    let (a, b) = divide(n, r, w);
+                    assert!(a <= r && b <= w, "{n} {r} {w}");
+                    assert_eq!(a + b, n.min(r + w), "{n} {r} {w}");
+                }
+            }
+        }
+    }
+}

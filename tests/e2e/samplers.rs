@@ -1,0 +1,335 @@
+//! `--sampler=safepoint|partial|self` and `--sample-threads` (SPEC section
+//! 2; docs/SAMPLERS.md): multi-threaded programs whose threads start, end,
+//! sleep, join and throw while a sampler keeps requesting safepoints every
+//! 100 us. Each run must end (no deadlock: every run has a time limit),
+//! print exactly its `.out`, and account for every sample: the samples the
+//! sampler took are the samples recorded, every sample credits one method
+//! and (with `--record=cct`) one calling context.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use profiler::profile::Profile;
+
+use crate::harness::{self, run_vm_in, vm};
+
+/// The sampler configurations every program runs under.
+const SAMPLERS: &[&[&str]] = &[
+    &["--sampler=safepoint"],
+    &["--sampler=safepoint", "--record=dcg,cct", "--walk=marked"],
+    &["--sampler=partial", "--sample-threads=1"],
+    &["--sampler=partial", "--sample-threads=2", "--record=cct"],
+    &[
+        "--sampler=partial",
+        "--sample-threads=3",
+        "--record=dcg,cct",
+        "--walk=marked",
+    ],
+    &["--sampler=self", "--sample-threads=1", "--record=dcg,cct"],
+    &[
+        "--sampler=self",
+        "--sample-threads=2",
+        "--record=cct",
+        "--walk=marked",
+    ],
+    &["--sampler=self"],
+];
+
+/// How many times each program runs under each configuration.
+const REPEAT: usize = 12;
+
+fn programs() -> Vec<PathBuf> {
+    let files = harness::bc_files(&harness::programs_dir("samplers"));
+    assert!(files.len() >= 5, "too few sampler programs: {files:?}");
+    files
+}
+
+/// Checks one profile's books; returns the samples taken.
+fn check_books(p: &Profile, sampler: &str, what: &str) -> Result<u64, String> {
+    let samples = p.run.samples;
+    let taken = p
+        .run
+        .samples_taken
+        .ok_or(format!("{what}: no run.samples_taken"))?;
+    let requested = p
+        .run
+        .samples_requested
+        .ok_or(format!("{what}: no run.samples_requested"))?;
+    let safepoints = p
+        .run
+        .safepoints
+        .ok_or(format!("{what}: no run.safepoints"))?;
+    p.run.held_ns.ok_or(format!("{what}: no run.held_ns"))?;
+    if p.config.sampler.as_deref() != Some(sampler) {
+        return Err(format!("{what}: config.sampler is {:?}", p.config.sampler));
+    }
+    if taken != samples {
+        return Err(format!(
+            "{what}: the sampler took {taken} samples but {samples} were recorded"
+        ));
+    }
+    if sampler != "safepoint" && taken > requested {
+        return Err(format!(
+            "{what}: {taken} samples taken, only {requested} requested"
+        ));
+    }
+    if taken > 0 && safepoints == 0 {
+        return Err(format!("{what}: samples without a safepoint"));
+    }
+    // Every sample credits exactly one method...
+    let selfs: u64 = p.methods.iter().flatten().map(|m| m.self_).sum();
+    if selfs != samples {
+        return Err(format!(
+            "{what}: methods[].self sums to {selfs}, run.samples is {samples}"
+        ));
+    }
+    // ... and, with a calling context tree, exactly one context.
+    if let Some(cct) = &p.cct {
+        let cself: u64 = cct.iter().map(|c| c.self_).sum();
+        if cself != samples {
+            return Err(format!(
+                "{what}: cct self sums to {cself}, run.samples is {samples}"
+            ));
+        }
+    }
+    Ok(taken)
+}
+
+fn run_one(path: &Path, config: &[&str], i: usize) -> Result<u64, String> {
+    let dir = path.parent().expect("dir");
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let expected = std::fs::read_to_string(path.with_extension("out")).expect(".out");
+    let out = harness::scratch(&format!(
+        "samplers-{}-{}-{i}",
+        name.trim_end_matches(".bc"),
+        config.join("").replace(['-', '=', ','], "")
+    ))
+    .join("p.json");
+    let out_s = out.display().to_string();
+    let mut args = vec![
+        "run",
+        &name,
+        "--profile=timer",
+        "--interval=100us",
+        "--profile-out",
+        &out_s,
+    ];
+    args.extend_from_slice(config);
+    let r = run_vm_in(dir, &args, Duration::from_secs(60));
+    let what = format!("{} (run {i})", r.cmd);
+    if let Some(c) = r.crash() {
+        return Err(c);
+    }
+    if r.status != Some(0) || r.stdout != expected {
+        return Err(format!(
+            "{what}: status {:?}, stdout {:?} (expected {expected:?})\n{}",
+            r.status,
+            r.stdout,
+            harness::clip(&r.stderr)
+        ));
+    }
+    let p = Profile::read(&out).map_err(|e| format!("{what}: {e}"))?;
+    let sampler = config[0].trim_start_matches("--sampler=");
+    check_books(&p, sampler, &what)
+}
+
+#[test]
+fn samplers_never_deadlock_lose_samples_or_change_output() {
+    let mut jobs: Vec<(PathBuf, &[&str], usize)> = Vec::new();
+    for p in programs() {
+        for c in SAMPLERS {
+            for i in 0..REPEAT {
+                jobs.push((p.clone(), c, i));
+            }
+        }
+    }
+    let next = Mutex::new(0usize);
+    let failures = Mutex::new(Vec::<String>::new());
+    let taken = Mutex::new(std::collections::BTreeMap::<String, u64>::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some((path, config, k)) = jobs.get(i) else {
+                    break;
+                };
+                match run_one(path, config, *k) {
+                    Ok(t) => {
+                        *taken
+                            .lock()
+                            .unwrap()
+                            .entry(config[0].to_string())
+                            .or_default() += t;
+                    }
+                    Err(e) => failures.lock().unwrap().push(e),
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} failing runs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // Each sampler sampled something over all its runs.
+    let taken = taken.into_inner().unwrap();
+    for s in ["--sampler=safepoint", "--sampler=partial", "--sampler=self"] {
+        assert!(
+            taken.get(s).copied().unwrap_or(0) > 0,
+            "{s} took no sample at all: {taken:?}"
+        );
+    }
+}
+
+#[test]
+fn a_global_safepoint_samples_sleeping_and_joining_threads() {
+    // joiners.bc keeps six threads blocked in `join` and one in `sleep`
+    // for most of its run: a global safepoint holds and walks them too
+    // (as at a backedge: the method, no edge), so `chain` gets samples in
+    // which it is blocked in `join`.
+    let dir = harness::programs_dir("samplers");
+    let scratch = harness::scratch("samplers-blocked");
+    let mut blocked_seen = false;
+    for i in 0..20 {
+        let out = scratch.join(format!("p{i}.json"));
+        let out_s = out.display().to_string();
+        let r = run_vm_in(
+            &dir,
+            &[
+                "run",
+                "joiners.bc",
+                "--profile=timer",
+                "--interval=100us",
+                "--sampler=safepoint",
+                "--record=cct",
+                "--profile-out",
+                &out_s,
+            ],
+            Duration::from_secs(60),
+        );
+        r.assert_status(0);
+        let p = Profile::read(&out).unwrap();
+        let taken = check_books(&p, "safepoint", &r.cmd).unwrap();
+        let requested = p.run.samples_requested.unwrap();
+        // A global safepoint asks for every live thread.
+        assert!(taken <= requested + 7, "{taken} > {requested}");
+        let chain_self = p
+            .methods
+            .iter()
+            .flatten()
+            .find(|m| m.name == "chain")
+            .map_or(0, |m| m.self_);
+        if chain_self > 0 {
+            blocked_seen = true;
+            break;
+        }
+    }
+    assert!(blocked_seen, "no sample of a thread blocked in join");
+}
+
+#[test]
+fn sampler_options_that_do_not_apply_are_usage_errors() {
+    let prog = harness::programs_dir("samplers").join("churn.bc");
+    let prog = prog.to_str().unwrap();
+    for bad in [
+        &["--profile=cbs", "--sampler=self"][..],
+        &["--profile=counter", "--sampler=partial"],
+        &["--profile=exhaustive", "--sample-threads=2"],
+        &["--sampler=self"],
+        &["--profile=timer", "--sampler=jvmti"],
+        &["--profile=timer", "--sampler=partial", "--sample-threads=0"],
+        &[
+            "--profile=timer",
+            "--sampler=safepoint",
+            "--sample-threads=2",
+        ],
+        &["--profile=timer", "--sampler=safepoint", "--clock=virtual"],
+        &["--profile=timer", "--sampler=partial", "--clock=virtual"],
+        &["--profile=timer", "--clock=virtual", "--sample-threads=2"],
+    ] {
+        let mut args = vec!["run", prog];
+        args.extend_from_slice(bad);
+        let r = vm(&args);
+        r.assert_status(2);
+        assert!(r.stdout.is_empty(), "{}: the program ran", r.cmd);
+        assert!(
+            r.stderr.contains("--sampler") || r.stderr.contains("--sample-threads"),
+            "{}: {}",
+            r.cmd,
+            r.stderr
+        );
+    }
+    // Allowed: self under the virtual clock (every thread samples itself).
+    vm(&[
+        "run",
+        prog,
+        "--profile=timer",
+        "--sampler=self",
+        "--clock=virtual",
+    ])
+    .assert_status(0);
+}
+
+#[test]
+fn the_profile_names_its_sampler() {
+    let dir = harness::programs_dir("samplers");
+    let scratch = harness::scratch("samplers-config");
+    let out = scratch.join("p.json");
+    let out_s = out.display().to_string();
+    let cases: &[(&[&str], &str, Option<u64>)] = &[
+        (&[], "self", None),
+        (
+            &["--sampler=partial", "--sample-threads=3"],
+            "partial",
+            Some(3),
+        ),
+        (&["--sampler=safepoint"], "safepoint", None),
+    ];
+    for (extra, name, threads) in cases {
+        let mut args = vec![
+            "run",
+            "churn.bc",
+            "--profile=timer",
+            "--profile-out",
+            &out_s,
+        ];
+        args.extend_from_slice(extra);
+        let r = run_vm_in(&dir, &args, Duration::from_secs(60));
+        r.assert_status(0);
+        let p = Profile::read(&out).unwrap();
+        assert_eq!(p.config.sampler.as_deref(), Some(*name), "{}", r.cmd);
+        if let Some(n) = threads {
+            assert_eq!(p.config.sample_threads, Some(*n), "{}", r.cmd);
+        } else if *name == "safepoint" {
+            assert_eq!(p.config.sample_threads, None);
+        } else {
+            // The default: the number of cores.
+            assert!(p.config.sample_threads.unwrap() >= 1);
+        }
+        check_books(&p, name, &r.cmd).unwrap();
+    }
+    // The virtual clock has no sampler thread: no sampler counters.
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "churn.bc",
+            "--profile=timer",
+            "--clock=virtual",
+            "--profile-out",
+            &out_s,
+        ],
+        Duration::from_secs(60),
+    );
+    r.assert_status(0);
+    let p = Profile::read(&out).unwrap();
+    assert_eq!(p.config.sampler.as_deref(), Some("self"));
+    assert!(p.run.samples_taken.is_none() && p.run.held_ns.is_none());
+}
