@@ -205,6 +205,8 @@ pub struct ProfileConfig {
     pub walk: Walk,
     /// Frames one sample may examine (`top`: 1).
     pub max_walk: u32,
+    /// `--tune`: the self-tuning sampling interval.
+    pub tune: bool,
 }
 
 /// Default `--interval`: 1 ms.
@@ -358,31 +360,41 @@ impl ProfileOptions {
         if sampling {
             if let Some(r) = record
                 .iter()
-                .find(|r| !matches!(r, Record::Dcg | Record::Cct))
+                .find(|r| matches!(r, Record::Pcct | Record::Acct))
             {
                 problems.push(not_yet(&format!("--record={r} with --profile={kind}")));
             }
         }
-        // Walks: only a calling-context record needs more than the top
-        // frame; the dcg's walk is `top`.
-        let contexts = sampling && record.contains(&Record::Cct);
+        // Walks: only a calling-context record (cct, ccmap) needs more than
+        // the top frame; the dcg's walk is `top`.
+        let contexts =
+            sampling && (record.contains(&Record::Cct) || record.contains(&Record::Ccmap));
         if sampling {
             match self.walk {
                 Some(Walk::Incremental) => problems.push(not_yet("--walk=incremental")),
                 Some(Walk::Top) if contexts => problems.push(
                     "--walk=top examines only the top frame, which names the call edge but not \
-                     its calling context; --record=cct needs --walk=full or --walk=marked"
+                     its calling context; --record=cct or ccmap needs --walk=full or --walk=marked"
                         .into(),
                 ),
                 Some(w @ (Walk::Full | Walk::Marked)) if !contexts => problems.push(format!(
-                    "--walk={w} applies only when --record includes cct \
+                    "--walk={w} applies only when --record includes cct or ccmap \
                      (the dcg needs only the top frame)"
                 )),
                 _ => {}
             }
+            if record.contains(&Record::Cct) && record.contains(&Record::Ccmap) {
+                problems.push(
+                    "--record=cct,ccmap: a profile has one `cct` section; record either cct \
+                     (a tree built on each thread) or ccmap (the SSCLI Call Context Map), \
+                     not both"
+                        .into(),
+                );
+            }
             if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
                 problems.push(
-                    "--max-walk applies only when --record includes cct, with --walk=full or marked"
+                    "--max-walk applies only when --record includes cct or ccmap, \
+                     with --walk=full or marked"
                         .into(),
                 );
             }
@@ -397,9 +409,6 @@ impl ProfileOptions {
             Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
             Walk::Full | Walk::Incremental => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
         };
-        if self.tune {
-            problems.push(not_yet("--tune"));
-        }
         if self.sampler.is_some() || self.sample_threads.is_some() {
             problems.push(not_yet("--sampler/--sample-threads"));
         }
@@ -420,6 +429,7 @@ impl ProfileOptions {
             record,
             walk,
             max_walk,
+            tune: self.tune,
         })
     }
 }
@@ -436,6 +446,19 @@ impl ProfileConfig {
             self.kind,
             ProfileKind::Timer | ProfileKind::Cbs | ProfileKind::Counter
         ) && self.record.contains(&Record::Cct)
+    }
+
+    /// Does a sampling profile build the SSCLI Call Context Map from walks?
+    pub fn samples_ccmap(&self) -> bool {
+        matches!(
+            self.kind,
+            ProfileKind::Timer | ProfileKind::Cbs | ProfileKind::Counter
+        ) && self.record.contains(&Record::Ccmap)
+    }
+
+    /// Does a sample walk the stack (a `cct` or `ccmap` record)?
+    pub fn walks_stack(&self) -> bool {
+        self.samples_contexts() || self.samples_ccmap()
     }
 
     /// Is this profile driven by a timer tick?
@@ -588,10 +611,55 @@ mod tests {
                 .contains("does not apply")
         );
         assert!(bad(with(ProfileKind::Exhaustive, cct(), None, Some(3))).contains("--max-walk"));
+        // ccmap: full by default, marked allowed, top refused; one
+        // calling-context record at a time.
+        let ccmap = || Some(vec![Record::Ccmap]);
+        for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
+            assert_eq!(ok(with(kind, ccmap(), None, None)), (Walk::Full, 256));
+            assert_eq!(
+                ok(with(kind, ccmap(), Some(Walk::Marked), None)),
+                (Walk::Marked, 16)
+            );
+            let c = with(kind, ccmap(), None, None).resolve(1).unwrap();
+            assert!(c.samples_ccmap() && !c.samples_contexts() && c.walks_stack());
+        }
+        assert!(bad(with(ProfileKind::Timer, ccmap(), Some(Walk::Top), None)).contains("ccmap"));
+        assert!(bad(with(
+            ProfileKind::Timer,
+            Some(vec![Record::Cct, Record::Ccmap]),
+            None,
+            None
+        ))
+        .contains("not both"));
+        assert!(bad(with(ProfileKind::Exhaustive, ccmap(), None, None)).contains("ccmap"));
         for r in [Record::Pcct, Record::Acct] {
             assert!(
                 bad(with(ProfileKind::Cbs, Some(vec![r]), None, None)).contains("not implemented")
             );
+        }
+    }
+
+    #[test]
+    fn tune_applies_to_sampling_profiles() {
+        for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
+            let c = ProfileOptions {
+                profile: Some(kind),
+                tune: true,
+                ..Default::default()
+            }
+            .resolve(1)
+            .unwrap();
+            assert!(c.tune);
+        }
+        for kind in [ProfileKind::None, ProfileKind::Exhaustive] {
+            let e = ProfileOptions {
+                profile: Some(kind),
+                tune: true,
+                ..Default::default()
+            }
+            .resolve(1)
+            .unwrap_err();
+            assert!(e.contains("--tune does not apply"), "{e}");
         }
     }
 

@@ -63,6 +63,10 @@ pub struct ConfigSection {
     /// How samples walked the stack.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk: Option<String>,
+    /// `--tune` was given (the self-tuning interval; `interval_ns` or
+    /// `every` is then the initial interval, `run` holds the final one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune: Option<bool>,
 }
 
 /// `run`: facts about the run that produced the profile.
@@ -78,6 +82,15 @@ pub struct RunSection {
     pub samples: u64,
     /// Managed threads that ran.
     pub threads: u64,
+    /// `--tune` with timer or cbs: the timer period at the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_interval_ns: Option<u64>,
+    /// `--tune` with counter: the sampling period in calls at the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_every: Option<u64>,
+    /// `--tune`: how many times the interval changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_changes: Option<u64>,
 }
 
 /// One entry of `methods`.
@@ -223,6 +236,7 @@ mod tests {
                 instructions: None,
                 samples: 3,
                 threads: 1,
+                ..Default::default()
             },
             methods: Some(vec![MethodEntry {
                 name: "fib".into(),

@@ -3,8 +3,8 @@
 //! queue), creates each thread's listener, and at the end turns the
 //! repositories into a [`Profile`].
 
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use std::time::Duration;
 
 use crossbeam::channel::{unbounded, Receiver, Sender};
 use parking_lot::Mutex;
@@ -15,15 +15,17 @@ use vm::loader::Program;
 use vm::thread::ThreadShared;
 
 use crate::clock::{LiveThreads, WallTimer};
+use crate::config::Walk;
 use crate::config::{Clock, ProfileConfig, ProfileKind, Record};
 use crate::exact::ExhaustiveListener;
 use crate::listeners::cbs::CounterBasedListener;
 use crate::listeners::counter::MethodCounterListener;
 use crate::listeners::timer::TimerListener;
-use crate::listeners::SampleRecorder;
-use crate::organizer::{self, Repositories};
+use crate::listeners::{SampleRecorder, StackRecorder};
+use crate::organizer::{self, Repositories, Setup};
 use crate::profile::{ConfigSection, Profile, RunSection, FORMAT};
-use crate::samples::{Message, Sample, SampleSink};
+use crate::samples::{Message, Sample, SampleSink, StackBuffer, TuneLink};
+use crate::tune::{IntervalBounds, IntervalTuner};
 use crate::walk::ContextRecorder;
 
 /// What the run itself reports, for the profile's `run` section.
@@ -40,6 +42,10 @@ pub struct Profiler {
     config: ProfileConfig,
     to_organizer: Sender<Message>,
     pool: Receiver<Vec<Sample>>,
+    stack_pool: Receiver<StackBuffer>,
+    /// The sampling interval: the timer period in ns (timer, cbs) or the
+    /// counter's `--every`; `--tune` changes it.
+    interval: Arc<AtomicU64>,
     organizer: Mutex<Option<std::thread::JoinHandle<Repositories>>>,
     live: LiveThreads,
     timer: Mutex<Option<WallTimer>>,
@@ -51,16 +57,37 @@ impl Profiler {
     pub fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
+        let (stack_pool_tx, stack_pool) = unbounded();
         let build_cct = (config.kind == ProfileKind::Exhaustive || config.samples_contexts())
             && config.record.contains(&Record::Cct);
-        let handle = organizer::spawn(inbox, pool_tx, program.bodies.len(), build_cct);
+        let (initial, bounds) = if config.kind == ProfileKind::Counter {
+            (u64::from(config.every), IntervalBounds::COUNTER_CALLS)
+        } else {
+            (config.interval_ns, IntervalBounds::TIMER_NS)
+        };
+        let interval = Arc::new(AtomicU64::new(initial));
+        let handle = organizer::spawn(
+            inbox,
+            pool_tx,
+            Setup {
+                methods: program.bodies.len(),
+                build_cct,
+                build_ccmap: config.samples_ccmap(),
+                tune: config
+                    .tune
+                    .then(|| (IntervalTuner::new(initial, bounds), interval.clone())),
+                stack_pool: stack_pool_tx,
+            },
+        );
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
         let timer = (config.uses_timer() && config.clock == Clock::Wall)
-            .then(|| WallTimer::start(Duration::from_nanos(config.interval_ns), live.clone()));
+            .then(|| WallTimer::start(interval.clone(), live.clone()));
         Arc::new(Profiler {
             config,
             to_organizer,
             pool,
+            stack_pool,
+            interval,
             organizer: Mutex::new(Some(handle)),
             live,
             timer: Mutex::new(timer),
@@ -95,6 +122,13 @@ impl Profiler {
             run.wall_ns
         };
         let name = |m: u32| program.bodies[m as usize].name.clone();
+        let tune = repos.tune;
+        let counter = c.kind == ProfileKind::Counter;
+        let cct = match (&repos.ccmap, &repos.cct) {
+            (Some(map), _) => Some(map.to_cct_nodes(name)),
+            (None, Some(t)) => Some(t.to_flat(name)),
+            (None, None) => None,
+        };
         Profile {
             format: FORMAT.to_string(),
             program: program_path.to_string(),
@@ -104,10 +138,13 @@ impl Profiler {
                 instructions: counting.then_some(repos.instructions),
                 samples: repos.samples,
                 threads: run.threads,
+                final_interval_ns: tune.filter(|_| !counter).map(|t| t.last),
+                final_every: tune.filter(|_| counter).map(|t| t.last),
+                interval_changes: tune.map(|t| t.changes),
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),
-            cct: repos.cct.as_ref().map(|t| t.to_flat(name)),
+            cct,
         }
     }
 
@@ -115,12 +152,28 @@ impl Profiler {
     /// calling context tree its own tree (rooted at its entry method).
     fn recorder(&self, thread: &ThreadShared) -> SampleRecorder {
         let c = &self.config;
-        SampleRecorder {
-            sink: self.sink(),
-            contexts: c
-                .samples_contexts()
-                .then(|| ContextRecorder::new(c.walk, c.max_walk, thread.entry)),
+        let mut sink = self.sink();
+        if c.tune {
+            sink.tune = Some(TuneLink {
+                interval: self.interval.clone(),
+                // Reproducible runs change the interval at points that
+                // depend only on the samples.
+                synchronous: c.clock == Clock::Virtual || c.kind == ProfileKind::Counter,
+                seen: self.interval.load(std::sync::atomic::Ordering::Relaxed),
+            });
         }
+        SampleRecorder::new(
+            sink,
+            c.samples_contexts()
+                .then(|| ContextRecorder::new(c.walk, c.max_walk, thread.entry)),
+            c.samples_ccmap().then(|| StackRecorder {
+                walk: c.walk,
+                max_walk: c.max_walk,
+                buffer: StackBuffer::default(),
+                pool: self.stack_pool.clone(),
+            }),
+            c.walks_stack() && c.walk == Walk::Marked,
+        )
     }
 
     fn sink(&self) -> SampleSink {
@@ -146,7 +199,8 @@ fn config_section(c: &ProfileConfig) -> ConfigSection {
         clock: timer.then(|| c.clock.name().to_string()),
         seed: Some(c.seed),
         record: Some(c.record.iter().map(|r| r.name().to_string()).collect()),
-        walk: c.samples_contexts().then(|| c.walk.name().to_string()),
+        walk: c.walks_stack().then(|| c.walk.name().to_string()),
+        tune: c.tune.then_some(true),
     }
 }
 

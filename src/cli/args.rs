@@ -140,10 +140,11 @@ pub struct ProfileArgs {
     /// acct, ccmap [default: dcg]
     #[arg(long, value_name = "LIST", value_parser = parse_records)]
     pub record: Option<RecordList>,
-    /// How a sample examines the stack, with --record including cct: full
-    /// (every frame down to the entry frame) or marked (only the frames
-    /// pushed since an earlier sample, Whaley's marked frames); top (the
-    /// top frame only) is the dcg's walk [default: full with cct, else top]
+    /// How a sample examines the stack, with --record including cct or
+    /// ccmap: full (every frame down to the entry frame) or marked (only
+    /// the frames pushed since an earlier sample, Whaley's marked frames);
+    /// top (the top frame only) is the dcg's walk [default: full with cct
+    /// or ccmap, else top]
     #[arg(long, value_name = "HOW")]
     pub walk: Option<Walk>,
     /// Frames one sample may examine; a deeper walk starts a detached
@@ -154,7 +155,10 @@ pub struct ProfileArgs {
     /// [default: last-edge]
     #[arg(long, value_name = "STRATEGY")]
     pub acct_update: Option<String>,
-    /// Self-tuning sampling interval
+    /// Self-tuning sampling interval (timer, cbs, counter): every 1000
+    /// samples, halve the interval (or --every) if under 1% of samples found
+    /// the same activation executing as before, double it if over 15%; the
+    /// final one is recorded in the profile's run section
     #[arg(long)]
     pub tune: bool,
     /// Who walks the stacks of a multi-threaded program: self, safepoint,

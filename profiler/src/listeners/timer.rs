@@ -36,7 +36,12 @@ impl ThreadListener for TimerListener {
         self.rec.count_sample();
         self.rec.method_sample(t, kind);
         if kind != YieldKind::Backedge {
-            self.rec.edge_sample(t);
+            self.rec.edge_sample(t, kind);
+        }
+        if let Some(interval) = self.rec.flush(t) {
+            // --tune under the virtual clock (the wall timer thread reads
+            // the interval itself).
+            t.set_virtual_tick(interval);
         }
     }
 

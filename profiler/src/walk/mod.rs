@@ -49,6 +49,7 @@
 
 pub mod full;
 pub mod marked;
+pub mod stacks;
 
 use vm::frame::Frame;
 use vm::instr::YieldKind;
