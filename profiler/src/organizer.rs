@@ -148,10 +148,16 @@ pub fn spawn(
                         if let Some(map) = &mut r.ccmap {
                             map.count_thread(t.entry);
                         }
-                        if let Some(exact) = t.exact {
+                        if let Some(mut exact) = t.exact {
                             r.dcg.add_exact(&exact);
-                            if let (Some(mine), Some(theirs)) = (&mut r.cct, &exact.cct) {
-                                mine.merge(theirs);
+                            if let (Some(mine), Some(theirs)) = (&mut r.cct, exact.cct.take()) {
+                                if mine.is_empty() {
+                                    // The first thread's tree is taken as
+                                    // it is: no copy of millions of nodes.
+                                    *mine = theirs;
+                                } else {
+                                    mine.merge(&theirs);
+                                }
                             }
                         }
                     }

@@ -14,6 +14,7 @@ use vm::hooks::{ExecMode, Hooks, ThreadListener};
 use vm::loader::Program;
 use vm::thread::ThreadShared;
 
+use crate::cct::CallingContextTree;
 use crate::clock::{LiveThreads, WallTimer};
 use crate::config::Walk;
 use crate::config::{Clock, ProfileConfig, ProfileKind, Record};
@@ -104,6 +105,19 @@ impl Profiler {
     /// (a program stopped by a runtime error elsewhere) contribute what
     /// they had handed over.
     pub fn finish(&self, program: &Program, program_path: &str, run: RunFacts) -> Profile {
+        self.finish_streaming(program, program_path, run)
+            .into_profile()
+    }
+
+    /// As [`Self::finish`], but keeps the calling context tree as a tree,
+    /// to be written node by node ([`FinishedProfile::write_json`]) rather
+    /// than listed in memory: an exact CCT can have millions of contexts.
+    pub fn finish_streaming(
+        &self,
+        program: &Program,
+        program_path: &str,
+        run: RunFacts,
+    ) -> FinishedProfile {
         if let Some(t) = self.timer.lock().take() {
             t.stop();
         }
@@ -121,15 +135,13 @@ impl Profiler {
         } else {
             run.wall_ns
         };
-        let name = |m: u32| program.bodies[m as usize].name.clone();
         let tune = repos.tune;
         let counter = c.kind == ProfileKind::Counter;
-        let cct = match (&repos.ccmap, &repos.cct) {
-            (Some(map), _) => Some(map.to_cct_nodes(name)),
-            (None, Some(t)) => Some(t.to_flat(name)),
-            (None, None) => None,
+        let tree = match (&repos.ccmap, repos.cct) {
+            (Some(map), _) => Some(map.to_cct()),
+            (None, tree) => tree,
         };
-        Profile {
+        let profile = Profile {
             format: FORMAT.to_string(),
             program: program_path.to_string(),
             config: config_section(c),
@@ -144,7 +156,12 @@ impl Profiler {
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),
-            cct,
+            cct: None,
+        };
+        FinishedProfile {
+            profile,
+            tree,
+            names: program.bodies.iter().map(|b| b.name.clone()).collect(),
         }
     }
 
@@ -184,6 +201,38 @@ impl Profiler {
     /// each thread draws its own reproducible sequence.
     fn rng_for(&self, id: u32) -> StdRng {
         StdRng::seed_from_u64(self.config.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+}
+
+/// A finished profile whose calling context tree, if any, is still a tree.
+pub struct FinishedProfile {
+    /// Everything but the `cct` section (`cct` is `None`).
+    pub profile: Profile,
+    tree: Option<CallingContextTree>,
+    names: Vec<String>,
+}
+
+impl FinishedProfile {
+    /// Writes the whole profile as JSON ([`Profile::to_json`]'s text),
+    /// the `cct` node by node.
+    pub fn write_json(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        match &self.tree {
+            Some(t) => self
+                .profile
+                .write_json_with_cct(t.flat_iter(|m| self.names[m as usize].clone()), w),
+            None => self.profile.write_json(w),
+        }
+    }
+
+    /// The profile with its `cct` section listed.
+    pub fn into_profile(self) -> Profile {
+        let FinishedProfile {
+            mut profile,
+            tree,
+            names,
+        } = self;
+        profile.cct = tree.map(|t| t.to_flat(|m| names[m as usize].clone()));
+        profile
     }
 }
 
