@@ -295,6 +295,36 @@ mod tests {
     use crossbeam::channel::unbounded;
 
     #[test]
+    fn a_synchronous_hand_over_learns_the_interval_from_the_reply() {
+        let (tx, rx) = unbounded();
+        let (_pool_tx, pool_rx) = unbounded();
+        let mut sink = SampleSink::new(tx, pool_rx);
+        let interval = Arc::new(AtomicU64::new(1000));
+        sink.tune = Some(TuneLink {
+            interval: interval.clone(),
+            synchronous: true,
+            seen: 1000,
+        });
+        // A stand-in organizer answering 2000 to the first buffer.
+        let organizer = std::thread::spawn(move || match rx.recv() {
+            Ok(Message::Samples(buf, Some(reply))) => {
+                reply.send(2000).unwrap();
+                buf.len()
+            }
+            _ => panic!("expected a buffer with a reply channel"),
+        });
+        assert_eq!(sink.new_interval(), None);
+        for _ in 0..BUFFER_SAMPLES {
+            sink.push(Sample::Examined { repeated: true });
+        }
+        // The hand-over waited for the answer: the change is seen at once.
+        assert_eq!(organizer.join().unwrap(), BUFFER_SAMPLES);
+        assert_eq!(sink.new_interval(), Some(2000));
+        assert_eq!(sink.new_interval(), None, "reported once");
+        assert_eq!(interval.load(Ordering::Relaxed), 2000);
+    }
+
+    #[test]
     fn full_buffers_go_to_the_organizer_and_come_back() {
         let (tx, rx) = unbounded();
         let (pool_tx, pool_rx) = unbounded();
