@@ -1322,6 +1322,7 @@ mod tests {
             methods: None,
             dcg: None,
             cct: Some(got.clone()),
+            hot: None,
         };
         let back = crate::profile::Profile::from_json(&profile.to_json()).unwrap();
         assert_eq!(back.cct.unwrap(), got);

@@ -65,6 +65,32 @@ pub enum Walk {
     Incremental,
 }
 
+/// `--acct-update`: how an ACCT sample updates edge weights (Arnold &
+/// Sweeney 2000, section 3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AcctUpdate {
+    /// increment-the-last-edge-only: one call of the top frame's context
+    /// per edge sample.
+    #[default]
+    LastEdge,
+    /// increment-all-new-edges: one call of every context a walk placed
+    /// for a frame pushed since the previous sample.
+    AllNewEdges,
+}
+
+/// `--sampled-bit` (an extension): where the ACCT keeps a frame's
+/// "sampled" bit (Arnold & Sweeney 2000, section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SampledBit {
+    /// The mark bit of the frame's return word (`--walk=marked`).
+    #[default]
+    Mark,
+    /// Return-address replacement: a sampled frame's return word is
+    /// replaced by a trampoline word (the paper's "known location"), and
+    /// the real word is kept by the profiler until the frame returns.
+    ReturnAddress,
+}
+
 macro_rules! names {
     ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
         impl $ty {
@@ -97,6 +123,8 @@ names!(ProfileKind { None = "none", Exhaustive = "exhaustive", Timer = "timer", 
 names!(Clock { Wall = "wall", Virtual = "virtual" });
 names!(Record { Dcg = "dcg", Cct = "cct", Pcct = "pcct", Acct = "acct", Ccmap = "ccmap" });
 names!(Walk { Top = "top", Full = "full", Marked = "marked", Incremental = "incremental" });
+names!(AcctUpdate { LastEdge = "last-edge", AllNewEdges = "all-new-edges" });
+names!(SampledBit { Mark = "mark", ReturnAddress = "return-address" });
 
 /// Parses a duration such as `10ms`, `1ms`, `100us`, `50000ns` or `1s`
 /// into nanoseconds.
@@ -165,8 +193,13 @@ pub struct ProfileOptions {
     pub walk: Option<Walk>,
     /// `--max-walk`.
     pub max_walk: Option<u32>,
-    /// `--acct-update`.
+    /// `--acct-update` (as given; parsed by [`ProfileOptions::resolve`]).
     pub acct_update: Option<String>,
+    /// `--sampled-bit` (an extension, acct only).
+    pub sampled_bit: Option<SampledBit>,
+    /// `--purge=N` (an extension, pcct only): purge cold contexts every N
+    /// samples of a thread.
+    pub purge: Option<u64>,
     /// `--tune`.
     pub tune: bool,
     /// `--sampler`.
@@ -203,10 +236,16 @@ pub struct ProfileConfig {
     /// How a sample examines the stack: `top` unless a calling context
     /// record (`cct`) needs more.
     pub walk: Walk,
-    /// Frames one sample may examine (`top`: 1).
+    /// Frames one sample may examine (`top`: 1; `acct`: unbounded).
     pub max_walk: u32,
     /// `--tune`: the self-tuning sampling interval.
     pub tune: bool,
+    /// The ACCT's edge update strategy.
+    pub acct_update: AcctUpdate,
+    /// Where the ACCT keeps a frame's sampled bit.
+    pub sampled_bit: SampledBit,
+    /// PCCT: purge cold contexts every this many samples of a thread.
+    pub purge: Option<u64>,
 }
 
 /// Default `--interval`: 1 ms.
@@ -357,63 +396,104 @@ impl ProfileOptions {
         }
         // Parts of SPEC section 2 that later work builds.
         let not_yet = |what: &str| format!("{what} is not implemented yet in this version of vm");
-        if sampling {
-            if let Some(r) = record
-                .iter()
-                .find(|r| matches!(r, Record::Pcct | Record::Acct))
-            {
-                problems.push(not_yet(&format!("--record={r} with --profile={kind}")));
-            }
+        // One calling context tree per profile: the file has one `cct`
+        // section, and two marked walks would share the frames' marks.
+        let trees: Vec<Record> = record
+            .iter()
+            .copied()
+            .filter(|r| *r != Record::Dcg)
+            .collect();
+        if trees.len() > 1 {
+            problems.push(format!(
+                "--record may name one calling context tree (cct, pcct, acct or ccmap), not {}: \
+                 the profile has one cct section",
+                trees
+                    .iter()
+                    .map(|r| r.name())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ));
         }
-        // Walks: only a calling-context record (cct, ccmap) needs more than
-        // the top frame; the dcg's walk is `top`.
-        let contexts =
-            sampling && (record.contains(&Record::Cct) || record.contains(&Record::Ccmap));
+        let pcct = sampling && record.contains(&Record::Pcct);
+        let acct = sampling && record.contains(&Record::Acct);
+        // Walks: only a calling-context record needs more than the top
+        // frame; the dcg's walk is `top`. The PCCT and the ACCT are built
+        // by the marked walk (Whaley's Figure 7; Arnold & Sweeney's
+        // sampled-bit walk), which is their default and only walk; the
+        // CCT and the ccmap default to the full walk.
+        let contexts = sampling
+            && (record.contains(&Record::Cct) || record.contains(&Record::Ccmap) || pcct || acct);
         if sampling {
             match self.walk {
                 Some(Walk::Incremental) => problems.push(not_yet("--walk=incremental")),
                 Some(Walk::Top) if contexts => problems.push(
                     "--walk=top examines only the top frame, which names the call edge but not \
-                     its calling context; --record=cct or ccmap needs --walk=full or --walk=marked"
+                     its calling context; --record=cct|pcct|acct|ccmap needs --walk=full or \
+                     --walk=marked"
                         .into(),
                 ),
                 Some(w @ (Walk::Full | Walk::Marked)) if !contexts => problems.push(format!(
-                    "--walk={w} applies only when --record includes cct or ccmap \
+                    "--walk={w} applies only when --record includes cct, pcct, acct or ccmap \
                      (the dcg needs only the top frame)"
+                )),
+                Some(Walk::Full) if pcct || acct => problems.push(format!(
+                    "--record={} is built by the marked walk, which tells new frames from old \
+                     ones; use --walk=marked (its default)",
+                    if pcct { "pcct" } else { "acct" }
                 )),
                 _ => {}
             }
-            if record.contains(&Record::Cct) && record.contains(&Record::Ccmap) {
-                problems.push(
-                    "--record=cct,ccmap: a profile has one `cct` section; record either cct \
-                     (a tree built on each thread) or ccmap (the SSCLI Call Context Map), \
-                     not both"
-                        .into(),
-                );
-            }
             if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
                 problems.push(
-                    "--max-walk applies only when --record includes cct or ccmap, \
-                     with --walk=full or marked"
+                    "--max-walk applies only when --record includes cct, pcct or ccmap, with \
+                     --walk=full or marked"
+                        .into(),
+                );
+            } else if self.max_walk.is_some() && acct {
+                problems.push(
+                    "--max-walk does not apply to --record=acct: an ACCT walk always goes up to \
+                     the last sampled frame (Arnold & Sweeney 2000, section 5)"
                         .into(),
                 );
             }
         }
+        let acct_update = match &self.acct_update {
+            Some(s) => match s.parse::<AcctUpdate>() {
+                Ok(u) => u,
+                Err(e) => {
+                    problems.push(format!("--acct-update: {e}"));
+                    AcctUpdate::default()
+                }
+            },
+            None => AcctUpdate::default(),
+        };
+        if self.sampled_bit.is_some() && !acct {
+            problems.push(
+                "--sampled-bit applies only with --record including acct and a sampling --profile"
+                    .into(),
+            );
+        }
+        match self.purge {
+            Some(_) if !pcct => problems.push(
+                "--purge applies only with --record including pcct and a sampling --profile".into(),
+            ),
+            Some(0) => problems.push("--purge must be at least 1".into()),
+            _ => {}
+        }
         let walk = match self.walk {
             Some(w) if sampling => w,
+            _ if pcct || acct => Walk::Marked,
             _ if contexts => Walk::Full,
             _ => Walk::Top,
         };
         let max_walk = match walk {
             Walk::Top => 1,
+            Walk::Marked if acct => u32::MAX,
             Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
             Walk::Full | Walk::Incremental => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
         };
         if self.sampler.is_some() || self.sample_threads.is_some() {
             problems.push(not_yet("--sampler/--sample-threads"));
-        }
-        if self.acct_update.is_some() {
-            problems.push(not_yet("--acct-update"));
         }
         if !problems.is_empty() {
             return Err(problems.join("\n"));
@@ -430,6 +510,9 @@ impl ProfileOptions {
             walk,
             max_walk,
             tune: self.tune,
+            acct_update,
+            sampled_bit: self.sampled_bit.unwrap_or_default(),
+            purge: self.purge,
         })
     }
 }
@@ -440,25 +523,31 @@ impl ProfileConfig {
         self.kind == ProfileKind::Exhaustive || (self.uses_timer() && self.clock == Clock::Virtual)
     }
 
-    /// Does a sampling profile build a calling context tree from walks?
+    /// Does a sampling profile build a calling context tree (`--record=cct`)
+    /// from walks?
     pub fn samples_contexts(&self) -> bool {
+        self.samples_record(Record::Cct)
+    }
+
+    /// Does a sampling profile build `record` from its samples?
+    pub fn samples_record(&self, record: Record) -> bool {
         matches!(
             self.kind,
             ProfileKind::Timer | ProfileKind::Cbs | ProfileKind::Counter
-        ) && self.record.contains(&Record::Cct)
+        ) && self.record.contains(&record)
     }
 
     /// Does a sampling profile build the SSCLI Call Context Map from walks?
     pub fn samples_ccmap(&self) -> bool {
-        matches!(
-            self.kind,
-            ProfileKind::Timer | ProfileKind::Cbs | ProfileKind::Counter
-        ) && self.record.contains(&Record::Ccmap)
+        self.samples_record(Record::Ccmap)
     }
 
-    /// Does a sample walk the stack (a `cct` or `ccmap` record)?
-    pub fn walks_stack(&self) -> bool {
-        self.samples_contexts() || self.samples_ccmap()
+    /// Does a sample walk the stack into a calling context record (`cct`,
+    /// `pcct`, `acct` or `ccmap`)?
+    pub fn walks_stacks(&self) -> bool {
+        [Record::Cct, Record::Pcct, Record::Acct, Record::Ccmap]
+            .into_iter()
+            .any(|r| self.samples_record(r))
     }
 
     /// Is this profile driven by a timer tick?
@@ -612,7 +701,7 @@ mod tests {
         );
         assert!(bad(with(ProfileKind::Exhaustive, cct(), None, Some(3))).contains("--max-walk"));
         // ccmap: full by default, marked allowed, top refused; one
-        // calling-context record at a time.
+        // calling context tree at a time.
         let ccmap = || Some(vec![Record::Ccmap]);
         for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
             assert_eq!(ok(with(kind, ccmap(), None, None)), (Walk::Full, 256));
@@ -621,22 +710,102 @@ mod tests {
                 (Walk::Marked, 16)
             );
             let c = with(kind, ccmap(), None, None).resolve(1).unwrap();
-            assert!(c.samples_ccmap() && !c.samples_contexts() && c.walks_stack());
+            assert!(c.samples_ccmap() && !c.samples_contexts() && c.walks_stacks());
         }
         assert!(bad(with(ProfileKind::Timer, ccmap(), Some(Walk::Top), None)).contains("ccmap"));
-        assert!(bad(with(
-            ProfileKind::Timer,
-            Some(vec![Record::Cct, Record::Ccmap]),
-            None,
-            None
-        ))
-        .contains("not both"));
-        assert!(bad(with(ProfileKind::Exhaustive, ccmap(), None, None)).contains("ccmap"));
-        for r in [Record::Pcct, Record::Acct] {
-            assert!(
-                bad(with(ProfileKind::Cbs, Some(vec![r]), None, None)).contains("not implemented")
-            );
+        for other in [Record::Cct, Record::Pcct, Record::Acct] {
+            let e = bad(with(
+                ProfileKind::Timer,
+                Some(vec![other, Record::Ccmap]),
+                None,
+                None,
+            ));
+            assert!(e.contains("one calling context tree"), "{e}");
         }
+        assert!(bad(with(ProfileKind::Exhaustive, ccmap(), None, None)).contains("ccmap"));
+    }
+
+    #[test]
+    fn pcct_and_acct_options() {
+        let with = |record: Vec<Record>| ProfileOptions {
+            profile: Some(ProfileKind::Counter),
+            record: Some(record),
+            ..Default::default()
+        };
+        // Both default to the marked walk; pcct with Whaley's buffer of
+        // 16, acct never cut; last-edge and the mark bit by default.
+        let c = with(vec![Record::Pcct]).resolve(1).unwrap();
+        assert_eq!((c.walk, c.max_walk, c.purge), (Walk::Marked, 16, None));
+        assert!(c.walks_stacks() && !c.samples_contexts());
+        let c = with(vec![Record::Dcg, Record::Acct]).resolve(1).unwrap();
+        assert_eq!((c.walk, c.max_walk), (Walk::Marked, u32::MAX));
+        assert_eq!(
+            (c.acct_update, c.sampled_bit),
+            (AcctUpdate::LastEdge, SampledBit::Mark)
+        );
+        let c = ProfileOptions {
+            acct_update: Some("all-new-edges".into()),
+            sampled_bit: Some(SampledBit::ReturnAddress),
+            ..with(vec![Record::Acct])
+        }
+        .resolve(1)
+        .unwrap();
+        assert_eq!(
+            (c.acct_update, c.sampled_bit),
+            (AcctUpdate::AllNewEdges, SampledBit::ReturnAddress)
+        );
+        let c = ProfileOptions {
+            purge: Some(50),
+            max_walk: Some(4),
+            ..with(vec![Record::Pcct])
+        }
+        .resolve(1)
+        .unwrap();
+        assert_eq!((c.max_walk, c.purge), (4, Some(50)));
+        // Usage errors.
+        let bad = |o: ProfileOptions| o.resolve(1).unwrap_err();
+        assert!(bad(with(vec![Record::Cct, Record::Pcct])).contains("one calling context tree"));
+        assert!(bad(with(vec![Record::Acct, Record::Pcct])).contains("one calling context tree"));
+        assert!(bad(ProfileOptions {
+            walk: Some(Walk::Full),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("--walk=marked"));
+        assert!(bad(ProfileOptions {
+            max_walk: Some(4),
+            ..with(vec![Record::Acct])
+        })
+        .contains("--max-walk"));
+        assert!(bad(ProfileOptions {
+            acct_update: Some("sideways".into()),
+            ..with(vec![Record::Acct])
+        })
+        .contains("--acct-update"));
+        assert!(bad(ProfileOptions {
+            acct_update: Some("last-edge".into()),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("--acct-update"));
+        assert!(bad(ProfileOptions {
+            sampled_bit: Some(SampledBit::Mark),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("--sampled-bit"));
+        assert!(bad(ProfileOptions {
+            purge: Some(5),
+            ..with(vec![Record::Acct])
+        })
+        .contains("--purge"));
+        assert!(bad(ProfileOptions {
+            purge: Some(0),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("at least 1"));
+        assert!(bad(ProfileOptions {
+            profile: Some(ProfileKind::Exhaustive),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("exhaustive"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crossbeam::channel::{Receiver, Sender};
 use crate::ccmap::{CallContextMap, StackSample, SEQUENCE_LIMIT};
 use crate::cct::CallingContextTree;
 use crate::dcg::DynamicCallGraph;
+use crate::pcct::Pcct;
 use crate::samples::{Message, Sample, StackBuffer};
 use crate::tune::IntervalTuner;
 use crate::walk::stacks::StackRebuilder;
@@ -27,7 +28,8 @@ use crate::walk::stacks::StackRebuilder;
 pub struct Setup {
     /// Methods of the program.
     pub methods: usize,
-    /// Build a calling context tree (merged from the threads' trees).
+    /// Build a calling context tree (cct or acct, merged from the threads'
+    /// trees).
     pub build_cct: bool,
     /// Build the CC-Map from walked stacks.
     pub build_ccmap: bool,
@@ -57,6 +59,9 @@ pub struct Repositories {
     pub dcg: DynamicCallGraph,
     /// The calling context tree, when one was recorded.
     pub cct: Option<CallingContextTree>,
+    /// The partial calling context tree (`--record=pcct`), when one was
+    /// recorded.
+    pub pcct: Option<Pcct>,
     /// The Call Context Map, when one was recorded.
     pub ccmap: Option<CallContextMap>,
     /// What `--tune` did.
@@ -139,6 +144,12 @@ pub fn spawn(
                             mine.merge(&tree);
                         }
                     }
+                    Message::Pcct(tree) => match &mut r.pcct {
+                        // The first thread's tree is taken as it is, its
+                        // hot lists in the order its samples made them.
+                        None => r.pcct = Some(*tree),
+                        Some(mine) => mine.merge(&tree),
+                    },
                     Message::ThreadDone(t) => {
                         r.samples += t.samples;
                         r.threads_done += 1;

@@ -32,6 +32,41 @@ pub struct Profile {
     /// A calling context tree, flat, each parent before its children.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cct: Option<Vec<CctNode>>,
+    /// `--record=pcct`: the front of Whaley's sorted hot lists (an
+    /// extension of SPEC section 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot: Option<HotLists>,
+}
+
+/// The hottest contexts and edges of a PCCT, read off the front of its
+/// incrementally sorted lists (Whaley 2000, section 5.3), hottest first.
+/// Ids are those of the profile's `cct` list; an edge is named by the
+/// context it leads to (its parent is the caller's context).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotLists {
+    /// Contexts by `self` (samples with the context on top).
+    pub nodes: Vec<HotNode>,
+    /// Edges by weight (`calls` of the context they lead to).
+    pub edges: Vec<HotEdge>,
+}
+
+/// One entry of [`HotLists::nodes`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotNode {
+    /// The context's id in `cct`.
+    pub id: u64,
+    /// Its samples on top.
+    #[serde(rename = "self")]
+    pub self_: u64,
+}
+
+/// One entry of [`HotLists::edges`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotEdge {
+    /// The id in `cct` of the context the edge leads to.
+    pub id: u64,
+    /// The edge's weight.
+    pub calls: u64,
 }
 
 /// `config`: the options of SPEC section 2 that shaped the profile.
@@ -67,6 +102,16 @@ pub struct ConfigSection {
     /// `every` is then the initial interval, `run` holds the final one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tune: Option<bool>,
+    /// `--record=acct`: the edge update strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acct_update: Option<String>,
+    /// `--record=acct`: where the sampled bit is kept (`mark` or
+    /// `return-address`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_bit: Option<String>,
+    /// `--record=pcct --purge=N`: samples between purges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purge: Option<u64>,
 }
 
 /// `run`: facts about the run that produced the profile.
@@ -188,6 +233,7 @@ impl Profile {
             methods: self.methods.as_ref(),
             dcg: self.dcg.as_ref(),
             cct: Some(Streamed(std::cell::RefCell::new(Some(cct)))),
+            hot: self.hot.as_ref(),
         };
         serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
         w.write_all(b"\n")
@@ -229,6 +275,8 @@ struct ProfileOut<'a, C: Serialize> {
     dcg: Option<&'a Vec<DcgEdge>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cct: Option<C>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hot: Option<&'a HotLists>,
 }
 
 /// A sequence serialized from an iterator, once.
@@ -310,6 +358,7 @@ mod tests {
                 weight: 2,
             }]),
             cct: None,
+            hot: None,
         }
     }
 
@@ -356,6 +405,10 @@ mod tests {
             methods: Some(vec![]),
             dcg: None,
             cct: None,
+            hot: Some(HotLists {
+                nodes: vec![HotNode { id: 1, self_: 7 }],
+                edges: vec![],
+            }),
         }
     }
 

@@ -14,6 +14,7 @@ use vm::hooks::{ExecMode, Hooks, ThreadListener};
 use vm::loader::Program;
 use vm::thread::ThreadShared;
 
+use crate::acct::AcctRecorder;
 use crate::cct::CallingContextTree;
 use crate::clock::{LiveThreads, WallTimer};
 use crate::config::Walk;
@@ -24,6 +25,7 @@ use crate::listeners::counter::MethodCounterListener;
 use crate::listeners::timer::TimerListener;
 use crate::listeners::{SampleRecorder, StackRecorder};
 use crate::organizer::{self, Repositories, Setup};
+use crate::pcct::{PcctRecorder, HOT_IN_PROFILE};
 use crate::profile::{ConfigSection, Profile, RunSection, FORMAT};
 use crate::samples::{Message, Sample, SampleSink, StackBuffer, TuneLink};
 use crate::tune::{IntervalBounds, IntervalTuner};
@@ -59,8 +61,12 @@ impl Profiler {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
         let (stack_pool_tx, stack_pool) = unbounded();
-        let build_cct = (config.kind == ProfileKind::Exhaustive || config.samples_contexts())
-            && config.record.contains(&Record::Cct);
+        // The organizer merges the threads' trees of a cct (exhaustive or
+        // sampled) or an acct; a pcct has its own repository.
+        let build_cct = (config.kind == ProfileKind::Exhaustive
+            && config.record.contains(&Record::Cct))
+            || config.samples_contexts()
+            || config.samples_record(Record::Acct);
         let (initial, bounds) = if config.kind == ProfileKind::Counter {
             (u64::from(config.every), IntervalBounds::COUNTER_CALLS)
         } else {
@@ -137,6 +143,17 @@ impl Profiler {
         };
         let tune = repos.tune;
         let counter = c.kind == ProfileKind::Counter;
+        // A PCCT is listed here, with its hot lists (their ids are those of
+        // its flat list); every other tree stays a tree, to be written
+        // node by node.
+        let (listed, hot) = if c.samples_record(Record::Pcct) {
+            let pcct = repos.pcct.unwrap_or_default();
+            let (flat, ids) = pcct.to_flat(|m| program.bodies[m as usize].name.clone());
+            let hot = pcct.hot_lists(&ids, HOT_IN_PROFILE);
+            (Some(flat), Some(hot))
+        } else {
+            (None, None)
+        };
         let tree = match (&repos.ccmap, repos.cct) {
             (Some(map), _) => Some(map.to_cct()),
             (None, tree) => tree,
@@ -156,7 +173,8 @@ impl Profiler {
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),
-            cct: None,
+            cct: listed,
+            hot,
         };
         FinishedProfile {
             profile,
@@ -183,13 +201,19 @@ impl Profiler {
             sink,
             c.samples_contexts()
                 .then(|| ContextRecorder::new(c.walk, c.max_walk, thread.entry)),
+            c.samples_record(Record::Pcct)
+                .then(|| PcctRecorder::new(c.max_walk, c.purge, thread.entry)),
+            c.samples_record(Record::Acct)
+                .then(|| AcctRecorder::new(c.acct_update, c.sampled_bit, thread.entry)),
             c.samples_ccmap().then(|| StackRecorder {
                 walk: c.walk,
                 max_walk: c.max_walk,
                 buffer: StackBuffer::default(),
                 pool: self.stack_pool.clone(),
             }),
-            c.walks_stack() && c.walk == Walk::Marked,
+            // The marked walk (the PCCT's and the ACCT's only walk) marks
+            // the frames it examines, the executing one included.
+            c.walks_stacks() && c.walk == Walk::Marked,
         )
     }
 
@@ -206,7 +230,8 @@ impl Profiler {
 
 /// A finished profile whose calling context tree, if any, is still a tree.
 pub struct FinishedProfile {
-    /// Everything but the `cct` section (`cct` is `None`).
+    /// Everything but the `cct` section of a tree still to be written
+    /// (a PCCT's `cct` and `hot` are already listed here).
     pub profile: Profile,
     tree: Option<CallingContextTree>,
     names: Vec<String>,
@@ -231,7 +256,9 @@ impl FinishedProfile {
             tree,
             names,
         } = self;
-        profile.cct = tree.map(|t| t.to_flat(|m| names[m as usize].clone()));
+        if let Some(t) = tree {
+            profile.cct = Some(t.to_flat(|m| names[m as usize].clone()));
+        }
         profile
     }
 }
@@ -239,6 +266,7 @@ impl FinishedProfile {
 /// The `config` section: only the keys that apply to the profile's kind.
 fn config_section(c: &ProfileConfig) -> ConfigSection {
     let timer = c.uses_timer();
+    let acct = c.samples_record(Record::Acct);
     ConfigSection {
         profile: c.kind.name().to_string(),
         interval_ns: timer.then_some(c.interval_ns),
@@ -248,8 +276,11 @@ fn config_section(c: &ProfileConfig) -> ConfigSection {
         clock: timer.then(|| c.clock.name().to_string()),
         seed: Some(c.seed),
         record: Some(c.record.iter().map(|r| r.name().to_string()).collect()),
-        walk: c.walks_stack().then(|| c.walk.name().to_string()),
+        walk: c.walks_stacks().then(|| c.walk.name().to_string()),
         tune: c.tune.then_some(true),
+        acct_update: acct.then(|| c.acct_update.name().to_string()),
+        sampled_bit: acct.then(|| c.sampled_bit.name().to_string()),
+        purge: c.purge,
     }
 }
 

@@ -481,7 +481,18 @@ fn ccmap_and_tune_options_that_do_not_apply_are_usage_errors() {
             &["--profile=timer", "--record=ccmap", "--walk=top"],
             "--walk=top",
         ),
-        (&["--profile=counter", "--record=cct,ccmap"], "not both"),
+        (
+            &["--profile=counter", "--record=cct,ccmap"],
+            "one calling context tree",
+        ),
+        (
+            &["--profile=timer", "--record=ccmap,pcct"],
+            "one calling context tree",
+        ),
+        (
+            &["--profile=cbs", "--record=dcg,acct,ccmap"],
+            "one calling context tree",
+        ),
         (
             &["--profile=cbs", "--record=ccmap", "--walk=incremental"],
             "not implemented",

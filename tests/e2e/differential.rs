@@ -5,7 +5,8 @@
 //! `; sort-stdout: yes`) are compared as sorted lines. The long-running
 //! programs (benchmarks, GC stress) run once per profile kind, the others
 //! under several settings of each, stack walks (`--walk=full|marked`
-//! into `--record=cct`) included.
+//! into `--record=cct`), the PCCT and the ACCT (with its return-address
+//! trampolines) included.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -93,6 +94,38 @@ const PROFILES: &[&[&str]] = &[
         "--walk=full",
         "--max-walk=8",
     ],
+    // Whaley's PCCT (marks, slots naming purged nodes, detached subtrees)
+    // and Arnold & Sweeney's ACCT, whose return-address sampled bit
+    // replaces return words by trampolines: returns and exceptions must
+    // go through them unchanged.
+    &[
+        "--profile=counter",
+        "--every=3",
+        "--record=pcct",
+        "--max-walk=4",
+        "--purge=7",
+    ],
+    &[
+        "--profile=counter",
+        "--every=2",
+        "--record=acct",
+        "--sampled-bit=return-address",
+    ],
+    &[
+        "--profile=cbs",
+        "--interval=100us",
+        "--stride=1",
+        "--record=acct",
+        "--acct-update=all-new-edges",
+    ],
+    &[
+        "--profile=timer",
+        "--clock=virtual",
+        "--interval=10us",
+        "--seed=3",
+        "--record=acct",
+        "--sampled-bit=return-address",
+    ],
 ];
 
 /// One configuration per profile kind: for the long-running programs
@@ -103,6 +136,11 @@ const ONE_PER_KIND: &[&[&str]] = &[
     &["--profile=cbs"],
     &["--profile=counter"],
     &["--profile=counter", "--record=cct", "--walk=marked"],
+    &[
+        "--profile=counter",
+        "--record=acct",
+        "--sampled-bit=return-address",
+    ],
 ];
 
 /// Is this one of the long-running programs?

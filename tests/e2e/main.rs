@@ -17,6 +17,7 @@ mod differential;
 mod examples;
 mod instructions;
 mod profiles;
+mod records;
 mod runtime_errors;
 mod threads;
 mod verifier;

@@ -19,6 +19,7 @@
 
 use rand::rngs::StdRng;
 use rand::RngExt;
+use vm::frame::ReturnWord;
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 use vm::thread::request;
@@ -59,6 +60,19 @@ impl ThreadListener for CounterBasedListener {
             // the interval itself).
             t.set_virtual_tick(interval);
         }
+    }
+
+    fn trampoline(
+        &mut self,
+        t: &mut ThreadCtx<'_>,
+        word: ReturnWord,
+        _unwinding: bool,
+    ) -> ReturnWord {
+        self.rec.trampoline(t, word)
+    }
+
+    fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        self.rec.resolve(word)
     }
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {

@@ -11,6 +11,7 @@
 
 use rand::rngs::StdRng;
 use rand::RngExt;
+use vm::frame::ReturnWord;
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 
@@ -53,6 +54,19 @@ impl ThreadListener for MethodCounterListener {
                 self.countdown = self.every;
             }
         }
+    }
+
+    fn trampoline(
+        &mut self,
+        t: &mut ThreadCtx<'_>,
+        word: ReturnWord,
+        _unwinding: bool,
+    ) -> ReturnWord {
+        self.rec.trampoline(t, word)
+    }
+
+    fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        self.rec.resolve(word)
     }
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {

@@ -12,7 +12,14 @@
 //!
 //! With `--record=cct`, every method and edge sample also walks the stack
 //! ([`crate::walk`]) into the thread's own calling context tree, which
-//! goes to the organizer when the thread ends.
+//! goes to the organizer when the thread ends; with `--record=pcct` into
+//! the thread's partial calling context tree ([`crate::pcct`]), with
+//! `--record=acct` into its approximate one ([`crate::acct`]). The ACCT
+//! may replace return words by trampolines; every listener passes the
+//! VM's trampoline callbacks on to it. With `--record=ccmap`, each
+//! examination of the stack is walked once, at [`SampleRecorder::flush`],
+//! into the thread's flat stack buffer ([`crate::walk::stacks`]), which
+//! goes to the organizer's CC-Map when full.
 //!
 //! The exhaustive profile's listener is in [`crate::exact`].
 
@@ -21,10 +28,13 @@ pub mod counter;
 pub mod timer;
 
 use crossbeam::channel::Receiver;
+use vm::frame::ReturnWord;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 
+use crate::acct::AcctRecorder;
 use crate::config::Walk;
+use crate::pcct::PcctRecorder;
 use crate::samples::{Sample, SampleSink, StackBuffer, ThreadSummary};
 use crate::stack::{method_of, top_edge};
 use crate::walk::{stacks, ContextRecorder};
@@ -43,17 +53,22 @@ pub struct StackRecorder {
 }
 
 /// What every sampling listener has: its thread's sample buffer, and with
-/// `--record=cct` its calling context tree, with `--record=ccmap` its
-/// stack buffer.
+/// `--record=cct`, `pcct` or `acct` its calling context tree, with
+/// `--record=ccmap` its stack buffer.
 pub struct SampleRecorder {
     /// The thread's end of the sample queue.
     pub sink: SampleSink,
     /// The thread's calling context tree and how to walk to it.
     pub contexts: Option<ContextRecorder>,
+    /// `--record=pcct`: the thread's partial calling context tree.
+    pub pcct: Option<PcctRecorder>,
+    /// `--record=acct`: the thread's approximate calling context tree.
+    pub acct: Option<AcctRecorder>,
     /// The thread's walked stacks for the CC-Map.
     pub stacks: Option<StackRecorder>,
-    /// Does a walk mark the frames it examines (`--walk=marked`)? If not,
-    /// `--tune` marks the executing frame itself.
+    /// Does a walk mark the frames it examines (`--walk=marked`, and the
+    /// PCCT's and the ACCT's walks)? If not, `--tune` marks the executing
+    /// frame itself.
     pub walk_marks: bool,
     /// The current examination of the stack (between the first sample of a
     /// yieldpoint and [`SampleRecorder::flush`]).
@@ -72,12 +87,16 @@ impl SampleRecorder {
     pub fn new(
         sink: SampleSink,
         contexts: Option<ContextRecorder>,
+        pcct: Option<PcctRecorder>,
+        acct: Option<AcctRecorder>,
         stacks: Option<StackRecorder>,
         walk_marks: bool,
     ) -> SampleRecorder {
         SampleRecorder {
             sink,
             contexts,
+            pcct,
+            acct,
             stacks,
             walk_marks,
             pending: Pending::default(),
@@ -96,7 +115,9 @@ impl SampleRecorder {
 
     /// The first sample of an examination: with `--tune`, is the executing
     /// activation one an earlier sample saw (its frame marked)? Checked
-    /// before any walk marks frames.
+    /// before any walk marks frames. The ACCT's
+    /// `--sampled-bit=return-address` keeps its sampled bit as a trampoline
+    /// word instead of the mark.
     fn begin(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
         if self.pending.active {
             return;
@@ -104,9 +125,10 @@ impl SampleRecorder {
         self.pending.active = true;
         if self.sink.tune.is_some() {
             if let Some(i) = Self::credited(t.frames.len(), kind) {
-                let repeated = t.frames[i].ret.is_marked();
+                let ret = t.frames[i].ret;
+                let repeated = ret.is_marked() || ret.is_trampoline();
                 self.sink.push(Sample::Examined { repeated });
-                if !self.walk_marks {
+                if !self.walk_marks && !ret.is_trampoline() {
                     // No walk will mark it: mark the executing frame, so
                     // that a later sample can tell it was seen.
                     let f = &mut t.frames[i];
@@ -135,6 +157,12 @@ impl SampleRecorder {
         if let Some(c) = &mut self.contexts {
             c.method_sample(t.program, t.frames, kind);
         }
+        if let Some(p) = &mut self.pcct {
+            p.method_sample(t.program, t.frames, kind);
+        }
+        if let Some(a) = &mut self.acct {
+            a.method_sample(t.program, t.frames, kind);
+        }
     }
 
     /// Records the call edge into the top frame (none in an entry frame),
@@ -142,7 +170,11 @@ impl SampleRecorder {
     #[inline]
     pub fn edge_sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
         self.begin(t, kind);
-        if let Some((caller, line, callee)) = top_edge(t.program, t.frames) {
+        let edge = match &self.acct {
+            Some(a) if a.has_trampolines() => a.top_edge(t.program, t.frames),
+            _ => top_edge(t.program, t.frames),
+        };
+        if let Some((caller, line, callee)) = edge {
             self.sink.push(Sample::Edge {
                 caller,
                 line,
@@ -151,6 +183,12 @@ impl SampleRecorder {
             self.pending.call = true;
             if let Some(c) = &mut self.contexts {
                 c.edge_sample(t.program, t.frames);
+            }
+            if let Some(p) = &mut self.pcct {
+                p.edge_sample(t.program, t.frames);
+            }
+            if let Some(a) = &mut self.acct {
+                a.edge_sample(t.program, t.frames);
             }
         }
     }
@@ -188,6 +226,27 @@ impl SampleRecorder {
     #[inline]
     pub fn count_sample(&mut self) {
         self.sink.taken += 1;
+        if let Some(p) = &mut self.pcct {
+            p.sample_taken();
+        }
+    }
+
+    /// A frame whose return word is the trampoline `word` was popped: the
+    /// real word (only the ACCT's `--sampled-bit=return-address` installs
+    /// trampolines).
+    pub fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord) -> ReturnWord {
+        match &mut self.acct {
+            Some(a) => a.trampoline(t.frames.len(), word),
+            None => panic!("a trampoline word {word:?} that no recorder installed"),
+        }
+    }
+
+    /// The real return word behind `word`.
+    pub fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        match &self.acct {
+            Some(a) => a.resolve(word),
+            None => word,
+        }
     }
 
     /// Sends the rest of the buffers, the thread's calling context tree and
@@ -196,6 +255,14 @@ impl SampleRecorder {
         self.flush(t);
         if let Some(c) = self.contexts.take() {
             self.sink.send_contexts(c.into_tree());
+        }
+        if let Some(p) = self.pcct.take() {
+            self.sink.send_pcct(p.into_tree());
+        }
+        if let Some(a) = &mut self.acct {
+            // The recorder stays: it still knows the real return words.
+            let tree = a.take_tree();
+            self.sink.send_contexts(tree);
         }
         if let Some(mut st) = self.stacks.take() {
             if !st.buffer.records.is_empty() {

@@ -10,6 +10,7 @@
 //! non-call instructions is noticed at the *next* call's prologue, so the
 //! call after a long stretch looks hot and the one after it looks cold.
 
+use vm::frame::ReturnWord;
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 use vm::thread::request;
@@ -43,6 +44,19 @@ impl ThreadListener for TimerListener {
             // the interval itself).
             t.set_virtual_tick(interval);
         }
+    }
+
+    fn trampoline(
+        &mut self,
+        t: &mut ThreadCtx<'_>,
+        word: ReturnWord,
+        _unwinding: bool,
+    ) -> ReturnWord {
+        self.rec.trampoline(t, word)
+    }
+
+    fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        self.rec.resolve(word)
     }
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
