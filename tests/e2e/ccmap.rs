@@ -16,7 +16,9 @@
 //!   reproducible;
 //! - `--tune`: a program whose executing frame never changes lengthens the
 //!   interval, a call-heavy one shortens or keeps it; the final interval
-//!   and the number of changes are in the profile's `run`;
+//!   and the number of changes are in the profile's `run`; every record
+//!   (marks by the tuner, by a marked walk, or the ACCT's trampolines)
+//!   sees the same repetitions;
 //! - options that do not apply are usage errors.
 
 use std::collections::BTreeMap;
@@ -404,6 +406,42 @@ fn tune_lengthens_the_interval_when_the_top_frame_does_not_change() {
     let last = p.run.final_every.expect("a final --every");
     assert!(last > 3, "{}: final {last}", r.cmd);
     assert_eq!(p.run.final_interval_ns, None);
+}
+
+#[test]
+fn tune_sees_the_same_repetitions_whatever_record_marks_the_frames() {
+    // Every sample of calls.bc credits the same `main`: after the first,
+    // each one is a repetition, whether the tuner marks `main` itself (the
+    // dcg, the full walks) or a marked walk does (cct, ccmap, pcct, acct),
+    // and whether the ACCT's sampled bit is the mark or a return-address
+    // trampoline. The counter's hand-over is synchronous, so every record
+    // tunes the same way.
+    let dir = scratch("ccmap-tune-records-programs");
+    write_program(&dir, "calls.bc", LOOP_OF_CALLS);
+    let mut outcomes = Vec::new();
+    for extra in [
+        &["--record=dcg"][..],
+        &["--record=cct"],
+        &["--record=cct", "--walk=marked"],
+        &["--record=ccmap", "--walk=marked"],
+        &["--record=pcct"],
+        &["--record=acct"],
+        &["--record=acct", "--sampled-bit=return-address"],
+    ] {
+        let mut args = vec!["--profile=counter", "--every=3", "--seed=1", "--tune"];
+        args.extend_from_slice(extra);
+        let (r, p) = profile_in(&dir, "calls.bc", &args, "tune-records");
+        assert_eq!(r.stdout, "45000150000\n", "{}", r.cmd);
+        outcomes.push((
+            r.cmd.clone(),
+            (p.run.final_every, p.run.interval_changes, p.run.samples),
+        ));
+    }
+    let (first_cmd, first) = &outcomes[0];
+    assert!(first.0 > Some(3), "{first_cmd}: {first:?}");
+    for (cmd, o) in &outcomes[1..] {
+        assert_eq!(o, first, "{cmd} against {first_cmd}");
+    }
 }
 
 #[test]
