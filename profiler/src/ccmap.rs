@@ -91,6 +91,17 @@
 //! - **Lines.** A frame's `call_line` is the line of the call in the frame
 //!   below it; a missing line where a caller is present (which a correct
 //!   walk never produces) is taken as [`NO_LINE`].
+//! - **Sequence length.** A sample of depth *d* costs *d(d-1)/2* updates,
+//!   which a stack thousands of frames deep makes prohibitive (the paper
+//!   allows long samples but "define[s] some rather high limit for the
+//!   cases of incredibly deep stack"). A map made
+//!   [`CallContextMap::with_sequence_limit`]`(k)` gives the trees of real
+//!   methods only the call sequences of at most *k* calls (the sequence
+//!   from a frame more than *k* frames below the top is not recorded in
+//!   that frame's method's tree; its general [`Callee`] and
+//!   [`MethodProfile`] counters still count); the thread root's tree always
+//!   gets the whole context. A sample then costs *O(k·d)*. The organizer
+//!   uses [`SEQUENCE_LIMIT`]; [`CallContextMap::new`] has no limit.
 //! - **No recursion.** Every traversal uses explicit work lists: contexts
 //!   may be thousands of calls deep.
 
@@ -99,6 +110,10 @@ use std::collections::HashMap;
 use crate::cct::CallingContextTree;
 pub use crate::cct::{NO_LINE, ROOT_METHOD};
 use crate::profile::CctNode;
+
+/// The longest call sequence the organizer records in the tree of a real
+/// method (see the module documentation, "Sequence length").
+pub const SEQUENCE_LIMIT: usize = 64;
 
 /// One frame of a walked stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -118,6 +133,12 @@ pub struct StackSample<'a> {
     /// Whether the walk reached the thread's entry frame (the last of
     /// `frames`), so that the sample is a whole calling context.
     pub complete: bool,
+    /// The sample is an edge sample: the call into the top frame was
+    /// sampled (adds to the top frame's contexts' `sampled_calls`).
+    pub call: bool,
+    /// The sample is a method sample crediting `frames[self_at]` as the
+    /// executing frame (adds to its contexts' `sampled_self`).
+    pub self_at: Option<usize>,
 }
 
 /// Index of a [`CallSite`] in its map.
@@ -198,6 +219,11 @@ pub struct Callee {
     pub calls: u64,
     /// Samples with this call on top of the stack (our addition).
     pub on_top: u64,
+    /// Edge samples of this call, as the first of its sequence, on top
+    /// (our addition: the `calls` of the SPEC's CCT).
+    pub sampled_calls: u64,
+    /// Method samples crediting this context (our addition: `self`).
+    pub sampled_self: u64,
     /// The Context references: the [`CalleeRef`]s describing this call in
     /// longer contexts (the [`Context::RootCall`] of this node is not
     /// listed: it is the node itself).
@@ -234,6 +260,11 @@ pub struct CalleeRef {
     pub calls: u64,
     /// Samples with this context on top of the stack (our addition).
     pub on_top: u64,
+    /// Edge samples with this context on top (our addition: the `calls`
+    /// of the SPEC's CCT).
+    pub sampled_calls: u64,
+    /// Method samples crediting this context (our addition: `self`).
+    pub sampled_self: u64,
     /// The call sites of the callee reached in this context: the links down
     /// the call sequence.
     pub sites_in_context: Vec<CallSiteRefId>,
@@ -288,6 +319,8 @@ pub struct CallContextMap {
     callee_refs: Vec<CalleeRef>,
     /// Scratch for [`CallContextMap::insert`]: the sample's call edges.
     edges: Vec<CalleeId>,
+    /// The longest call sequence recorded in a real method's tree.
+    sequence_limit: usize,
 }
 
 impl Default for CallContextMap {
@@ -313,6 +346,16 @@ impl CallContextMap {
             call_site_refs: Vec::new(),
             callee_refs: Vec::new(),
             edges: Vec::new(),
+            sequence_limit: usize::MAX,
+        }
+    }
+
+    /// An empty map whose real methods' trees hold call sequences of at
+    /// most `calls` calls (at least 1); the thread root's tree is whole.
+    pub fn with_sequence_limit(calls: usize) -> CallContextMap {
+        CallContextMap {
+            sequence_limit: calls.max(1),
+            ..CallContextMap::new()
         }
     }
 
@@ -356,8 +399,16 @@ impl CallContextMap {
             first.calls += 1;
             if i == 1 {
                 first.on_top += 1;
+                first.sampled_calls += u64::from(sample.call);
             }
-            // ...and the rest CalleeRefs, down to the top frame.
+            if sample.self_at == Some(i - 1) {
+                first.sampled_self += 1;
+            }
+            // ...and the rest CalleeRefs, down to the top frame (a long
+            // sequence only in the thread root's tree).
+            if i > self.sequence_limit && !(sample.complete && i == n - 1) {
+                continue;
+            }
             let mut context = Context::RootCall(edges[i - 1]);
             for j in (0..i - 1).rev() {
                 let r = self.find_or_add_callee_ref(context, edges[j]);
@@ -365,11 +416,24 @@ impl CallContextMap {
                 node.calls += 1;
                 if j == 0 {
                     node.on_top += 1;
+                    node.sampled_calls += u64::from(sample.call);
+                }
+                if sample.self_at == Some(j) {
+                    node.sampled_self += 1;
                 }
                 context = Context::Nested(r);
             }
         }
         self.edges = edges;
+    }
+
+    /// Counts one thread that started in `entry`: one call of the entry
+    /// context (as the exhaustive CCT counts it), whether or not a sample
+    /// was taken in it.
+    pub fn count_thread(&mut self, entry: u32) {
+        let site = self.find_or_add_call_site(ROOT_METHOD, NO_LINE);
+        let c = self.find_or_add_callee(site, entry);
+        self.callees[c.0 as usize].sampled_calls += 1;
     }
 
     fn profile_mut(&mut self, method: u32) -> &mut MethodProfile {
@@ -415,6 +479,8 @@ impl CallContextMap {
             method,
             calls: 0,
             on_top: 0,
+            sampled_calls: 0,
+            sampled_self: 0,
             contexts: Vec::new(),
             sites_in_context: Vec::new(),
         });
@@ -466,6 +532,8 @@ impl CallContextMap {
             caller_context,
             calls: 0,
             on_top: 0,
+            sampled_calls: 0,
+            sampled_self: 0,
             sites_in_context: Vec::new(),
         });
         self.call_site_refs[site_ref.0 as usize].callee_refs.push(r);
@@ -551,6 +619,23 @@ impl CallContextMap {
         match context {
             Context::RootCall(c) => self.callees[c.0 as usize].calls,
             Context::Nested(r) => self.callee_refs[r.0 as usize].calls,
+        }
+    }
+
+    /// Edge samples with `context` on top, and the threads counted into it
+    /// ([`Self::count_thread`]).
+    pub fn sampled_calls_in(&self, context: Context) -> u64 {
+        match context {
+            Context::RootCall(c) => self.callees[c.0 as usize].sampled_calls,
+            Context::Nested(r) => self.callee_refs[r.0 as usize].sampled_calls,
+        }
+    }
+
+    /// Method samples crediting `context`.
+    pub fn sampled_self_in(&self, context: Context) -> u64 {
+        match context {
+            Context::RootCall(c) => self.callees[c.0 as usize].sampled_self,
+            Context::Nested(r) => self.callee_refs[r.0 as usize].sampled_self,
         }
     }
 
@@ -716,8 +801,15 @@ impl CallContextMap {
     // ----- output (SPEC section 3) -----
 
     /// The thread root's tree as a calling context tree: one node per
-    /// context, `calls` its counter, `self` its `on_top`. The root's counts
-    /// stay 0 (SPEC section 3). Iterative.
+    /// context seen in a complete walk (or counted as a thread's entry),
+    /// `calls` its edge samples with it on top ([`Self::sampled_calls_in`],
+    /// the calls sampled *into* the context, as `--record=cct` counts
+    /// them, so that `--profile=counter --every=1` gives the exhaustive
+    /// tree's exact calls), `self` its method samples
+    /// ([`Self::sampled_self_in`]). The paper's own counters (a context's
+    /// `calls_in`: samples with the context anywhere on the stack, an
+    /// inclusive count) stay in the map for a controller's queries. The
+    /// root's counts stay 0 (SPEC section 3). Iterative.
     pub fn to_cct(&self) -> CallingContextTree {
         let mut tree = CallingContextTree::new();
         let mut work: Vec<(Context, u32)> = Vec::new();
@@ -727,8 +819,8 @@ impl CallContextMap {
         while let Some((context, parent)) = work.pop() {
             let node = tree.child(parent, self.method_of(context), self.line_of(context));
             let n = tree.node_mut(node);
-            n.calls += self.calls_in(context);
-            n.self_ += self.on_top_in(context);
+            n.calls += self.sampled_calls_in(context);
+            n.self_ += self.sampled_self_in(context);
             for callee in self.callee_contexts(context) {
                 work.push((callee, node));
             }
@@ -778,6 +870,8 @@ mod tests {
         map.insert(StackSample {
             frames: &f,
             complete,
+            call: true,
+            self_at: Some(0),
         });
     }
 
@@ -1019,6 +1113,8 @@ mod tests {
         map.insert(StackSample {
             frames: &[],
             complete: true,
+            call: true,
+            self_at: None,
         });
         assert_eq!(map.method(ROOT_METHOD).unwrap().executions, 2);
     }
@@ -1039,9 +1135,9 @@ mod tests {
             got,
             vec![
                 ("<root>", None, 0, 0, None),
-                ("b", None, 2, 1, Some(0)),
+                ("b", None, 1, 1, Some(0)),
                 ("c", Some(2), 1, 1, Some(1)),
-                ("main", None, 1, 0, Some(0)),
+                ("main", None, 0, 0, Some(0)),
                 ("b", Some(8), 1, 1, Some(3)),
             ]
         );
@@ -1064,12 +1160,92 @@ mod tests {
             got,
             vec![
                 (0, None, "<root>", None, 0, 0),
-                (1, Some(0), "main", None, 3, 0),
-                (2, Some(1), "a", Some(3), 3, 0),
+                (1, Some(0), "main", None, 0, 0),
+                (2, Some(1), "a", Some(3), 0, 0),
                 (3, Some(2), "b", Some(7), 2, 2),
                 (4, Some(2), "c", Some(9), 1, 1),
             ]
         );
+    }
+
+    #[test]
+    fn sampled_counts_go_to_the_top_and_the_credited_frame_in_every_tree() {
+        let mut map = CallContextMap::new();
+        // A prologue sample: b just called from a, the method sample
+        // credits a (self_at 1).
+        let f = frames(&[(B, 7), (A, 3), (MAIN, 0)], true);
+        map.insert(StackSample {
+            frames: &f,
+            complete: true,
+            call: true,
+            self_at: Some(1),
+        });
+        // A backedge sample in a: self only.
+        let f = frames(&[(A, 3), (MAIN, 0)], true);
+        map.insert(StackSample {
+            frames: &f,
+            complete: true,
+            call: false,
+            self_at: Some(0),
+        });
+        map.count_thread(MAIN);
+        let got: Vec<_> = map
+            .to_cct_nodes(name)
+            .iter()
+            .map(|n| (n.method.clone(), n.calls, n.self_))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("<root>".to_string(), 0, 0),
+                ("main".to_string(), 1, 0),
+                ("a".to_string(), 0, 2),
+                ("b".to_string(), 1, 0),
+            ]
+        );
+        // In main's tree too: main->a credited twice, main->a->b one call.
+        let main_a =
+            Context::RootCall(map.call_site(map.find_call_site(MAIN, 3).unwrap()).callees[0]);
+        assert_eq!(map.sampled_self_in(main_a), 2);
+        let b = map.callee_contexts(main_a)[0];
+        assert_eq!((map.sampled_calls_in(b), map.sampled_self_in(b)), (1, 0));
+        // The paper's counters are untouched by the thread count.
+        assert_eq!(map.method(MAIN).unwrap().executions, 2);
+    }
+
+    #[test]
+    fn a_sequence_limit_keeps_long_sequences_out_of_method_trees_only() {
+        // main -3-> a -7-> b -9-> c, limit 2 calls per sequence.
+        let spec = [(C, 9), (B, 7), (A, 3), (MAIN, 0)];
+        let mut limited = CallContextMap::with_sequence_limit(2);
+        let mut whole = CallContextMap::new();
+        insert(&mut limited, &spec, true);
+        insert(&mut whole, &spec, true);
+        // The thread root's tree is whole in both: the same CCT.
+        assert_eq!(limited.to_cct_nodes(name), whole.to_cct_nodes(name));
+        // main's tree (three calls: main->a->b->c) lost its third call;
+        // a's (two calls) kept everything.
+        let main_a = Context::RootCall(
+            limited
+                .call_site(limited.find_call_site(MAIN, 3).unwrap())
+                .callees[0],
+        );
+        let down = limited.callee_contexts(main_a);
+        assert!(down.is_empty(), "main's sequence stops at its first call");
+        let a_b = Context::RootCall(
+            limited
+                .call_site(limited.find_call_site(A, 7).unwrap())
+                .callees[0],
+        );
+        assert_eq!(limited.callee_contexts(a_b).len(), 1);
+        // The general counters are the same.
+        for m in [MAIN, A, B, C] {
+            assert_eq!(
+                limited.method(m).unwrap().executions,
+                whole.method(m).unwrap().executions
+            );
+        }
+        assert!(limited.node_counts().callee_refs < whole.node_counts().callee_refs);
     }
 
     #[test]
@@ -1088,6 +1264,8 @@ mod tests {
         map.insert(StackSample {
             frames: &f,
             complete: true,
+            call: false,
+            self_at: None,
         });
         assert!(map.find_call_site(A, NO_LINE).is_some());
         assert_eq!(map.node_counts().callees, 2);
@@ -1126,8 +1304,9 @@ mod tests {
                 for (k, &(m, line)) in outer_first.iter().enumerate() {
                     let line = if k == 0 { NO_LINE } else { line };
                     node = expected.child(node, m, line);
-                    expected.node_mut(node).calls += 1;
                 }
+                // The sampled call and self go to the top context only.
+                expected.node_mut(node).calls += 1;
                 expected.node_mut(node).self_ += 1;
             }
         }
@@ -1208,7 +1387,8 @@ mod tests {
         assert_eq!(p.calls.len(), DEPTH);
         let flat = map.to_cct_nodes(name);
         assert_eq!(flat.len(), DEPTH + 1);
-        assert!(flat.iter().skip(1).all(|n| n.calls == 2));
+        assert!(flat.iter().skip(1).take(DEPTH - 1).all(|n| n.calls == 0));
+        assert_eq!(flat[DEPTH].calls, 2);
         assert_eq!(flat[DEPTH].parent, Some(DEPTH as u64 - 1));
         assert_eq!(flat[DEPTH].self_, 2);
         assert_eq!(flat[DEPTH - 1].self_, 0);

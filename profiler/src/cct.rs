@@ -6,6 +6,15 @@
 //! trees thousands of levels deep cost no recursion to build, merge or
 //! write. Children are kept as a singly linked sibling list: most contexts
 //! have few children, and the hottest child is moved to the front on lookup.
+//!
+//! A node is 32 bytes: an exact CCT can have millions of contexts
+//! (recursive fib(32): 7 million; docs/PERFORMANCE.md). Its (method,
+//! call-site line) pair is not stored in it but interned: the node holds
+//! the index of the pair in a small table of the distinct pairs (one per
+//! call site and callee, a few hundred in a program), which a lookup
+//! compares by index.
+
+use std::collections::HashMap;
 
 use crate::profile::CctNode;
 
@@ -19,19 +28,17 @@ pub const ROOT_METHOD: u32 = u32::MAX;
 pub const DETACHED_METHOD: u32 = u32::MAX - 1;
 const NONE: u32 = u32::MAX;
 
-/// One calling context.
+/// One calling context (32 bytes).
 #[derive(Clone, Debug)]
 pub struct Node {
-    /// The method.
-    pub method: u32,
-    /// The call-site line in the parent ([`NO_LINE`] for entry contexts).
-    pub line: u32,
-    /// The parent node ([`u32::MAX`] for the root).
-    pub parent: u32,
     /// Calls into this context (or the weight recorded into it).
     pub calls: u64,
     /// Samples (or instructions) with this context on top.
     pub self_: u64,
+    /// The parent node ([`u32::MAX`] for the root).
+    pub parent: u32,
+    /// The (method, line) pair, an index into the tree's table.
+    key: u32,
     first_child: u32,
     next_sibling: u32,
 }
@@ -40,6 +47,9 @@ pub struct Node {
 #[derive(Clone, Debug)]
 pub struct CallingContextTree {
     nodes: Vec<Node>,
+    /// The distinct (method, call-site line) pairs of the nodes.
+    keys: Vec<(u32, u32)>,
+    key_index: HashMap<(u32, u32), u32>,
 }
 
 impl Default for CallingContextTree {
@@ -56,15 +66,46 @@ impl CallingContextTree {
     pub fn new() -> CallingContextTree {
         CallingContextTree {
             nodes: vec![Node {
-                method: ROOT_METHOD,
-                line: NO_LINE,
+                key: 0,
                 parent: NONE,
                 calls: 0,
                 self_: 0,
                 first_child: NONE,
                 next_sibling: NONE,
             }],
+            keys: vec![(ROOT_METHOD, NO_LINE)],
+            key_index: HashMap::from([((ROOT_METHOD, NO_LINE), 0)]),
         }
+    }
+
+    /// The key of (`method`, `line`), if a node has it.
+    #[inline]
+    fn key_of(&self, method: u32, line: u32) -> Option<u32> {
+        self.key_index.get(&(method, line)).copied()
+    }
+
+    /// The key of (`method`, `line`), added if new.
+    fn intern(&mut self, method: u32, line: u32) -> u32 {
+        if let Some(k) = self.key_of(method, line) {
+            return k;
+        }
+        let k = self.keys.len() as u32;
+        self.keys.push((method, line));
+        self.key_index.insert((method, line), k);
+        k
+    }
+
+    /// The method of node `i`.
+    #[inline]
+    pub fn method_of(&self, i: u32) -> u32 {
+        self.keys[self.nodes[i as usize].key as usize].0
+    }
+
+    /// The call-site line of node `i` in its parent ([`NO_LINE`] for the
+    /// root and entry contexts).
+    #[inline]
+    pub fn line_of(&self, i: u32) -> u32 {
+        self.keys[self.nodes[i as usize].key as usize].1
     }
 
     /// Number of nodes, the root included.
@@ -89,11 +130,23 @@ impl CallingContextTree {
 
     /// The child of `parent` for (`method`, `line`), created if absent.
     pub fn child(&mut self, parent: u32, method: u32, line: u32) -> u32 {
-        let mut prev = NONE;
         let mut c = self.nodes[parent as usize].first_child;
+        if c == NONE {
+            return self.fresh_child(parent, method, line);
+        }
+        // The hot case: the first child (moved to front on lookup).
+        let first = &self.nodes[c as usize];
+        if self.keys[first.key as usize] == (method, line) {
+            return c;
+        }
+        let Some(key) = self.key_of(method, line) else {
+            // A pair no node has: no child can have it.
+            return self.fresh_child(parent, method, line);
+        };
+        let mut prev = NONE;
         while c != NONE {
             let n = &self.nodes[c as usize];
-            if n.method == method && n.line == line {
+            if n.key == key {
                 if prev != NONE {
                     // Move to front: the next lookup of a hot child is quick.
                     let next = n.next_sibling;
@@ -112,10 +165,9 @@ impl CallingContextTree {
     /// The child of `parent` for (`method`, `line`), if there is one
     /// (a lookup that changes nothing).
     pub fn child_of(&self, parent: u32, method: u32, line: u32) -> Option<u32> {
-        self.children(parent).find(|&c| {
-            let n = &self.nodes[c as usize];
-            n.method == method && n.line == line
-        })
+        let key = self.key_of(method, line)?;
+        self.children(parent)
+            .find(|&c| self.nodes[c as usize].key == key)
     }
 
     /// The children of `parent`, most recently looked up first.
@@ -135,10 +187,10 @@ impl CallingContextTree {
     /// `allocate_node`, Figure 7, when the upward walk found no mark).
     pub fn fresh_child(&mut self, parent: u32, method: u32, line: u32) -> u32 {
         let id = self.nodes.len() as u32;
+        let key = self.intern(method, line);
         let first = self.nodes[parent as usize].first_child;
         self.nodes.push(Node {
-            method,
-            line,
+            key,
             parent,
             calls: 0,
             self_: 0,
@@ -165,10 +217,11 @@ impl CallingContextTree {
         let mut map = vec![0u32; other.nodes.len()];
         for (i, n) in other.nodes.iter().enumerate().skip(1) {
             let parent = map[n.parent as usize];
-            let mine = if self.nodes[parent as usize].method == DETACHED_METHOD {
-                self.fresh_child(parent, n.method, n.line)
+            let (method, line) = other.keys[n.key as usize];
+            let mine = if self.method_of(parent) == DETACHED_METHOD {
+                self.fresh_child(parent, method, line)
             } else {
-                self.child(parent, n.method, n.line)
+                self.child(parent, method, line)
             };
             let m = &mut self.nodes[mine as usize];
             m.calls += n.calls;
@@ -184,38 +237,83 @@ impl CallingContextTree {
     /// renumbered in that order so the output does not depend on the order
     /// in which contexts were discovered.
     pub fn to_flat(&self, name_of: impl Fn(u32) -> String) -> Vec<CctNode> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        out.extend(self.flat_iter(name_of));
+        out
+    }
+
+    /// [`Self::to_flat`] one node at a time, so that a tree of millions of
+    /// contexts can be written without a list of them in memory.
+    pub fn flat_iter(&self, name_of: impl Fn(u32) -> String) -> FlatIter<'_> {
         let name_of = |m: u32| match m {
             ROOT_METHOD => "<root>".to_string(),
             DETACHED_METHOD => "<detached>".to_string(),
             m => name_of(m),
         };
-        let mut out = Vec::with_capacity(self.nodes.len());
-        let mut stack: Vec<(u32, Option<u64>)> = vec![(Self::ROOT, None)];
-        while let Some((i, parent)) = stack.pop() {
-            let n = &self.nodes[i as usize];
-            let id = out.len() as u64;
-            out.push(CctNode {
-                id,
-                parent,
-                method: name_of(n.method),
-                line: (n.line != NO_LINE).then_some(n.line),
-                calls: n.calls,
-                self_: n.self_,
-            });
-            let mut kids = Vec::new();
-            let mut c = n.first_child;
-            while c != NONE {
-                let k = &self.nodes[c as usize];
-                kids.push((name_of(k.method), k.line, c));
-                c = k.next_sibling;
-            }
-            kids.sort();
-            // Reverse so that the first in order is popped first.
-            for (_, _, c) in kids.into_iter().rev() {
-                stack.push((c, Some(id)));
-            }
+        // Names once per distinct pair, and the order of pairs by (name,
+        // line), so that sorting children compares two integers.
+        let names: Vec<String> = self.keys.iter().map(|&(m, _)| name_of(m)).collect();
+        let mut by_name: Vec<u32> = (0..self.keys.len() as u32).collect();
+        by_name.sort_by(|&a, &b| {
+            (&names[a as usize], self.keys[a as usize].1)
+                .cmp(&(&names[b as usize], self.keys[b as usize].1))
+        });
+        let mut rank = vec![0u32; self.keys.len()];
+        for (r, &k) in by_name.iter().enumerate() {
+            rank[k as usize] = r as u32;
         }
-        out
+        FlatIter {
+            tree: self,
+            names,
+            rank,
+            stack: vec![(Self::ROOT, None)],
+            kids: Vec::new(),
+            next_id: 0,
+        }
+    }
+}
+
+/// The nodes of a tree in the flat order of SPEC section 3 (see
+/// [`CallingContextTree::flat_iter`]). Depth-first with an explicit stack.
+pub struct FlatIter<'a> {
+    tree: &'a CallingContextTree,
+    names: Vec<String>,
+    rank: Vec<u32>,
+    stack: Vec<(u32, Option<u64>)>,
+    kids: Vec<(u32, u32)>,
+    next_id: u64,
+}
+
+impl Iterator for FlatIter<'_> {
+    type Item = CctNode;
+
+    fn next(&mut self) -> Option<CctNode> {
+        let (i, parent) = self.stack.pop()?;
+        let t = self.tree;
+        let n = &t.nodes[i as usize];
+        let id = self.next_id;
+        self.next_id += 1;
+        let (_, line) = t.keys[n.key as usize];
+        self.kids.clear();
+        let mut c = n.first_child;
+        while c != NONE {
+            let k = &t.nodes[c as usize];
+            self.kids.push((self.rank[k.key as usize], c));
+            c = k.next_sibling;
+        }
+        self.kids.sort_unstable();
+        // Reverse so that the first in order is popped first.
+        for &(_, c) in self.kids.iter().rev() {
+            self.stack.push((c, Some(id)));
+        }
+        Some(CctNode {
+            id,
+            parent,
+            method: self.names[n.key as usize].clone(),
+            line: (line != NO_LINE).then_some(line),
+            calls: n.calls,
+            self_: n.self_,
+        })
     }
 }
 
@@ -225,6 +323,11 @@ mod tests {
 
     fn names(m: u32) -> String {
         ["main", "a", "b"][m as usize].to_string()
+    }
+
+    #[test]
+    fn a_node_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<Node>(), 32);
     }
 
     #[test]

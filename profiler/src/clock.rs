@@ -8,6 +8,7 @@
 //! request itself every `--interval` of cost-model cycles (see
 //! `vm::hooks::ExecMode::virtual_tick`).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,14 +26,16 @@ pub struct WallTimer {
 }
 
 impl WallTimer {
-    /// Starts ticking `threads` every `interval`.
-    pub fn start(interval: Duration, threads: LiveThreads) -> WallTimer {
+    /// Starts ticking `threads` every `interval_ns` nanoseconds, read
+    /// again at every tick (`--tune` changes it while the timer runs).
+    pub fn start(interval_ns: Arc<AtomicU64>, threads: LiveThreads) -> WallTimer {
         let (stop, stopped) = bounded::<()>(1);
+        let period = move || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
         let handle = std::thread::Builder::new()
             .name("vm-timer".into())
             .spawn(move || {
                 let mut ticks = 0u64;
-                let mut next = Instant::now() + interval;
+                let mut next = Instant::now() + period();
                 loop {
                     let wait = next.saturating_duration_since(Instant::now());
                     match stopped.recv_timeout(wait) {
@@ -45,6 +48,7 @@ impl WallTimer {
                         }
                     }
                     ticks += 1;
+                    let interval = period();
                     next += interval;
                     let now = Instant::now();
                     if next < now {

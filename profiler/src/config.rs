@@ -238,6 +238,8 @@ pub struct ProfileConfig {
     pub walk: Walk,
     /// Frames one sample may examine (`top`: 1; `acct`: unbounded).
     pub max_walk: u32,
+    /// `--tune`: the self-tuning sampling interval.
+    pub tune: bool,
     /// The ACCT's edge update strategy.
     pub acct_update: AcctUpdate,
     /// Where the ACCT keeps a frame's sampled bit.
@@ -398,11 +400,6 @@ impl ProfileOptions {
         }
         // Parts of SPEC section 2 that later work builds.
         let not_yet = |what: &str| format!("{what} is not implemented yet in this version of vm");
-        if sampling {
-            if let Some(r) = record.iter().find(|r| **r == Record::Ccmap) {
-                problems.push(not_yet(&format!("--record={r} with --profile={kind}")));
-            }
-        }
         // One calling context tree per profile: the file has one `cct`
         // section, and two marked walks would share the frames' marks.
         let trees: Vec<Record> = record
@@ -426,18 +423,21 @@ impl ProfileOptions {
         // Walks: only a calling-context record needs more than the top
         // frame; the dcg's walk is `top`. The PCCT and the ACCT are built
         // by the marked walk (Whaley's Figure 7; Arnold & Sweeney's
-        // sampled-bit walk), which is their default and only walk.
-        let contexts = sampling && (record.contains(&Record::Cct) || pcct || acct);
+        // sampled-bit walk), which is their default and only walk; the
+        // CCT and the ccmap default to the full walk.
+        let contexts = sampling
+            && (record.contains(&Record::Cct) || record.contains(&Record::Ccmap) || pcct || acct);
         if sampling {
             match self.walk {
                 Some(Walk::Incremental) => problems.push(not_yet("--walk=incremental")),
                 Some(Walk::Top) if contexts => problems.push(
                     "--walk=top examines only the top frame, which names the call edge but not \
-                     its calling context; --record=cct|pcct|acct needs --walk=full or --walk=marked"
+                     its calling context; --record=cct|pcct|acct|ccmap needs --walk=full or \
+                     --walk=marked"
                         .into(),
                 ),
                 Some(w @ (Walk::Full | Walk::Marked)) if !contexts => problems.push(format!(
-                    "--walk={w} applies only when --record includes cct, pcct or acct \
+                    "--walk={w} applies only when --record includes cct, pcct, acct or ccmap \
                      (the dcg needs only the top frame)"
                 )),
                 Some(Walk::Full) if pcct || acct => problems.push(format!(
@@ -449,8 +449,8 @@ impl ProfileOptions {
             }
             if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
                 problems.push(
-                    "--max-walk applies only when --record includes cct or pcct, with --walk=full \
-                     or marked"
+                    "--max-walk applies only when --record includes cct, pcct or ccmap, with \
+                     --walk=full or marked"
                         .into(),
                 );
             } else if self.max_walk.is_some() && acct {
@@ -496,9 +496,6 @@ impl ProfileOptions {
             Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
             Walk::Full | Walk::Incremental => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
         };
-        if self.tune {
-            problems.push(not_yet("--tune"));
-        }
         let (sampler, sample_threads) = self.resolve_sampler(kind, &mut problems);
         if !problems.is_empty() {
             return Err(problems.join("\n"));
@@ -514,6 +511,7 @@ impl ProfileOptions {
             record,
             walk,
             max_walk,
+            tune: self.tune,
             acct_update,
             sampled_bit: self.sampled_bit.unwrap_or_default(),
             purge: self.purge,
@@ -596,10 +594,15 @@ impl ProfileConfig {
         ) && self.record.contains(&record)
     }
 
-    /// Does a sampling profile walk the stack into a tree (`cct`, `pcct`
-    /// or `acct`)?
+    /// Does a sampling profile build the SSCLI Call Context Map from walks?
+    pub fn samples_ccmap(&self) -> bool {
+        self.samples_record(Record::Ccmap)
+    }
+
+    /// Does a sample walk the stack into a calling context record (`cct`,
+    /// `pcct`, `acct` or `ccmap`)?
     pub fn walks_stacks(&self) -> bool {
-        [Record::Cct, Record::Pcct, Record::Acct]
+        [Record::Cct, Record::Pcct, Record::Acct, Record::Ccmap]
             .into_iter()
             .any(|r| self.samples_record(r))
     }
@@ -760,13 +763,29 @@ mod tests {
                 .contains("does not apply")
         );
         assert!(bad(with(ProfileKind::Exhaustive, cct(), None, Some(3))).contains("--max-walk"));
-        assert!(bad(with(
-            ProfileKind::Cbs,
-            Some(vec![Record::Ccmap]),
-            None,
-            None
-        ))
-        .contains("not implemented"));
+        // ccmap: full by default, marked allowed, top refused; one
+        // calling context tree at a time.
+        let ccmap = || Some(vec![Record::Ccmap]);
+        for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
+            assert_eq!(ok(with(kind, ccmap(), None, None)), (Walk::Full, 256));
+            assert_eq!(
+                ok(with(kind, ccmap(), Some(Walk::Marked), None)),
+                (Walk::Marked, 16)
+            );
+            let c = with(kind, ccmap(), None, None).resolve(1).unwrap();
+            assert!(c.samples_ccmap() && !c.samples_contexts() && c.walks_stacks());
+        }
+        assert!(bad(with(ProfileKind::Timer, ccmap(), Some(Walk::Top), None)).contains("ccmap"));
+        for other in [Record::Cct, Record::Pcct, Record::Acct] {
+            let e = bad(with(
+                ProfileKind::Timer,
+                Some(vec![other, Record::Ccmap]),
+                None,
+                None,
+            ));
+            assert!(e.contains("one calling context tree"), "{e}");
+        }
+        assert!(bad(with(ProfileKind::Exhaustive, ccmap(), None, None)).contains("ccmap"));
     }
 
     #[test]
@@ -850,6 +869,30 @@ mod tests {
             ..with(vec![Record::Pcct])
         })
         .contains("exhaustive"));
+    }
+
+    #[test]
+    fn tune_applies_to_sampling_profiles() {
+        for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
+            let c = ProfileOptions {
+                profile: Some(kind),
+                tune: true,
+                ..Default::default()
+            }
+            .resolve(1)
+            .unwrap();
+            assert!(c.tune);
+        }
+        for kind in [ProfileKind::None, ProfileKind::Exhaustive] {
+            let e = ProfileOptions {
+                profile: Some(kind),
+                tune: true,
+                ..Default::default()
+            }
+            .resolve(1)
+            .unwrap_err();
+            assert!(e.contains("--tune does not apply"), "{e}");
+        }
     }
 
     #[test]

@@ -38,6 +38,7 @@ impl DynamicCallGraph {
     pub fn add_sample(&mut self, s: Sample) {
         match s {
             Sample::Method { method } => self.self_[method as usize] += 1,
+            Sample::Examined { .. } => {}
             Sample::Edge {
                 caller,
                 line,

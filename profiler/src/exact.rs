@@ -121,6 +121,7 @@ impl ThreadListener for ExhaustiveListener {
         self.sink.taken = exact.traced;
         self.sink.finish(ThreadSummary {
             thread: t.thread.id,
+            entry: t.thread.entry,
             instructions: t.instructions,
             cycles: t.cycles,
             samples: exact.traced,

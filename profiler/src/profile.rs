@@ -98,6 +98,10 @@ pub struct ConfigSection {
     /// How samples walked the stack.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk: Option<String>,
+    /// `--tune` was given (the self-tuning interval; `interval_ns` or
+    /// `every` is then the initial interval, `run` holds the final one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune: Option<bool>,
     /// `--record=acct`: the edge update strategy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acct_update: Option<String>,
@@ -148,6 +152,15 @@ pub struct RunSection {
     /// summed over safepoints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause_ns: Option<u64>,
+    /// `--tune` with timer or cbs: the timer period at the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_interval_ns: Option<u64>,
+    /// `--tune` with counter: the sampling period in calls at the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_every: Option<u64>,
+    /// `--tune`: how many times the interval changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_changes: Option<u64>,
 }
 
 /// One entry of `methods`.
@@ -221,6 +234,36 @@ impl Profile {
         s
     }
 
+    /// Writes the profile as [`Profile::to_json`] does, streaming (a CCT of
+    /// millions of contexts is not built as one string first).
+    pub fn write_json(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut *w, self).map_err(std::io::Error::other)?;
+        w.write_all(b"\n")
+    }
+
+    /// Writes the profile as [`Profile::write_json`] would with `cct` as
+    /// its `cct` section (in place of `self.cct`), taking the nodes one at
+    /// a time from the iterator: an exact CCT of millions of contexts is
+    /// never a list in memory.
+    pub fn write_json_with_cct(
+        &self,
+        cct: impl Iterator<Item = CctNode>,
+        w: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
+        let out = ProfileOut {
+            format: &self.format,
+            program: &self.program,
+            config: &self.config,
+            run: &self.run,
+            methods: self.methods.as_ref(),
+            dcg: self.dcg.as_ref(),
+            cct: Some(Streamed(std::cell::RefCell::new(Some(cct)))),
+            hot: self.hot.as_ref(),
+        };
+        serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
+        w.write_all(b"\n")
+    }
+
     /// Parses a profile from JSON text.
     pub fn from_json(text: &str) -> Result<Profile, ReadError> {
         let p: Profile =
@@ -241,6 +284,39 @@ impl Profile {
     pub fn read(path: &std::path::Path) -> Result<Profile, ReadError> {
         let text = std::fs::read_to_string(path).map_err(ReadError::Io)?;
         Profile::from_json(&text)
+    }
+}
+
+/// [`Profile`] with its `cct` streamed (same keys, same order).
+#[derive(Serialize)]
+struct ProfileOut<'a, C: Serialize> {
+    format: &'a str,
+    program: &'a str,
+    config: &'a ConfigSection,
+    run: &'a RunSection,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    methods: Option<&'a Vec<MethodEntry>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dcg: Option<&'a Vec<DcgEdge>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cct: Option<C>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hot: Option<&'a HotLists>,
+}
+
+/// A sequence serialized from an iterator, once.
+struct Streamed<I>(std::cell::RefCell<Option<I>>);
+
+impl<I: Iterator<Item = CctNode>> Serialize for Streamed<I> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(None)?;
+        if let Some(nodes) = self.0.borrow_mut().take() {
+            for n in nodes {
+                seq.serialize_element(&n)?;
+            }
+        }
+        seq.end()
     }
 }
 
@@ -308,6 +384,56 @@ mod tests {
             }]),
             cct: None,
             hot: None,
+        }
+    }
+
+    #[test]
+    fn a_streamed_cct_writes_the_same_bytes() {
+        let mut p = sample_profile_for_streaming();
+        let nodes = vec![
+            CctNode {
+                id: 0,
+                parent: None,
+                method: "<root>".into(),
+                line: None,
+                calls: 0,
+                self_: 0,
+            },
+            CctNode {
+                id: 1,
+                parent: Some(0),
+                method: "main".into(),
+                line: None,
+                calls: 1,
+                self_: 7,
+            },
+        ];
+        let mut streamed = Vec::new();
+        p.write_json_with_cct(nodes.clone().into_iter(), &mut streamed)
+            .unwrap();
+        p.cct = Some(nodes);
+        let mut written = Vec::new();
+        p.write_json(&mut written).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), p.to_json());
+        assert_eq!(String::from_utf8(written).unwrap(), p.to_json());
+    }
+
+    fn sample_profile_for_streaming() -> Profile {
+        Profile {
+            format: FORMAT.into(),
+            program: "p.bc".into(),
+            config: ConfigSection {
+                profile: "exhaustive".into(),
+                ..Default::default()
+            },
+            run: RunSection::default(),
+            methods: Some(vec![]),
+            dcg: None,
+            cct: None,
+            hot: Some(HotLists {
+                nodes: vec![HotNode { id: 1, self_: 7 }],
+                edges: vec![],
+            }),
         }
     }
 

@@ -185,12 +185,13 @@ pub struct SamplerThread {
 }
 
 impl SamplerThread {
-    /// Starts sampling `vm` every `interval` with `kind`; `sample_threads`
-    /// bounds a partial safepoint; `seed` draws the waiting threads.
+    /// Starts sampling `vm` every `interval` nanoseconds (read again each
+    /// period: `--tune` changes it) with `kind`; `sample_threads` bounds a
+    /// partial safepoint; `seed` draws the waiting threads.
     pub fn start(
         vm: &Arc<Vm>,
         kind: SamplerKind,
-        interval: Duration,
+        interval_ns: Arc<AtomicU64>,
         sample_threads: u32,
         seed: u64,
     ) -> SamplerThread {
@@ -204,7 +205,9 @@ impl SamplerThread {
                 .name("vm-sampler".into())
                 .spawn(move || {
                     let mut rng = StdRng::seed_from_u64(seed ^ 0x5A3F_11E5);
-                    let mut next = Instant::now() + interval;
+                    let interval =
+                        || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
+                    let mut next = Instant::now() + interval();
                     loop {
                         let wait = next.saturating_duration_since(Instant::now());
                         match stopped.recv_timeout(wait) {
@@ -216,10 +219,10 @@ impl SamplerThread {
                         drop(vm);
                         // Keep to the interval, counting the time the last
                         // sample took (section 7); if behind, start afresh.
-                        next += interval;
+                        next += interval();
                         let now = Instant::now();
                         if next < now {
-                            next = now + interval;
+                            next = now + interval();
                         }
                     }
                 })

@@ -13,8 +13,21 @@
 //! filled it; a shared pool does the same job with less bookkeeping, since
 //! our buffers all have one size.)
 
-use crossbeam::channel::{Receiver, Sender};
+//!
+//! With `--record=ccmap` each sample also carries its walked stack, which
+//! has no fixed length: a thread keeps one flat frame buffer and a list of
+//! sample records, each ending at an offset in it ([`StackBuffer`]); full
+//! ones travel the same queue ([`Message::Stacks`]).
+//!
+//! With `--tune` the organizer owns the interval ([`crate::tune`]); the
+//! sink learns a new one when it hands a buffer over ([`TuneLink`]).
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crossbeam::channel::{bounded, Receiver, Sender};
+
+use crate::ccmap::SampledFrame;
 use crate::cct::CallingContextTree;
 use crate::exact::ExactThreadProfile;
 use crate::pcct::Pcct;
@@ -22,10 +35,100 @@ use crate::pcct::Pcct;
 /// Samples a buffer holds before it is handed to the organizer.
 pub const BUFFER_SAMPLES: usize = 512;
 
+/// Stack samples a [`StackBuffer`] holds before it is handed over.
+pub const BUFFER_STACKS: usize = 256;
+/// Frames a [`StackBuffer`] holds before it is handed over (a sample is
+/// never split: a buffer may exceed this by one sample's frames).
+pub const BUFFER_FRAMES: usize = 16 * 1024;
+
+/// How a walk for the CC-Map ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalkEnd {
+    /// It reached the thread's entry frame: the frames are the whole stack.
+    Complete,
+    /// It stopped at a frame marked by an earlier sample (the last frame
+    /// of the sample, which is included): the frames below it are those of
+    /// the thread's previous sample (`--walk=marked`).
+    Marked,
+    /// `--max-walk` frames were examined before either: where they sit in
+    /// the thread is unknown.
+    Cut,
+}
+
+/// One walked stack in a [`StackBuffer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackRecord {
+    /// The sample's frames are `frames[previous end..end]`, top first.
+    pub end: u32,
+    /// The stack depth of the sample's last (outermost) frame: 0 for the
+    /// entry frame.
+    pub base: u32,
+    /// How the walk ended.
+    pub walk: WalkEnd,
+    /// An edge sample: one call into the top frame's context.
+    pub call: bool,
+    /// A method sample crediting the frame this many below the top (0 the
+    /// top frame, 1 its caller at a prologue); `None`: no method sample.
+    pub self_at: Option<u8>,
+}
+
+/// A thread's walked stacks, flat.
+#[derive(Clone, Debug, Default)]
+pub struct StackBuffer {
+    /// Every sample's frames, one after the other, each top first.
+    pub frames: Vec<SampledFrame>,
+    /// The samples, in the order taken.
+    pub records: Vec<StackRecord>,
+}
+
+impl StackBuffer {
+    /// The samples with their frames.
+    pub fn samples(&self) -> impl Iterator<Item = (&StackRecord, &[SampledFrame])> {
+        let mut start = 0usize;
+        self.records.iter().map(move |r| {
+            let end = (r.end as usize).min(self.frames.len()).max(start);
+            let f = &self.frames[start..end];
+            start = end;
+            (r, f)
+        })
+    }
+
+    /// Empties the buffer, keeping its memory.
+    pub fn clear(&mut self) {
+        self.frames.clear();
+        self.records.clear();
+    }
+
+    /// Is it full enough to hand over?
+    pub fn is_full(&self) -> bool {
+        self.records.len() >= BUFFER_STACKS || self.frames.len() >= BUFFER_FRAMES
+    }
+}
+
+/// A sink's link to the tuned interval (`--tune`).
+pub struct TuneLink {
+    /// The current interval, which the organizer writes.
+    pub interval: Arc<AtomicU64>,
+    /// Wait, at each hand-over, until the organizer has folded the buffer
+    /// and answers with the interval: the interval then changes at points
+    /// that depend only on the samples, as `--clock=virtual` and the
+    /// counter's reproducibility need.
+    pub synchronous: bool,
+    /// The last interval this thread saw.
+    pub seen: u64,
+}
+
 /// One raw sample, as a listener records it (method and body indices, not
 /// names: names are looked up once, when the profile is written).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sample {
+    /// `--tune`: one examination of the stack; `repeated` when the frame
+    /// it credits (the executing one) is an activation an earlier sample of
+    /// the thread already saw.
+    Examined {
+        /// Whether the executing activation was seen before.
+        repeated: bool,
+    },
     /// `method` was on top of the stack.
     Method {
         /// The method on top.
@@ -45,8 +148,16 @@ pub enum Sample {
 
 /// What the organizer receives.
 pub enum Message {
-    /// A buffer of samples to fold (then recycle).
-    Samples(Vec<Sample>),
+    /// A buffer of samples to fold (then recycle); with a reply channel,
+    /// the organizer answers with the tuned interval once it is folded.
+    Samples(Vec<Sample>, Option<Sender<u64>>),
+    /// A thread's walked stacks for the CC-Map (then recycled).
+    Stacks {
+        /// The thread's id.
+        thread: u32,
+        /// The stacks.
+        buffer: StackBuffer,
+    },
     /// A thread's calling context tree, built from its samples
     /// (`--record=cct` with a sampling profile), sent when it ends.
     Contexts(Box<CallingContextTree>),
@@ -64,6 +175,8 @@ pub enum Message {
 pub struct ThreadSummary {
     /// The thread's id.
     pub thread: u32,
+    /// The thread's entry method.
+    pub entry: u32,
     /// Source instructions it executed (counting runs only, else 0).
     pub instructions: u64,
     /// Cost-model cycles it ran (counting runs only, else 0).
@@ -82,6 +195,8 @@ pub struct SampleSink {
     pool: Receiver<Vec<Sample>>,
     /// Samples this thread has recorded.
     pub taken: u64,
+    /// `--tune`: where the interval comes from.
+    pub tune: Option<TuneLink>,
 }
 
 impl SampleSink {
@@ -93,7 +208,18 @@ impl SampleSink {
             to_organizer,
             pool,
             taken: 0,
+            tune: None,
         }
+    }
+
+    /// With `--tune`: the interval, if it changed since the last call.
+    pub fn new_interval(&mut self) -> Option<u64> {
+        let link = self.tune.as_mut()?;
+        let now = link.interval.load(Ordering::Relaxed);
+        (now != link.seen).then(|| {
+            link.seen = now;
+            now
+        })
     }
 
     /// Records one sample.
@@ -115,7 +241,41 @@ impl SampleSink {
         let full = std::mem::replace(&mut self.buffer, fresh);
         // The organizer outlives every thread that can still send; if it is
         // gone the run is being torn down and the samples do not matter.
-        let _ = self.to_organizer.send(Message::Samples(full));
+        match &self.tune {
+            Some(link) if link.synchronous => {
+                let (reply, answer) = bounded(1);
+                if self
+                    .to_organizer
+                    .send(Message::Samples(full, Some(reply)))
+                    .is_ok()
+                {
+                    // The organizer folds in order; an error means it is
+                    // gone (the run is ending) and the interval is moot.
+                    if let Ok(v) = answer.recv() {
+                        link.interval.store(v, Ordering::Relaxed);
+                    }
+                }
+            }
+            _ => {
+                let _ = self.to_organizer.send(Message::Samples(full, None));
+            }
+        }
+    }
+
+    /// Hands `buffer`'s stacks to the organizer and leaves `buffer` empty
+    /// (with recycled memory when the pool has some).
+    pub fn send_stacks(
+        &mut self,
+        thread: u32,
+        buffer: &mut StackBuffer,
+        pool: &Receiver<StackBuffer>,
+    ) {
+        let fresh = pool.try_recv().unwrap_or_default();
+        let full = std::mem::replace(buffer, fresh);
+        let _ = self.to_organizer.send(Message::Stacks {
+            thread,
+            buffer: full,
+        });
     }
 
     /// Sends the thread's calling context tree to the organizer.
@@ -132,7 +292,7 @@ impl SampleSink {
     pub fn finish(&mut self, summary: ThreadSummary) {
         if !self.buffer.is_empty() {
             let rest = std::mem::take(&mut self.buffer);
-            let _ = self.to_organizer.send(Message::Samples(rest));
+            let _ = self.to_organizer.send(Message::Samples(rest, None));
         }
         let _ = self.to_organizer.send(Message::ThreadDone(summary));
     }
@@ -144,6 +304,36 @@ mod tests {
     use crossbeam::channel::unbounded;
 
     #[test]
+    fn a_synchronous_hand_over_learns_the_interval_from_the_reply() {
+        let (tx, rx) = unbounded();
+        let (_pool_tx, pool_rx) = unbounded();
+        let mut sink = SampleSink::new(tx, pool_rx);
+        let interval = Arc::new(AtomicU64::new(1000));
+        sink.tune = Some(TuneLink {
+            interval: interval.clone(),
+            synchronous: true,
+            seen: 1000,
+        });
+        // A stand-in organizer answering 2000 to the first buffer.
+        let organizer = std::thread::spawn(move || match rx.recv() {
+            Ok(Message::Samples(buf, Some(reply))) => {
+                reply.send(2000).unwrap();
+                buf.len()
+            }
+            _ => panic!("expected a buffer with a reply channel"),
+        });
+        assert_eq!(sink.new_interval(), None);
+        for _ in 0..BUFFER_SAMPLES {
+            sink.push(Sample::Examined { repeated: true });
+        }
+        // The hand-over waited for the answer: the change is seen at once.
+        assert_eq!(organizer.join().unwrap(), BUFFER_SAMPLES);
+        assert_eq!(sink.new_interval(), Some(2000));
+        assert_eq!(sink.new_interval(), None, "reported once");
+        assert_eq!(interval.load(Ordering::Relaxed), 2000);
+    }
+
+    #[test]
     fn full_buffers_go_to_the_organizer_and_come_back() {
         let (tx, rx) = unbounded();
         let (pool_tx, pool_rx) = unbounded();
@@ -151,7 +341,7 @@ mod tests {
         for i in 0..BUFFER_SAMPLES as u32 {
             sink.push(Sample::Method { method: i });
         }
-        let Ok(Message::Samples(full)) = rx.try_recv() else {
+        let Ok(Message::Samples(full, None)) = rx.try_recv() else {
             panic!("a full buffer was not handed over")
         };
         assert_eq!(full.len(), BUFFER_SAMPLES);
@@ -164,19 +354,20 @@ mod tests {
         for _ in 0..BUFFER_SAMPLES {
             sink.push(Sample::Method { method: 1 });
         }
-        let Ok(Message::Samples(_)) = rx.try_recv() else {
+        let Ok(Message::Samples(_, None)) = rx.try_recv() else {
             panic!("second buffer missing")
         };
         assert_eq!(sink.buffer.as_ptr(), ptr, "the recycled buffer is in use");
         sink.push(Sample::Method { method: 2 });
         sink.finish(ThreadSummary {
             thread: 0,
+            entry: 0,
             instructions: 0,
             cycles: 0,
             samples: 0,
             exact: None,
         });
-        assert!(matches!(rx.try_recv(), Ok(Message::Samples(v)) if v.len() == 1));
+        assert!(matches!(rx.try_recv(), Ok(Message::Samples(v, None)) if v.len() == 1));
         assert!(matches!(rx.try_recv(), Ok(Message::ThreadDone(_))));
     }
 }

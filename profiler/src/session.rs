@@ -3,8 +3,8 @@
 //! queue), creates each thread's listener, and at the end turns the
 //! repositories into a [`Profile`].
 
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use std::time::Duration;
 
 use crossbeam::channel::{unbounded, Receiver, Sender};
 use parking_lot::Mutex;
@@ -16,18 +16,21 @@ use vm::runtime::Vm;
 use vm::thread::ThreadShared;
 
 use crate::acct::AcctRecorder;
+use crate::cct::CallingContextTree;
 use crate::clock::{LiveThreads, WallTimer};
+use crate::config::Walk;
 use crate::config::{Clock, ProfileConfig, ProfileKind, Record};
 use crate::exact::ExhaustiveListener;
 use crate::listeners::cbs::CounterBasedListener;
 use crate::listeners::counter::MethodCounterListener;
 use crate::listeners::timer::TimerListener;
-use crate::listeners::SampleRecorder;
-use crate::organizer::{self, Repositories};
+use crate::listeners::{SampleRecorder, StackRecorder};
+use crate::organizer::{self, Repositories, Setup};
 use crate::pcct::{PcctRecorder, HOT_IN_PROFILE};
 use crate::profile::{ConfigSection, Profile, RunSection, FORMAT};
 use crate::sampler::{SamplerKind, SamplerThread};
-use crate::samples::{Message, Sample, SampleSink};
+use crate::samples::{Message, Sample, SampleSink, StackBuffer, TuneLink};
+use crate::tune::{IntervalBounds, IntervalTuner};
 use crate::walk::ContextRecorder;
 
 /// What the run itself reports, for the profile's `run` section.
@@ -44,6 +47,10 @@ pub struct Profiler {
     config: ProfileConfig,
     to_organizer: Sender<Message>,
     pool: Receiver<Vec<Sample>>,
+    stack_pool: Receiver<StackBuffer>,
+    /// The sampling interval: the timer period in ns (timer, cbs) or the
+    /// counter's `--every`; `--tune` changes it.
+    interval: Arc<AtomicU64>,
     organizer: Mutex<Option<std::thread::JoinHandle<Repositories>>>,
     live: LiveThreads,
     timer: Mutex<Option<WallTimer>>,
@@ -58,19 +65,42 @@ impl Profiler {
     pub fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
+        let (stack_pool_tx, stack_pool) = unbounded();
+        // The organizer merges the threads' trees of a cct (exhaustive or
+        // sampled) or an acct; a pcct has its own repository.
         let build_cct = (config.kind == ProfileKind::Exhaustive
             && config.record.contains(&Record::Cct))
             || config.samples_contexts()
             || config.samples_record(Record::Acct);
-        let handle = organizer::spawn(inbox, pool_tx, program.bodies.len(), build_cct);
+        let (initial, bounds) = if config.kind == ProfileKind::Counter {
+            (u64::from(config.every), IntervalBounds::COUNTER_CALLS)
+        } else {
+            (config.interval_ns, IntervalBounds::TIMER_NS)
+        };
+        let interval = Arc::new(AtomicU64::new(initial));
+        let handle = organizer::spawn(
+            inbox,
+            pool_tx,
+            Setup {
+                methods: program.bodies.len(),
+                build_cct,
+                build_ccmap: config.samples_ccmap(),
+                tune: config
+                    .tune
+                    .then(|| (IntervalTuner::new(initial, bounds), interval.clone())),
+                stack_pool: stack_pool_tx,
+            },
+        );
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
         let timer =
             (config.uses_timer() && config.clock == Clock::Wall && !config.uses_sampler_thread())
-                .then(|| WallTimer::start(Duration::from_nanos(config.interval_ns), live.clone()));
+                .then(|| WallTimer::start(interval.clone(), live.clone()));
         Arc::new(Profiler {
             config,
             to_organizer,
             pool,
+            stack_pool,
+            interval,
             organizer: Mutex::new(Some(handle)),
             live,
             timer: Mutex::new(timer),
@@ -90,7 +120,7 @@ impl Profiler {
                 *s = Some(SamplerThread::start(
                     vm,
                     c.sampler,
-                    Duration::from_nanos(c.interval_ns),
+                    self.interval.clone(),
                     c.sample_threads,
                     c.seed,
                 ));
@@ -108,6 +138,19 @@ impl Profiler {
     /// (a program stopped by a runtime error elsewhere) contribute what
     /// they had handed over.
     pub fn finish(&self, program: &Program, program_path: &str, run: RunFacts) -> Profile {
+        self.finish_streaming(program, program_path, run)
+            .into_profile()
+    }
+
+    /// As [`Self::finish`], but keeps the calling context tree as a tree,
+    /// to be written node by node ([`FinishedProfile::write_json`]) rather
+    /// than listed in memory: an exact CCT can have millions of contexts.
+    pub fn finish_streaming(
+        &self,
+        program: &Program,
+        program_path: &str,
+        run: RunFacts,
+    ) -> FinishedProfile {
         if let Some(t) = self.timer.lock().take() {
             t.stop();
         }
@@ -126,16 +169,24 @@ impl Profiler {
         } else {
             run.wall_ns
         };
-        let name = |m: u32| program.bodies[m as usize].name.clone();
-        let (cct, hot) = if c.samples_record(Record::Pcct) {
+        let tune = repos.tune;
+        let counter = c.kind == ProfileKind::Counter;
+        // A PCCT is listed here, with its hot lists (their ids are those of
+        // its flat list); every other tree stays a tree, to be written
+        // node by node.
+        let (listed, hot) = if c.samples_record(Record::Pcct) {
             let pcct = repos.pcct.unwrap_or_default();
-            let (flat, ids) = pcct.to_flat(name);
+            let (flat, ids) = pcct.to_flat(|m| program.bodies[m as usize].name.clone());
             let hot = pcct.hot_lists(&ids, HOT_IN_PROFILE);
             (Some(flat), Some(hot))
         } else {
-            (repos.cct.as_ref().map(|t| t.to_flat(name)), None)
+            (None, None)
         };
-        Profile {
+        let tree = match (&repos.ccmap, repos.cct) {
+            (Some(map), _) => Some(map.to_cct()),
+            (None, tree) => tree,
+        };
+        let profile = Profile {
             format: FORMAT.to_string(),
             program: program_path.to_string(),
             config: config_section(c),
@@ -149,11 +200,19 @@ impl Profiler {
                 samples_taken: sampled.map(|s| s.taken),
                 held_ns: sampled.map(|s| s.held_ns),
                 pause_ns: sampled.map(|s| s.pause_ns),
+                final_interval_ns: tune.filter(|_| !counter).map(|t| t.last),
+                final_every: tune.filter(|_| counter).map(|t| t.last),
+                interval_changes: tune.map(|t| t.changes),
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),
-            cct,
+            cct: listed,
             hot,
+        };
+        FinishedProfile {
+            profile,
+            tree,
+            names: program.bodies.iter().map(|b| b.name.clone()).collect(),
         }
     }
 
@@ -161,18 +220,34 @@ impl Profiler {
     /// calling context tree its own tree (rooted at its entry method).
     fn recorder(&self, thread: &ThreadShared) -> SampleRecorder {
         let c = &self.config;
-        SampleRecorder {
-            sink: self.sink(),
-            contexts: c
-                .samples_contexts()
-                .then(|| ContextRecorder::new(c.walk, c.max_walk, thread.entry)),
-            pcct: c
-                .samples_record(Record::Pcct)
-                .then(|| PcctRecorder::new(c.max_walk, c.purge, thread.entry)),
-            acct: c
-                .samples_record(Record::Acct)
-                .then(|| AcctRecorder::new(c.acct_update, c.sampled_bit, thread.entry)),
+        let mut sink = self.sink();
+        if c.tune {
+            sink.tune = Some(TuneLink {
+                interval: self.interval.clone(),
+                // Reproducible runs change the interval at points that
+                // depend only on the samples.
+                synchronous: c.clock == Clock::Virtual || c.kind == ProfileKind::Counter,
+                seen: self.interval.load(std::sync::atomic::Ordering::Relaxed),
+            });
         }
+        SampleRecorder::new(
+            sink,
+            c.samples_contexts()
+                .then(|| ContextRecorder::new(c.walk, c.max_walk, thread.entry)),
+            c.samples_record(Record::Pcct)
+                .then(|| PcctRecorder::new(c.max_walk, c.purge, thread.entry)),
+            c.samples_record(Record::Acct)
+                .then(|| AcctRecorder::new(c.acct_update, c.sampled_bit, thread.entry)),
+            c.samples_ccmap().then(|| StackRecorder {
+                walk: c.walk,
+                max_walk: c.max_walk,
+                buffer: StackBuffer::default(),
+                pool: self.stack_pool.clone(),
+            }),
+            // The marked walk (the PCCT's and the ACCT's only walk) marks
+            // the frames it examines, the executing one included.
+            c.walks_stacks() && c.walk == Walk::Marked,
+        )
     }
 
     fn sink(&self) -> SampleSink {
@@ -183,6 +258,41 @@ impl Profiler {
     /// each thread draws its own reproducible sequence.
     fn rng_for(&self, id: u32) -> StdRng {
         StdRng::seed_from_u64(self.config.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+}
+
+/// A finished profile whose calling context tree, if any, is still a tree.
+pub struct FinishedProfile {
+    /// Everything but the `cct` section of a tree still to be written
+    /// (a PCCT's `cct` and `hot` are already listed here).
+    pub profile: Profile,
+    tree: Option<CallingContextTree>,
+    names: Vec<String>,
+}
+
+impl FinishedProfile {
+    /// Writes the whole profile as JSON ([`Profile::to_json`]'s text),
+    /// the `cct` node by node.
+    pub fn write_json(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        match &self.tree {
+            Some(t) => self
+                .profile
+                .write_json_with_cct(t.flat_iter(|m| self.names[m as usize].clone()), w),
+            None => self.profile.write_json(w),
+        }
+    }
+
+    /// The profile with its `cct` section listed.
+    pub fn into_profile(self) -> Profile {
+        let FinishedProfile {
+            mut profile,
+            tree,
+            names,
+        } = self;
+        if let Some(t) = tree {
+            profile.cct = Some(t.to_flat(|m| names[m as usize].clone()));
+        }
+        profile
     }
 }
 
@@ -200,6 +310,7 @@ fn config_section(c: &ProfileConfig) -> ConfigSection {
         seed: Some(c.seed),
         record: Some(c.record.iter().map(|r| r.name().to_string()).collect()),
         walk: c.walks_stacks().then(|| c.walk.name().to_string()),
+        tune: c.tune.then_some(true),
         acct_update: acct.then(|| c.acct_update.name().to_string()),
         sampled_bit: acct.then(|| c.sampled_bit.name().to_string()),
         purge: c.purge,

@@ -142,17 +142,17 @@ pub struct ProfileArgs {
     /// acct, ccmap [default: dcg]
     #[arg(long, value_name = "LIST", value_parser = parse_records)]
     pub record: Option<RecordList>,
-    /// How a sample examines the stack, with --record including cct, pcct
-    /// or acct: full (every frame down to the entry frame) or marked (only
-    /// the frames pushed since an earlier sample, Whaley's marked frames;
-    /// the only walk of pcct and acct); top (the top frame only) is the
-    /// dcg's walk [default: marked with pcct or acct, full with cct, else
-    /// top]
+    /// How a sample examines the stack, with --record including cct, pcct,
+    /// acct or ccmap: full (every frame down to the entry frame) or marked
+    /// (only the frames pushed since an earlier sample, Whaley's marked
+    /// frames; the only walk of pcct and acct); top (the top frame only) is
+    /// the dcg's walk [default: marked with pcct or acct, full with cct or
+    /// ccmap, else top]
     #[arg(long, value_name = "HOW")]
     pub walk: Option<Walk>,
-    /// Frames one sample may examine (cct, pcct); a deeper walk starts a
-    /// detached subtree (Whaley's Figure 10); an acct walk is never cut
-    /// [default: marked 16, full 256]
+    /// Frames one sample may examine (cct, pcct, ccmap); a deeper walk
+    /// starts a detached subtree (Whaley's Figure 10); an acct walk is never
+    /// cut [default: marked 16, full 256]
     #[arg(long, value_name = "N")]
     pub max_walk: Option<u32>,
     /// ACCT edge update strategy: last-edge or all-new-edges
@@ -169,7 +169,10 @@ pub struct ProfileArgs {
     /// contexts no sample reached since the previous purge [default: never]
     #[arg(long, value_name = "N")]
     pub purge: Option<u64>,
-    /// Self-tuning sampling interval
+    /// Self-tuning sampling interval (timer, cbs, counter): every 1000
+    /// samples, halve the interval (or --every) if under 1% of samples found
+    /// the same activation executing as before, double it if over 15%; the
+    /// final one is recorded in the profile's run section
     #[arg(long)]
     pub tune: bool,
     /// timer: who walks the stacks of a multi-threaded program at each

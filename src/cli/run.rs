@@ -55,10 +55,13 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
             wall_ns: outcome.wall_ns,
             threads: outcome.threads as u64,
         };
-        let profile = p.finish(&vm.program, &a.program.display().to_string(), facts);
+        let finished = p.finish_streaming(&vm.program, &a.program.display().to_string(), facts);
         if let Some(file) = &mut profile_file {
             let path = a.profile.profile_out.as_ref().expect("file implies path");
-            if let Err(e) = file.write_all(profile.to_json().as_bytes()) {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
+            let written = finished.write_json(&mut w).and_then(|()| w.flush());
+            drop(w);
+            if let Err(e) = written {
                 eprintln!("vm: cannot write `{}`: {e}", path.display());
                 if outcome.status == 0 {
                     return Ok(EXIT_NO_INPUT);
@@ -66,7 +69,7 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
             }
         }
         if a.profile.report {
-            eprint!("{}", profiler::report::summary(&profile));
+            eprint!("{}", profiler::report::summary(&finished.profile));
         }
     }
     if a.stats {

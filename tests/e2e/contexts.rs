@@ -467,7 +467,10 @@ fn walk_options_that_do_not_apply_are_usage_errors() {
             &["--profile=timer", "--record=cct", "--walk=incremental"],
             "not implemented",
         ),
-        (&["--profile=cbs", "--record=ccmap"], "not implemented"),
+        (
+            &["--profile=cbs", "--record=pcct,ccmap"],
+            "one calling context tree",
+        ),
         (
             &["--profile=counter", "--record=cct,acct"],
             "one calling context tree",

@@ -56,6 +56,31 @@ const PROFILES: &[&[&str]] = &[
         "--seed=3",
     ],
     &["--profile=counter", "--every=7"],
+    // The SSCLI Call Context Map, both walks (marked writes mark bits),
+    // and the self-tuning interval, which changes the clock or the
+    // counter while the program runs.
+    &[
+        "--profile=counter",
+        "--every=3",
+        "--record=dcg,ccmap",
+        "--walk=marked",
+        "--tune",
+    ],
+    &[
+        "--profile=timer",
+        "--clock=virtual",
+        "--interval=10us",
+        "--seed=3",
+        "--record=ccmap",
+        "--max-walk=8",
+        "--tune",
+    ],
+    &[
+        "--profile=cbs",
+        "--interval=100us",
+        "--record=ccmap",
+        "--tune",
+    ],
     // Stack walks into a sampled calling context tree: marks written into
     // return words and slots must stay invisible to the program.
     &[

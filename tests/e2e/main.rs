@@ -8,6 +8,7 @@
 mod harness;
 
 mod bad_input;
+mod ccmap;
 mod cli;
 mod compare;
 mod contexts;

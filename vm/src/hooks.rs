@@ -114,6 +114,9 @@ pub struct ThreadCtx<'a> {
     pub cycles: u64,
     /// The control word this thread returns to after the callback.
     pub(crate) control_base: &'a mut i64,
+    /// The virtual clock's tick period of this thread, in cycles, when the
+    /// run has a virtual clock and the callback may change it.
+    pub(crate) virtual_tick: Option<&'a mut u64>,
 }
 
 impl ThreadCtx<'_> {
@@ -127,6 +130,26 @@ impl ThreadCtx<'_> {
     /// The control word the thread keeps between requests.
     pub fn control(&self) -> i64 {
         *self.control_base
+    }
+
+    /// The virtual clock's tick period of this thread, in cycles (`None`
+    /// without a virtual clock).
+    pub fn virtual_tick(&self) -> Option<u64> {
+        self.virtual_tick.as_deref().copied()
+    }
+
+    /// Changes the virtual clock's tick period of this thread to `cycles`
+    /// (at least 1): the next tick comes `cycles` after now. Does nothing
+    /// without a virtual clock, or where the period cannot change (a
+    /// safepoint's visit). Returns whether it changed.
+    pub fn set_virtual_tick(&mut self, cycles: u64) -> bool {
+        match self.virtual_tick.as_deref_mut() {
+            Some(t) if *t != 0 => {
+                *t = cycles.max(1);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The method index of frame `i`.

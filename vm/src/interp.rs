@@ -793,6 +793,7 @@ impl<'vm> Interp<'vm> {
         let Some(mut l) = self.listener.take() else {
             return R::default();
         };
+        let old_tick = self.tick;
         let r = {
             let mut ctx = ThreadCtx {
                 program: self.prog,
@@ -802,9 +803,15 @@ impl<'vm> Interp<'vm> {
                 instructions: self.instructions,
                 cycles: self.cycles,
                 control_base: &mut self.control_base,
+                virtual_tick: Some(&mut self.tick),
             };
             f(&mut *l, &mut ctx)
         };
+        if self.tick != old_tick {
+            // The listener changed the virtual clock's period (--tune): the
+            // next tick comes one new period from now.
+            self.next_tick = self.cycles.saturating_add(self.tick);
+        }
         self.listener = Some(l);
         r
     }

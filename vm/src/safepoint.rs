@@ -265,6 +265,7 @@ impl Vm {
                     instructions: view.instructions,
                     cycles: view.cycles,
                     control_base: &mut *view.control_base,
+                    virtual_tick: None,
                 };
                 let listener = (*view.listener).as_deref_mut();
                 visit(t, &mut ctx, listener);

@@ -54,26 +54,11 @@ impl CounterBasedListener {
 
 impl ThreadListener for CounterBasedListener {
     fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32) {
-        if requests & request::TICK != 0 {
-            // A new window (a tick during a window restarts it).
-            self.rec.count_sample();
-            self.rec.method_sample(t, kind);
-            self.skip = self.rng.random_range(1..=self.stride);
-            self.left = self.samples;
-            t.set_control(-1);
-        }
-        if kind == YieldKind::Backedge || self.left == 0 {
-            return;
-        }
-        self.skip -= 1;
-        if self.skip == 0 {
-            self.rec.count_sample();
-            self.rec.edge_sample(t);
-            self.skip = self.stride;
-            self.left -= 1;
-            if self.left == 0 {
-                t.set_control(0);
-            }
+        self.sample(t, kind, requests);
+        if let Some(interval) = self.rec.flush(t) {
+            // --tune under the virtual clock (the wall timer thread reads
+            // the interval itself).
+            t.set_virtual_tick(interval);
         }
     }
 
@@ -92,5 +77,31 @@ impl ThreadListener for CounterBasedListener {
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
         self.rec.finish(t);
+    }
+}
+
+impl CounterBasedListener {
+    fn sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32) {
+        if requests & request::TICK != 0 {
+            // A new window (a tick during a window restarts it).
+            self.rec.count_sample();
+            self.rec.method_sample(t, kind);
+            self.skip = self.rng.random_range(1..=self.stride);
+            self.left = self.samples;
+            t.set_control(-1);
+        }
+        if kind == YieldKind::Backedge || self.left == 0 {
+            return;
+        }
+        self.skip -= 1;
+        if self.skip == 0 {
+            self.rec.count_sample();
+            self.rec.edge_sample(t, kind);
+            self.skip = self.stride;
+            self.left -= 1;
+            if self.left == 0 {
+                t.set_control(0);
+            }
+        }
     }
 }

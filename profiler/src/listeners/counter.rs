@@ -47,7 +47,12 @@ impl ThreadListener for MethodCounterListener {
             self.countdown = self.every;
             self.rec.count_sample();
             self.rec.method_sample(t, kind);
-            self.rec.edge_sample(t);
+            self.rec.edge_sample(t, kind);
+            if let Some(every) = self.rec.flush(t) {
+                // --tune: the next countdown uses the new period.
+                self.every = u32::try_from(every).unwrap_or(u32::MAX).max(1);
+                self.countdown = self.every;
+            }
         }
     }
 

@@ -16,7 +16,10 @@
 //! the thread's partial calling context tree ([`crate::pcct`]), with
 //! `--record=acct` into its approximate one ([`crate::acct`]). The ACCT
 //! may replace return words by trampolines; every listener passes the
-//! VM's trampoline callbacks on to it.
+//! VM's trampoline callbacks on to it. With `--record=ccmap`, each
+//! examination of the stack is walked once, at [`SampleRecorder::flush`],
+//! into the thread's flat stack buffer ([`crate::walk::stacks`]), which
+//! goes to the organizer's CC-Map when full.
 //!
 //! The exhaustive profile's listener is in [`crate::exact`].
 
@@ -24,18 +27,34 @@ pub mod cbs;
 pub mod counter;
 pub mod timer;
 
+use crossbeam::channel::Receiver;
 use vm::frame::ReturnWord;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 
 use crate::acct::AcctRecorder;
+use crate::config::Walk;
 use crate::pcct::PcctRecorder;
-use crate::samples::{Sample, SampleSink, ThreadSummary};
+use crate::samples::{Sample, SampleSink, StackBuffer, ThreadSummary};
 use crate::stack::{method_of, top_edge};
-use crate::walk::ContextRecorder;
+use crate::walk::{stacks, ContextRecorder};
+
+/// With `--record=ccmap`: the thread's walked stacks, on their way to the
+/// organizer's CC-Map ([`crate::walk::stacks`]).
+pub struct StackRecorder {
+    /// How to walk.
+    pub walk: Walk,
+    /// Frames one walk may examine.
+    pub max_walk: u32,
+    /// The thread's flat buffer.
+    pub buffer: StackBuffer,
+    /// Recycled buffers.
+    pub pool: Receiver<StackBuffer>,
+}
 
 /// What every sampling listener has: its thread's sample buffer, and with
-/// `--record=cct` its calling context tree.
+/// `--record=cct`, `pcct` or `acct` its calling context tree, with
+/// `--record=ccmap` its stack buffer.
 pub struct SampleRecorder {
     /// The thread's end of the sample queue.
     pub sink: SampleSink,
@@ -45,9 +64,80 @@ pub struct SampleRecorder {
     pub pcct: Option<PcctRecorder>,
     /// `--record=acct`: the thread's approximate calling context tree.
     pub acct: Option<AcctRecorder>,
+    /// The thread's walked stacks for the CC-Map.
+    pub stacks: Option<StackRecorder>,
+    /// Does a walk mark the frames it examines (`--walk=marked`, and the
+    /// PCCT's and the ACCT's walks)? If not, `--tune` marks the executing
+    /// frame itself.
+    pub walk_marks: bool,
+    /// The current examination of the stack (between the first sample of a
+    /// yieldpoint and [`SampleRecorder::flush`]).
+    pending: Pending,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    active: bool,
+    call: bool,
+    self_at: Option<u8>,
 }
 
 impl SampleRecorder {
+    /// A recorder over `sink`, with the optional repositories of the thread.
+    pub fn new(
+        sink: SampleSink,
+        contexts: Option<ContextRecorder>,
+        pcct: Option<PcctRecorder>,
+        acct: Option<AcctRecorder>,
+        stacks: Option<StackRecorder>,
+        walk_marks: bool,
+    ) -> SampleRecorder {
+        SampleRecorder {
+            sink,
+            contexts,
+            pcct,
+            acct,
+            stacks,
+            walk_marks,
+            pending: Pending::default(),
+        }
+    }
+
+    /// The frame a sample at a yieldpoint of `kind` credits as executing:
+    /// at a prologue the callee has not run yet, so the caller.
+    fn credited(n: usize, kind: YieldKind) -> Option<usize> {
+        match n {
+            0 => None,
+            _ if kind == YieldKind::Prologue && n >= 2 => Some(n - 2),
+            _ => Some(n - 1),
+        }
+    }
+
+    /// The first sample of an examination: with `--tune`, is the executing
+    /// activation one an earlier sample saw (its frame marked)? Checked
+    /// before any walk marks frames. The ACCT's
+    /// `--sampled-bit=return-address` keeps its sampled bit as a trampoline
+    /// word instead of the mark.
+    fn begin(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
+        if self.pending.active {
+            return;
+        }
+        self.pending.active = true;
+        if self.sink.tune.is_some() {
+            if let Some(i) = Self::credited(t.frames.len(), kind) {
+                let ret = t.frames[i].ret;
+                let repeated = ret.is_marked() || ret.is_trampoline();
+                self.sink.push(Sample::Examined { repeated });
+                if !self.walk_marks && !ret.is_trampoline() {
+                    // No walk will mark it: mark the executing frame, so
+                    // that a later sample can tell it was seen.
+                    let f = &mut t.frames[i];
+                    f.ret = f.ret.marked();
+                }
+            }
+        }
+    }
+
     /// Records the method that was executing when the yieldpoint of
     /// `kind` was reached. At a prologue the callee has not run yet, so, as
     /// in Jikes RVM's method listener ("the method that was executing
@@ -55,17 +145,15 @@ impl SampleRecorder {
     /// goes to the caller; at an epilogue or a backedge, to the top frame.
     #[inline]
     pub fn method_sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
+        self.begin(t, kind);
         let n = t.frames.len();
-        let frame = if kind == YieldKind::Prologue && n >= 2 {
-            t.frames.get(n - 2)
-        } else {
-            t.frames.last()
+        let Some(i) = Self::credited(n, kind) else {
+            return;
         };
-        if let Some(f) = frame {
-            self.sink.push(Sample::Method {
-                method: method_of(t.program, f),
-            });
-        }
+        self.sink.push(Sample::Method {
+            method: method_of(t.program, &t.frames[i]),
+        });
+        self.pending.self_at = Some((n - 1 - i) as u8);
         if let Some(c) = &mut self.contexts {
             c.method_sample(t.program, t.frames, kind);
         }
@@ -80,7 +168,8 @@ impl SampleRecorder {
     /// Records the call edge into the top frame (none in an entry frame),
     /// and with a calling context tree one call of the top frame's context.
     #[inline]
-    pub fn edge_sample(&mut self, t: &mut ThreadCtx<'_>) {
+    pub fn edge_sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
+        self.begin(t, kind);
         let edge = match &self.acct {
             Some(a) if a.has_trampolines() => a.top_edge(t.program, t.frames),
             _ => top_edge(t.program, t.frames),
@@ -91,6 +180,7 @@ impl SampleRecorder {
                 line,
                 callee,
             });
+            self.pending.call = true;
             if let Some(c) = &mut self.contexts {
                 c.edge_sample(t.program, t.frames);
             }
@@ -101,6 +191,35 @@ impl SampleRecorder {
                 a.edge_sample(t.program, t.frames);
             }
         }
+    }
+
+    /// Ends the examination of the stack at this yieldpoint, if samples
+    /// were taken: with `--record=ccmap`, walks the stack into the
+    /// thread's stack buffer. Returns the tuned interval if it changed
+    /// (`--tune`), for the listener to apply.
+    #[inline]
+    pub fn flush(&mut self, t: &mut ThreadCtx<'_>) -> Option<u64> {
+        if !self.pending.active {
+            return None;
+        }
+        let p = std::mem::take(&mut self.pending);
+        if let Some(st) = &mut self.stacks {
+            if p.call || p.self_at.is_some() {
+                stacks::record(
+                    &mut st.buffer,
+                    t.program,
+                    t.frames,
+                    st.walk,
+                    st.max_walk as usize,
+                    p.call,
+                    p.self_at,
+                );
+                if st.buffer.is_full() {
+                    self.sink.send_stacks(t.thread.id, &mut st.buffer, &st.pool);
+                }
+            }
+        }
+        self.sink.new_interval()
     }
 
     /// Counts one examination of the stack.
@@ -130,9 +249,10 @@ impl SampleRecorder {
         }
     }
 
-    /// Sends the rest of the buffer, the thread's calling context tree and
+    /// Sends the rest of the buffers, the thread's calling context tree and
     /// its totals.
-    pub fn finish(&mut self, t: &ThreadCtx<'_>) {
+    pub fn finish(&mut self, t: &mut ThreadCtx<'_>) {
+        self.flush(t);
         if let Some(c) = self.contexts.take() {
             self.sink.send_contexts(c.into_tree());
         }
@@ -144,9 +264,15 @@ impl SampleRecorder {
             let tree = a.take_tree();
             self.sink.send_contexts(tree);
         }
+        if let Some(mut st) = self.stacks.take() {
+            if !st.buffer.records.is_empty() {
+                self.sink.send_stacks(t.thread.id, &mut st.buffer, &st.pool);
+            }
+        }
         let samples = self.sink.taken;
         self.sink.finish(ThreadSummary {
             thread: t.thread.id,
+            entry: t.thread.entry,
             instructions: t.instructions,
             cycles: t.cycles,
             samples,

@@ -37,7 +37,12 @@ impl ThreadListener for TimerListener {
         self.rec.count_sample();
         self.rec.method_sample(t, kind);
         if kind != YieldKind::Backedge {
-            self.rec.edge_sample(t);
+            self.rec.edge_sample(t, kind);
+        }
+        if let Some(interval) = self.rec.flush(t) {
+            // --tune under the virtual clock (the wall timer thread reads
+            // the interval itself).
+            t.set_virtual_tick(interval);
         }
     }
 
@@ -63,11 +68,13 @@ impl ThreadListener for TimerListener {
     fn safepoint(&mut self, t: &mut ThreadCtx<'_>) {
         let kind = crate::sampler::stopped_at(t);
         self.rec.count_sample();
-        self.rec
-            .method_sample(t, kind.unwrap_or(YieldKind::Backedge));
-        if matches!(kind, Some(YieldKind::Prologue | YieldKind::Epilogue)) {
-            self.rec.edge_sample(t);
+        let at = kind.unwrap_or(YieldKind::Backedge);
+        self.rec.method_sample(t, at);
+        if at != YieldKind::Backedge {
+            self.rec.edge_sample(t, at);
         }
+        // The wall-clock sampler thread reads a tuned interval itself.
+        let _ = self.rec.flush(t);
     }
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {

@@ -49,6 +49,7 @@
 
 pub mod full;
 pub mod marked;
+pub mod stacks;
 
 use vm::frame::Frame;
 use vm::instr::YieldKind;
@@ -210,9 +211,8 @@ pub(crate) mod testing {
     pub fn path(t: &CallingContextTree, mut n: u32) -> Vec<(u32, u32)> {
         let mut out = Vec::new();
         while n != CallingContextTree::ROOT {
-            let node = t.node(n);
-            out.push((node.method, node.line));
-            n = node.parent;
+            out.push((t.method_of(n), t.line_of(n)));
+            n = t.node(n).parent;
         }
         out.reverse();
         out
