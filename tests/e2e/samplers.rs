@@ -1,7 +1,7 @@
 //! `--sampler=safepoint|partial|self` and `--sample-threads` (SPEC section
 //! 2; docs/SAMPLERS.md): multi-threaded programs whose threads start, end,
-//! sleep, join and throw while a sampler keeps requesting safepoints every
-//! 100 us. Each run must end (no deadlock: every run has a time limit),
+//! sleep, join and throw, and programs stopped by `halt` or a runtime error,
+//! while a sampler keeps requesting safepoints every 100 us. Each run must end (no deadlock: every run has a time limit),
 //! print exactly its `.out`, and account for every sample: the samples the
 //! sampler took are the samples recorded, every sample credits one method
 //! and (with `--record=cct`) one calling context.
@@ -41,7 +41,7 @@ const REPEAT: usize = 12;
 
 fn programs() -> Vec<PathBuf> {
     let files = harness::bc_files(&harness::programs_dir("samplers"));
-    assert!(files.len() >= 5, "too few sampler programs: {files:?}");
+    assert!(files.len() >= 7, "too few sampler programs: {files:?}");
     files
 }
 
@@ -100,6 +100,10 @@ fn run_one(path: &Path, config: &[&str], i: usize) -> Result<u64, String> {
     let dir = path.parent().expect("dir");
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let expected = std::fs::read_to_string(path.with_extension("out")).expect(".out");
+    let text = std::fs::read_to_string(path).expect(".bc");
+    let status = harness::parse_header(&text, false)
+        .map(|e| e.status)
+        .unwrap_or(0);
     let out = harness::scratch(&format!(
         "samplers-{}-{}-{i}",
         name.trim_end_matches(".bc"),
@@ -121,9 +125,9 @@ fn run_one(path: &Path, config: &[&str], i: usize) -> Result<u64, String> {
     if let Some(c) = r.crash() {
         return Err(c);
     }
-    if r.status != Some(0) || r.stdout != expected {
+    if r.status != Some(status) || r.stdout != expected {
         return Err(format!(
-            "{what}: status {:?}, stdout {:?} (expected {expected:?})\n{}",
+            "{what}: status {:?} (expected {status}), stdout {:?} (expected {expected:?})\n{}",
             r.status,
             r.stdout,
             harness::clip(&r.stderr)
