@@ -203,7 +203,8 @@ pub struct ProfileConfig {
     /// How a sample examines the stack: `top` unless a calling context
     /// record (`cct`) needs more.
     pub walk: Walk,
-    /// Frames one sample may examine (`top`: 1).
+    /// Frames one sample may examine (`top`: 1; `incremental`, never cut:
+    /// `u32::MAX`).
     pub max_walk: u32,
 }
 
@@ -368,19 +369,25 @@ impl ProfileOptions {
         let contexts = sampling && record.contains(&Record::Cct);
         if sampling {
             match self.walk {
-                Some(Walk::Incremental) => problems.push(not_yet("--walk=incremental")),
                 Some(Walk::Top) if contexts => problems.push(
                     "--walk=top examines only the top frame, which names the call edge but not \
-                     its calling context; --record=cct needs --walk=full or --walk=marked"
+                     its calling context; --record=cct needs --walk=full, marked or incremental"
                         .into(),
                 ),
-                Some(w @ (Walk::Full | Walk::Marked)) if !contexts => problems.push(format!(
-                    "--walk={w} applies only when --record includes cct \
-                     (the dcg needs only the top frame)"
-                )),
+                Some(w @ (Walk::Full | Walk::Marked | Walk::Incremental)) if !contexts => problems
+                    .push(format!(
+                        "--walk={w} applies only when --record includes cct \
+                         (the dcg needs only the top frame)"
+                    )),
                 _ => {}
             }
-            if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
+            if self.max_walk.is_some() && self.walk == Some(Walk::Incremental) {
+                problems.push(
+                    "--max-walk does not apply to --walk=incremental, which is never cut \
+                     (it captures every frame, lazily)"
+                        .into(),
+                );
+            } else if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
                 problems.push(
                     "--max-walk applies only when --record includes cct, with --walk=full or marked"
                         .into(),
@@ -395,7 +402,9 @@ impl ProfileOptions {
         let max_walk = match walk {
             Walk::Top => 1,
             Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
-            Walk::Full | Walk::Incremental => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
+            Walk::Full => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
+            // Never cut (SPEC section 2).
+            Walk::Incremental => u32::MAX,
         };
         if self.tune {
             problems.push(not_yet("--tune"));
@@ -576,13 +585,14 @@ mod tests {
             bad(with(ProfileKind::Counter, cct(), Some(Walk::Full), Some(0)))
                 .contains("at least 1")
         );
-        assert!(bad(with(
-            ProfileKind::Timer,
-            cct(),
-            Some(Walk::Incremental),
-            None
-        ))
-        .contains("not implemented"));
+        for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
+            assert_eq!(
+                ok(with(kind, cct(), Some(Walk::Incremental), None)),
+                (Walk::Incremental, u32::MAX)
+            );
+            assert!(bad(with(kind, cct(), Some(Walk::Incremental), Some(16))).contains("never cut"));
+            assert!(bad(with(kind, None, Some(Walk::Incremental), None)).contains("--record"));
+        }
         assert!(
             bad(with(ProfileKind::Exhaustive, cct(), Some(Walk::Full), None))
                 .contains("does not apply")

@@ -4,8 +4,9 @@
 //! without one. Programs whose threads print in a free order (header
 //! `; sort-stdout: yes`) are compared as sorted lines. The long-running
 //! programs (benchmarks, GC stress) run once per profile kind, the others
-//! under several settings of each, stack walks (`--walk=full|marked`
-//! into `--record=cct`) included.
+//! under several settings of each, stack walks (`--walk=full|marked|
+//! incremental` into `--record=cct`) included. Random programs under every
+//! walk are in `incremental.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -68,6 +69,35 @@ const PROFILES: &[&[&str]] = &[
         "--walk=full",
         "--max-walk=8",
     ],
+    // Incremental stack tracing: return words patched with trampolines,
+    // returned and unwound through, restored at thread end.
+    &[
+        "--profile=counter",
+        "--every=1",
+        "--record=cct",
+        "--walk=incremental",
+    ],
+    &[
+        "--profile=counter",
+        "--every=3",
+        "--record=dcg,cct",
+        "--walk=incremental",
+    ],
+    &[
+        "--profile=cbs",
+        "--interval=100us",
+        "--stride=1",
+        "--record=cct",
+        "--walk=incremental",
+    ],
+    &[
+        "--profile=timer",
+        "--clock=virtual",
+        "--interval=10us",
+        "--seed=3",
+        "--record=cct",
+        "--walk=incremental",
+    ],
 ];
 
 /// One configuration per profile kind: for the long-running programs
@@ -78,6 +108,7 @@ const ONE_PER_KIND: &[&[&str]] = &[
     &["--profile=cbs"],
     &["--profile=counter"],
     &["--profile=counter", "--record=cct", "--walk=marked"],
+    &["--profile=counter", "--record=cct", "--walk=incremental"],
 ];
 
 /// Is this one of the long-running programs?

@@ -19,6 +19,7 @@
 
 use rand::rngs::StdRng;
 use rand::RngExt;
+use vm::frame::ReturnWord;
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 use vm::thread::request;
@@ -74,6 +75,14 @@ impl ThreadListener for CounterBasedListener {
                 t.set_control(0);
             }
         }
+    }
+
+    fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord, _: bool) -> ReturnWord {
+        self.rec.trampoline(t, word)
+    }
+
+    fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        self.rec.resolve(word)
     }
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {

@@ -11,6 +11,7 @@
 
 use rand::rngs::StdRng;
 use rand::RngExt;
+use vm::frame::ReturnWord;
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 
@@ -48,6 +49,14 @@ impl ThreadListener for MethodCounterListener {
             self.rec.method_sample(t, kind);
             self.rec.edge_sample(t);
         }
+    }
+
+    fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord, _: bool) -> ReturnWord {
+        self.rec.trampoline(t, word)
+    }
+
+    fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        self.rec.resolve(word)
     }
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {

@@ -20,11 +20,12 @@ pub mod cbs;
 pub mod counter;
 pub mod timer;
 
+use vm::frame::ReturnWord;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 
 use crate::samples::{Sample, SampleSink, ThreadSummary};
-use crate::stack::{method_of, top_edge};
+use crate::stack::{edge, method_of};
 use crate::walk::ContextRecorder;
 
 /// What every sampling listener has: its thread's sample buffer, and with
@@ -62,17 +63,43 @@ impl SampleRecorder {
 
     /// Records the call edge into the top frame (none in an entry frame),
     /// and with a calling context tree one call of the top frame's context.
+    /// The top frame's return word may be a trampoline of an incremental
+    /// walk: the call site is read from the real word behind it.
     #[inline]
     pub fn edge_sample(&mut self, t: &mut ThreadCtx<'_>) {
-        if let Some((caller, line, callee)) = top_edge(t.program, t.frames) {
-            self.sink.push(Sample::Edge {
-                caller,
-                line,
-                callee,
-            });
-            if let Some(c) = &mut self.contexts {
-                c.edge_sample(t.program, t.frames);
-            }
+        let n = t.frames.len();
+        if n < 2 {
+            return;
+        }
+        let mut callee = t.frames[n - 1];
+        callee.ret = self.resolve(callee.ret);
+        let (caller, line, callee) = edge(t.program, &t.frames[n - 2], &callee);
+        self.sink.push(Sample::Edge {
+            caller,
+            line,
+            callee,
+        });
+        if let Some(c) = &mut self.contexts {
+            c.edge_sample(t.program, t.frames);
+        }
+    }
+
+    /// `--walk=incremental`: a frame returned (or was unwound) through a
+    /// trampoline; captures its caller and gives back the real return word
+    /// (see [`crate::walk::incremental`]).
+    pub fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord) -> ReturnWord {
+        match &mut self.contexts {
+            Some(c) => c.trampoline(t.frames, word),
+            None => panic!("trampoline {word:?} without a calling context tree"),
+        }
+    }
+
+    /// The real return word behind `word`.
+    #[inline]
+    pub fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        match (&self.contexts, word.is_trampoline()) {
+            (Some(c), true) => c.resolve(word),
+            _ => word,
         }
     }
 
@@ -83,9 +110,14 @@ impl SampleRecorder {
     }
 
     /// Sends the rest of the buffer, the thread's calling context tree and
-    /// its totals.
-    pub fn finish(&mut self, t: &ThreadCtx<'_>) {
-        if let Some(c) = self.contexts.take() {
+    /// its totals. An incremental walk first retrieves its traces, decoding
+    /// the frames still on the stack (after a runtime error or `halt`) and
+    /// restoring their return words (Hofer et al. 2015, section 5.3: "the
+    /// agent must retrieve the samples of a thread before the thread
+    /// exits").
+    pub fn finish(&mut self, t: &mut ThreadCtx<'_>) {
+        if let Some(mut c) = self.contexts.take() {
+            c.retrieve(t.program, t.frames);
             self.sink.send_contexts(c.into_tree());
         }
         let samples = self.sink.taken;

@@ -10,6 +10,7 @@
 //! non-call instructions is noticed at the *next* call's prologue, so the
 //! call after a long stretch looks hot and the one after it looks cold.
 
+use vm::frame::ReturnWord;
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 use vm::thread::request;
@@ -38,6 +39,14 @@ impl ThreadListener for TimerListener {
         if kind != YieldKind::Backedge {
             self.rec.edge_sample(t);
         }
+    }
+
+    fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord, _: bool) -> ReturnWord {
+        self.rec.trampoline(t, word)
+    }
+
+    fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        self.rec.resolve(word)
     }
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
