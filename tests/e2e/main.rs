@@ -14,6 +14,7 @@ mod contexts;
 mod declarations;
 mod differential;
 mod examples;
+mod incremental;
 mod instructions;
 mod profiles;
 mod runtime_errors;
