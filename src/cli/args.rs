@@ -141,13 +141,17 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "LIST", value_parser = parse_records)]
     pub record: Option<RecordList>,
     /// How a sample examines the stack, with --record including cct: full
-    /// (every frame down to the entry frame) or marked (only the frames
-    /// pushed since an earlier sample, Whaley's marked frames); top (the
-    /// top frame only) is the dcg's walk [default: full with cct, else top]
+    /// (every frame down to the entry frame), marked (only the frames
+    /// pushed since an earlier sample, Whaley's marked frames) or
+    /// incremental (only the top frame; callers are captured lazily when
+    /// they are returned into, through return-address trampolines: Hofer's
+    /// incremental stack tracing); top (the top frame only) is the dcg's
+    /// walk [default: full with cct, else top]
     #[arg(long, value_name = "HOW")]
     pub walk: Option<Walk>,
     /// Frames one sample may examine; a deeper walk starts a detached
-    /// subtree (Whaley's Figure 10) [default: marked 16, full 256]
+    /// subtree (Whaley's Figure 10); an incremental walk is never cut
+    /// [default: marked 16, full 256]
     #[arg(long, value_name = "N")]
     pub max_walk: Option<u32>,
     /// ACCT edge update strategy: last-edge or all-new-edges
