@@ -424,7 +424,10 @@ fn generated_programs_are_deterministic_and_valid() {
 fn a_recursion_thousands_deep_keeps_every_level() {
     let dir = harness::programs_dir("contexts");
     let out = scratch("incremental-deep");
-    let args = ["--set", "DEPTH=3000", "--set", "CALLS=50"];
+    // 30000 calls sampled every one make about 90000 frame objects: at
+    // least one retrieval happens in the middle of the run (at 65536),
+    // reading the 3000 frames below and taking back every trampoline.
+    let args = ["--set", "DEPTH=3000", "--set", "CALLS=30000"];
     let run = |extra: &[&str], file: &str| {
         let mut a = args.to_vec();
         a.extend_from_slice(extra);
