@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# compare.sh - time the benchmark programs on the VM, with and without
-# yieldpoints, side by side with the same programs in Lua 5.4 and Python 3.
+# compare.sh - time the benchmark programs on the VM side by side with the
+# same programs in Lua 5.4 and Python 3. (The cost of the yieldpoints, a
+# difference of a few percent, is measured by yieldpoint_cost.sh, which
+# interleaves its runs.)
 #
 # Usage:
 #   bench/compare.sh                  every programs/bench/*.bc
@@ -13,7 +15,7 @@
 #   LUA, PYTHON   the interpreters to compare with (default lua5.4, python3)
 #
 # For each program it runs ONE hyperfine invocation timing:
-#   vm run P.bc | vm run P.bc --no-yieldpoints | LUA peers/P.lua | PYTHON peers/P.py
+#   vm run P.bc | LUA peers/P.lua | PYTHON peers/P.py
 # (a peer only if its interpreter is installed and its file exists), exports
 # RESULTS_DIR/P.json and RESULTS_DIR/P.md, and at the end prints a markdown
 # table of the mean times (also written to RESULTS_DIR/summary.md).
@@ -97,8 +99,8 @@ q() { printf '%q' "$1"; }   # quote a path for hyperfine's command line
 failed=()
 for p in "${programs[@]}"; do
     bc="$bench_dir/$p.bc"
-    names=("vm" "vm --no-yieldpoints")
-    cmds=("$(q "$vm") run $(q "$bc")" "$(q "$vm") run $(q "$bc") --no-yieldpoints")
+    names=("vm")
+    cmds=("$(q "$vm") run $(q "$bc")")
     if ((have_lua)) && [[ -f "$peers_dir/$p.lua" ]]; then
         names+=("lua")
         cmds+=("$(q "$lua") $(q "$peers_dir/$p.lua")")
@@ -157,8 +159,8 @@ for r in d["results"]:
 
 summary="$results/summary.md"
 {
-    echo "| program | vm (ms) | vm --no-yieldpoints (ms) | yieldpoint cost % | lua (ms) | vm/lua | python (ms) | vm/python |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| program | vm (ms) | lua (ms) | vm/lua | python (ms) | vm/python |"
+    echo "|---|---:|---:|---:|---:|---:|"
     for p in "${programs[@]}"; do
         j="$results/$p.json"
         name="$p"
@@ -166,21 +168,19 @@ summary="$results/summary.md"
         [[ -f "$j" ]] || name="$p (FAILED)"
         awk -v p="$name" \
             -v vm="$(mean_ms "$j" vm)" \
-            -v noyp="$(mean_ms "$j" "vm --no-yieldpoints")" \
             -v lua="$(mean_ms "$j" lua)" \
             -v py="$(mean_ms "$j" python)" '
             function ms(x)      { return x == "" ? "-" : sprintf("%.1f", x) }
             function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-            function cost(a, b)  { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%+.1f", (a - b) / b * 100) }
             BEGIN {
-                printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", p,
-                    ms(vm), ms(noyp), cost(vm, noyp), ms(lua), ratio(vm, lua), ms(py), ratio(vm, py)
+                printf "| %s | %s | %s | %s | %s | %s |\n", p,
+                    ms(vm), ms(lua), ratio(vm, lua), ms(py), ratio(vm, py)
             }'
     done
 } > "$summary"
 
 echo
-echo "Mean wall-clock times over $runs runs (after 1 warmup); yieldpoint cost % = (vm - vm --no-yieldpoints) / (vm --no-yieldpoints)."
+echo "Mean wall-clock times over $runs runs (after 1 warmup)."
 echo "Raw results: $results/"
 echo
 cat "$summary"

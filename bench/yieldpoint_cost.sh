@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # yieldpoint_cost.sh - what the yieldpoints cost, counted in machine
-# instructions rather than seconds.
+# instructions and in seconds.
 #
 # Usage:
 #   bench/yieldpoint_cost.sh               every programs/bench/*.bc
@@ -14,6 +14,10 @@
 # a yieldpoint's fast path is a load and a branch, so its cost shows up in
 # instructions executed; the wall-clock figure also includes what the
 # branch costs the pipeline. Slow (about 50x a normal run).
+#
+# Then it times the two side by side with bench/paired.py (ROUNDS
+# interleaved rounds, default 15; ROUNDS=0 skips this): the median of the
+# per-round wall-time ratios, with the 25th-75th percentile range.
 
 set -euo pipefail
 
@@ -45,13 +49,28 @@ instructions() {
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
-echo "| program | instructions with yieldpoints | without | yieldpoint cost % |"
-echo "|---|---:|---:|---:|"
+rounds="${ROUNDS:-15}"
+[[ "$rounds" =~ ^[0-9]+$ ]] || die "ROUNDS must be a number (got '$rounds')"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+echo "| program | instructions with yieldpoints | without | instructions % | wall % [q1, q3] |"
+echo "|---|---:|---:|---:|---:|"
 for p in "${programs[@]}"; do
     echo "== $p" >&2
     with="$(instructions run "$bench_dir/$p.bc")"
     without="$(instructions run "$bench_dir/$p.bc" --no-yieldpoints)"
     [[ -n "$with" && -n "$without" ]] || die "$p: no instruction count from callgrind"
-    awk -v p="$p" -v a="$with" -v b="$without" \
-        'BEGIN { printf "| %s | %.0f | %.0f | %+.2f |\n", p, a, b, (a - b) / b * 100 }'
+    wall="-"
+    if ((rounds > 0)); then
+        python3 "$here/paired.py" --rounds "$rounds" --json "$tmp/$p.json" \
+            "no-yieldpoints=$vm run $bench_dir/$p.bc --no-yieldpoints" \
+            "yieldpoints=$vm run $bench_dir/$p.bc" > /dev/null
+        wall="$(python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["commands"]["yieldpoints"]
+print("%+.1f [%+.1f, %+.1f]" % (e["wall_pct"], e["wall_pct_q1"], e["wall_pct_q3"]))' "$tmp/$p.json")"
+    fi
+    awk -v p="$p" -v a="$with" -v b="$without" -v w="$wall" \
+        'BEGIN { printf "| %s | %.0f | %.0f | %+.2f | %s |\n", p, a, b, (a - b) / b * 100, w }'
 done

@@ -1,1 +1,13 @@
-//! Placeholder.
+//! The JIT simulator: what an optimizing compiler would do with the
+//! profiles, done on bytecode so that its effect can be read and run.
+//!
+//! - [`inline`]: a bytecode-to-bytecode inliner over [`vm::module::Module`]
+//!   (static and guarded virtual inlining, nested, with budgets); its output
+//!   is an ordinary program, printed as `.bc` by [`vm::printer`].
+//!
+//! Inlining *policies* (which sites to inline, from a profile) and the
+//! adaptive controller build on [`inline`] and come in later work.
+
+#![warn(missing_docs)]
+
+pub mod inline;

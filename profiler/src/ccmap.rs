@@ -1143,6 +1143,7 @@ mod tests {
             methods: None,
             dcg: None,
             cct: Some(got.clone()),
+            hot: None,
         };
         let back = crate::profile::Profile::from_json(&profile.to_json()).unwrap();
         assert_eq!(back.cct.unwrap(), got);

@@ -65,6 +65,32 @@ pub enum Walk {
     Incremental,
 }
 
+/// `--acct-update`: how an ACCT sample updates edge weights (Arnold &
+/// Sweeney 2000, section 3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AcctUpdate {
+    /// increment-the-last-edge-only: one call of the top frame's context
+    /// per edge sample.
+    #[default]
+    LastEdge,
+    /// increment-all-new-edges: one call of every context a walk placed
+    /// for a frame pushed since the previous sample.
+    AllNewEdges,
+}
+
+/// `--sampled-bit` (an extension): where the ACCT keeps a frame's
+/// "sampled" bit (Arnold & Sweeney 2000, section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SampledBit {
+    /// The mark bit of the frame's return word (`--walk=marked`).
+    #[default]
+    Mark,
+    /// Return-address replacement: a sampled frame's return word is
+    /// replaced by a trampoline word (the paper's "known location"), and
+    /// the real word is kept by the profiler until the frame returns.
+    ReturnAddress,
+}
+
 macro_rules! names {
     ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
         impl $ty {
@@ -97,6 +123,8 @@ names!(ProfileKind { None = "none", Exhaustive = "exhaustive", Timer = "timer", 
 names!(Clock { Wall = "wall", Virtual = "virtual" });
 names!(Record { Dcg = "dcg", Cct = "cct", Pcct = "pcct", Acct = "acct", Ccmap = "ccmap" });
 names!(Walk { Top = "top", Full = "full", Marked = "marked", Incremental = "incremental" });
+names!(AcctUpdate { LastEdge = "last-edge", AllNewEdges = "all-new-edges" });
+names!(SampledBit { Mark = "mark", ReturnAddress = "return-address" });
 
 /// Parses a duration such as `10ms`, `1ms`, `100us`, `50000ns` or `1s`
 /// into nanoseconds.
@@ -165,8 +193,13 @@ pub struct ProfileOptions {
     pub walk: Option<Walk>,
     /// `--max-walk`.
     pub max_walk: Option<u32>,
-    /// `--acct-update`.
+    /// `--acct-update` (as given; parsed by [`ProfileOptions::resolve`]).
     pub acct_update: Option<String>,
+    /// `--sampled-bit` (an extension, acct only).
+    pub sampled_bit: Option<SampledBit>,
+    /// `--purge=N` (an extension, pcct only): purge cold contexts every N
+    /// samples of a thread.
+    pub purge: Option<u64>,
     /// `--tune`.
     pub tune: bool,
     /// `--sampler`.
@@ -203,9 +236,15 @@ pub struct ProfileConfig {
     /// How a sample examines the stack: `top` unless a calling context
     /// record (`cct`) needs more.
     pub walk: Walk,
-    /// Frames one sample may examine (`top`: 1; `incremental`, never cut:
-    /// `u32::MAX`).
+    /// Frames one sample may examine (`top`: 1; `acct` and `incremental`,
+    /// never cut: `u32::MAX`).
     pub max_walk: u32,
+    /// The ACCT's edge update strategy.
+    pub acct_update: AcctUpdate,
+    /// Where the ACCT keeps a frame's sampled bit.
+    pub sampled_bit: SampledBit,
+    /// PCCT: purge cold contexts every this many samples of a thread.
+    pub purge: Option<u64>,
 }
 
 /// Default `--interval`: 1 ms.
@@ -357,28 +396,56 @@ impl ProfileOptions {
         // Parts of SPEC section 2 that later work builds.
         let not_yet = |what: &str| format!("{what} is not implemented yet in this version of vm");
         if sampling {
-            if let Some(r) = record
-                .iter()
-                .find(|r| !matches!(r, Record::Dcg | Record::Cct))
-            {
+            if let Some(r) = record.iter().find(|r| **r == Record::Ccmap) {
                 problems.push(not_yet(&format!("--record={r} with --profile={kind}")));
             }
         }
+        // One calling context tree per profile: the file has one `cct`
+        // section, and two marked walks would share the frames' marks.
+        let trees: Vec<Record> = record
+            .iter()
+            .copied()
+            .filter(|r| *r != Record::Dcg)
+            .collect();
+        if trees.len() > 1 {
+            problems.push(format!(
+                "--record may name one calling context tree (cct, pcct, acct or ccmap), not {}: \
+                 the profile has one cct section",
+                trees
+                    .iter()
+                    .map(|r| r.name())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ));
+        }
+        let pcct = sampling && record.contains(&Record::Pcct);
+        let acct = sampling && record.contains(&Record::Acct);
         // Walks: only a calling-context record needs more than the top
-        // frame; the dcg's walk is `top`.
-        let contexts = sampling && record.contains(&Record::Cct);
+        // frame; the dcg's walk is `top`. The PCCT and the ACCT are built
+        // by the marked walk (Whaley's Figure 7; Arnold & Sweeney's
+        // sampled-bit walk), which is their default and only walk.
+        let contexts = sampling && (record.contains(&Record::Cct) || pcct || acct);
         if sampling {
             match self.walk {
                 Some(Walk::Top) if contexts => problems.push(
                     "--walk=top examines only the top frame, which names the call edge but not \
-                     its calling context; --record=cct needs --walk=full, marked or incremental"
+                     its calling context; --record=cct needs --walk=full, marked or incremental, \
+                     --record=pcct|acct --walk=marked"
                         .into(),
                 ),
                 Some(w @ (Walk::Full | Walk::Marked | Walk::Incremental)) if !contexts => problems
                     .push(format!(
-                        "--walk={w} applies only when --record includes cct \
+                        "--walk={w} applies only when --record includes cct, pcct or acct \
                          (the dcg needs only the top frame)"
                     )),
+                Some(w @ (Walk::Full | Walk::Incremental)) if pcct || acct => {
+                    problems.push(format!(
+                        "--record={} is built by the marked walk, which tells new frames from \
+                         old ones; --walk={w} does not apply to it: use --walk=marked (its \
+                         default)",
+                        if pcct { "pcct" } else { "acct" }
+                    ))
+                }
                 _ => {}
             }
             if self.max_walk.is_some() && self.walk == Some(Walk::Incremental) {
@@ -389,18 +456,50 @@ impl ProfileOptions {
                 );
             } else if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
                 problems.push(
-                    "--max-walk applies only when --record includes cct, with --walk=full or marked"
+                    "--max-walk applies only when --record includes cct or pcct, with --walk=full \
+                     or marked"
+                        .into(),
+                );
+            } else if self.max_walk.is_some() && acct {
+                problems.push(
+                    "--max-walk does not apply to --record=acct: an ACCT walk always goes up to \
+                     the last sampled frame (Arnold & Sweeney 2000, section 5)"
                         .into(),
                 );
             }
         }
+        let acct_update = match &self.acct_update {
+            Some(s) => match s.parse::<AcctUpdate>() {
+                Ok(u) => u,
+                Err(e) => {
+                    problems.push(format!("--acct-update: {e}"));
+                    AcctUpdate::default()
+                }
+            },
+            None => AcctUpdate::default(),
+        };
+        if self.sampled_bit.is_some() && !acct {
+            problems.push(
+                "--sampled-bit applies only with --record including acct and a sampling --profile"
+                    .into(),
+            );
+        }
+        match self.purge {
+            Some(_) if !pcct => problems.push(
+                "--purge applies only with --record including pcct and a sampling --profile".into(),
+            ),
+            Some(0) => problems.push("--purge must be at least 1".into()),
+            _ => {}
+        }
         let walk = match self.walk {
             Some(w) if sampling => w,
+            _ if pcct || acct => Walk::Marked,
             _ if contexts => Walk::Full,
             _ => Walk::Top,
         };
         let max_walk = match walk {
             Walk::Top => 1,
+            Walk::Marked if acct => u32::MAX,
             Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
             Walk::Full => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
             // Never cut (SPEC section 2).
@@ -411,9 +510,6 @@ impl ProfileOptions {
         }
         if self.sampler.is_some() || self.sample_threads.is_some() {
             problems.push(not_yet("--sampler/--sample-threads"));
-        }
-        if self.acct_update.is_some() {
-            problems.push(not_yet("--acct-update"));
         }
         if !problems.is_empty() {
             return Err(problems.join("\n"));
@@ -429,6 +525,9 @@ impl ProfileOptions {
             record,
             walk,
             max_walk,
+            acct_update,
+            sampled_bit: self.sampled_bit.unwrap_or_default(),
+            purge: self.purge,
         })
     }
 }
@@ -439,12 +538,26 @@ impl ProfileConfig {
         self.kind == ProfileKind::Exhaustive || (self.uses_timer() && self.clock == Clock::Virtual)
     }
 
-    /// Does a sampling profile build a calling context tree from walks?
+    /// Does a sampling profile build a calling context tree (`--record=cct`)
+    /// from walks?
     pub fn samples_contexts(&self) -> bool {
+        self.samples_record(Record::Cct)
+    }
+
+    /// Does a sampling profile build `record` from its samples?
+    pub fn samples_record(&self, record: Record) -> bool {
         matches!(
             self.kind,
             ProfileKind::Timer | ProfileKind::Cbs | ProfileKind::Counter
-        ) && self.record.contains(&Record::Cct)
+        ) && self.record.contains(&record)
+    }
+
+    /// Does a sampling profile walk the stack into a tree (`cct`, `pcct`
+    /// or `acct`)?
+    pub fn walks_stacks(&self) -> bool {
+        [Record::Cct, Record::Pcct, Record::Acct]
+            .into_iter()
+            .any(|r| self.samples_record(r))
     }
 
     /// Is this profile driven by a timer tick?
@@ -592,17 +705,110 @@ mod tests {
             );
             assert!(bad(with(kind, cct(), Some(Walk::Incremental), Some(16))).contains("never cut"));
             assert!(bad(with(kind, None, Some(Walk::Incremental), None)).contains("--record"));
+            // The PCCT and the ACCT are built by the marked walk: at most one
+            // recorder (the incremental walk or the ACCT) owns trampolines.
+            for tree in [Record::Pcct, Record::Acct] {
+                for walk in [Walk::Incremental, Walk::Full] {
+                    assert!(bad(with(kind, Some(vec![tree]), Some(walk), None))
+                        .contains("--walk=marked"));
+                }
+            }
         }
         assert!(
             bad(with(ProfileKind::Exhaustive, cct(), Some(Walk::Full), None))
                 .contains("does not apply")
         );
         assert!(bad(with(ProfileKind::Exhaustive, cct(), None, Some(3))).contains("--max-walk"));
-        for r in [Record::Pcct, Record::Acct] {
-            assert!(
-                bad(with(ProfileKind::Cbs, Some(vec![r]), None, None)).contains("not implemented")
-            );
+        assert!(bad(with(
+            ProfileKind::Cbs,
+            Some(vec![Record::Ccmap]),
+            None,
+            None
+        ))
+        .contains("not implemented"));
+    }
+
+    #[test]
+    fn pcct_and_acct_options() {
+        let with = |record: Vec<Record>| ProfileOptions {
+            profile: Some(ProfileKind::Counter),
+            record: Some(record),
+            ..Default::default()
+        };
+        // Both default to the marked walk; pcct with Whaley's buffer of
+        // 16, acct never cut; last-edge and the mark bit by default.
+        let c = with(vec![Record::Pcct]).resolve(1).unwrap();
+        assert_eq!((c.walk, c.max_walk, c.purge), (Walk::Marked, 16, None));
+        assert!(c.walks_stacks() && !c.samples_contexts());
+        let c = with(vec![Record::Dcg, Record::Acct]).resolve(1).unwrap();
+        assert_eq!((c.walk, c.max_walk), (Walk::Marked, u32::MAX));
+        assert_eq!(
+            (c.acct_update, c.sampled_bit),
+            (AcctUpdate::LastEdge, SampledBit::Mark)
+        );
+        let c = ProfileOptions {
+            acct_update: Some("all-new-edges".into()),
+            sampled_bit: Some(SampledBit::ReturnAddress),
+            ..with(vec![Record::Acct])
         }
+        .resolve(1)
+        .unwrap();
+        assert_eq!(
+            (c.acct_update, c.sampled_bit),
+            (AcctUpdate::AllNewEdges, SampledBit::ReturnAddress)
+        );
+        let c = ProfileOptions {
+            purge: Some(50),
+            max_walk: Some(4),
+            ..with(vec![Record::Pcct])
+        }
+        .resolve(1)
+        .unwrap();
+        assert_eq!((c.max_walk, c.purge), (4, Some(50)));
+        // Usage errors.
+        let bad = |o: ProfileOptions| o.resolve(1).unwrap_err();
+        assert!(bad(with(vec![Record::Cct, Record::Pcct])).contains("one calling context tree"));
+        assert!(bad(with(vec![Record::Acct, Record::Pcct])).contains("one calling context tree"));
+        assert!(bad(ProfileOptions {
+            walk: Some(Walk::Full),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("--walk=marked"));
+        assert!(bad(ProfileOptions {
+            max_walk: Some(4),
+            ..with(vec![Record::Acct])
+        })
+        .contains("--max-walk"));
+        assert!(bad(ProfileOptions {
+            acct_update: Some("sideways".into()),
+            ..with(vec![Record::Acct])
+        })
+        .contains("--acct-update"));
+        assert!(bad(ProfileOptions {
+            acct_update: Some("last-edge".into()),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("--acct-update"));
+        assert!(bad(ProfileOptions {
+            sampled_bit: Some(SampledBit::Mark),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("--sampled-bit"));
+        assert!(bad(ProfileOptions {
+            purge: Some(5),
+            ..with(vec![Record::Acct])
+        })
+        .contains("--purge"));
+        assert!(bad(ProfileOptions {
+            purge: Some(0),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("at least 1"));
+        assert!(bad(ProfileOptions {
+            profile: Some(ProfileKind::Exhaustive),
+            ..with(vec![Record::Pcct])
+        })
+        .contains("exhaustive"));
     }
 
     #[test]

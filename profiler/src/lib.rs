@@ -7,7 +7,9 @@
 //!   [`vm::hooks::ThreadListener`]) and only record raw samples into a
 //!   thread-local buffer ([`samples`]);
 //! - the **organizer** ([`organizer`]) runs on its own thread and folds full
-//!   buffers into the **repositories** ([`dcg`], [`cct`]);
+//!   buffers into the **repositories** ([`dcg`], [`cct`], and the trees
+//!   the threads build from their walks: [`pcct`], Whaley's partial CCT,
+//!   and [`acct`], Arnold & Sweeney's approximate CCT);
 //! - a **clock** ([`clock`]) decides when samples are taken;
 //! - after the run, a [`session::Profiler`] turns the repositories into the
 //!   profile file ([`profile`], SPEC section 3), which the accuracy
@@ -15,6 +17,7 @@
 //!
 //! Options and their defaults are in [`config`] (SPEC section 2).
 
+pub mod acct;
 pub mod ccmap;
 pub mod cct;
 pub mod clock;
@@ -24,6 +27,7 @@ pub mod exact;
 pub mod listeners;
 pub mod metrics;
 pub mod organizer;
+pub mod pcct;
 pub mod profile;
 pub mod report;
 pub mod samples;

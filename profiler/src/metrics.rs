@@ -367,6 +367,7 @@ mod tests {
             methods: None,
             dcg: None,
             cct: None,
+            hot: None,
         }
     }
 

@@ -8,6 +8,7 @@ use crossbeam::channel::{Receiver, Sender};
 
 use crate::cct::CallingContextTree;
 use crate::dcg::DynamicCallGraph;
+use crate::pcct::Pcct;
 use crate::samples::{Message, Sample};
 
 /// Everything the organizer built.
@@ -17,6 +18,9 @@ pub struct Repositories {
     pub dcg: DynamicCallGraph,
     /// The calling context tree, when one was recorded.
     pub cct: Option<CallingContextTree>,
+    /// The partial calling context tree (`--record=pcct`), when one was
+    /// recorded.
+    pub pcct: Option<Pcct>,
     /// Stack samples taken, over all threads.
     pub samples: u64,
     /// Threads that reported their end.
@@ -56,6 +60,12 @@ pub fn spawn(
                             mine.merge(&tree);
                         }
                     }
+                    Message::Pcct(tree) => match &mut r.pcct {
+                        // The first thread's tree is taken as it is, its
+                        // hot lists in the order its samples made them.
+                        None => r.pcct = Some(*tree),
+                        Some(mine) => mine.merge(&tree),
+                    },
                     Message::ThreadDone(t) => {
                         r.samples += t.samples;
                         r.threads_done += 1;

@@ -32,6 +32,41 @@ pub struct Profile {
     /// A calling context tree, flat, each parent before its children.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cct: Option<Vec<CctNode>>,
+    /// `--record=pcct`: the front of Whaley's sorted hot lists (an
+    /// extension of SPEC section 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot: Option<HotLists>,
+}
+
+/// The hottest contexts and edges of a PCCT, read off the front of its
+/// incrementally sorted lists (Whaley 2000, section 5.3), hottest first.
+/// Ids are those of the profile's `cct` list; an edge is named by the
+/// context it leads to (its parent is the caller's context).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotLists {
+    /// Contexts by `self` (samples with the context on top).
+    pub nodes: Vec<HotNode>,
+    /// Edges by weight (`calls` of the context they lead to).
+    pub edges: Vec<HotEdge>,
+}
+
+/// One entry of [`HotLists::nodes`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotNode {
+    /// The context's id in `cct`.
+    pub id: u64,
+    /// Its samples on top.
+    #[serde(rename = "self")]
+    pub self_: u64,
+}
+
+/// One entry of [`HotLists::edges`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotEdge {
+    /// The id in `cct` of the context the edge leads to.
+    pub id: u64,
+    /// The edge's weight.
+    pub calls: u64,
 }
 
 /// `config`: the options of SPEC section 2 that shaped the profile.
@@ -63,6 +98,16 @@ pub struct ConfigSection {
     /// How samples walked the stack.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk: Option<String>,
+    /// `--record=acct`: the edge update strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acct_update: Option<String>,
+    /// `--record=acct`: where the sampled bit is kept (`mark` or
+    /// `return-address`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_bit: Option<String>,
+    /// `--record=pcct --purge=N`: samples between purges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purge: Option<u64>,
 }
 
 /// `run`: facts about the run that produced the profile.
@@ -236,6 +281,7 @@ mod tests {
                 weight: 2,
             }]),
             cct: None,
+            hot: None,
         }
     }
 

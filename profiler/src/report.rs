@@ -1,10 +1,14 @@
 //! `--report`: a readable summary of a profile, printed on stderr after the
 //! run: the hottest methods and the heaviest call edges, each with its
-//! share of the profile's total.
+//! share of the profile's total; with `--record=pcct`, also the front of
+//! the PCCT's sorted hot lists (hottest contexts and edges, read as they
+//! are kept, not sorted here), each named by its calling context.
 
 use std::fmt::Write;
 
-use crate::profile::Profile;
+use std::collections::HashMap;
+
+use crate::profile::{CctNode, Profile};
 
 /// How many methods and edges the summary lists.
 pub const TOP: usize = 10;
@@ -87,7 +91,77 @@ pub fn summary(p: &Profile) -> String {
             let _ = writeln!(s, "  (none)");
         }
     }
+    if let (Some(hot), Some(cct)) = (&p.hot, &p.cct) {
+        let total_self: u64 = cct.iter().map(|n| n.self_).sum();
+        let index: HashMap<u64, usize> = cct.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+        let _ = writeln!(s, "pcct hot contexts (self, in samples):");
+        for h in hot.nodes.iter().take(TOP) {
+            let _ = writeln!(
+                s,
+                "  {:>6}  {:>12}  {}",
+                percent(h.self_, total_self),
+                h.self_,
+                context(cct, &index, h.id)
+            );
+        }
+        if hot.nodes.is_empty() {
+            let _ = writeln!(s, "  (none)");
+        }
+        // Every edge's weight (entry contexts count threads, not edges).
+        let root = cct.first().map(|n| n.id);
+        let total_calls: u64 = cct
+            .iter()
+            .filter(|n| n.parent.is_some() && n.parent != root)
+            .map(|n| n.calls)
+            .sum();
+        let _ = writeln!(s, "pcct hot edges (weight, in new-edge samples):");
+        for h in hot.edges.iter().take(TOP) {
+            let _ = writeln!(
+                s,
+                "  {:>6}  {:>12}  {}",
+                percent(h.calls, total_calls),
+                h.calls,
+                context(cct, &index, h.id)
+            );
+        }
+        if hot.edges.is_empty() {
+            let _ = writeln!(s, "  (none)");
+        }
+    }
     s
+}
+
+/// How many innermost levels of a context `--report` shows.
+const CONTEXT_LEVELS: usize = 5;
+
+/// A context as `main > M (38) > A (51)`, its innermost levels only
+/// (`... ` in front when cut); found by following parents, no recursion.
+fn context(cct: &[CctNode], index: &HashMap<u64, usize>, id: u64) -> String {
+    let mut parts = Vec::new();
+    let mut cur = index.get(&id).copied();
+    let mut cut = false;
+    while let Some(i) = cur {
+        let n = &cct[i];
+        if n.parent.is_none() {
+            break;
+        }
+        if parts.len() == CONTEXT_LEVELS {
+            cut = true;
+            break;
+        }
+        parts.push(match n.line {
+            Some(l) => format!("{} ({l})", n.method),
+            None => n.method.clone(),
+        });
+        cur = n.parent.and_then(|p| index.get(&p).copied());
+    }
+    parts.reverse();
+    let path = parts.join(" > ");
+    if cut {
+        format!("... > {path}")
+    } else {
+        path
+    }
 }
 
 fn percent(part: u64, total: u64) -> String {

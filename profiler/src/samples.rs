@@ -17,6 +17,7 @@ use crossbeam::channel::{Receiver, Sender};
 
 use crate::cct::CallingContextTree;
 use crate::exact::ExactThreadProfile;
+use crate::pcct::Pcct;
 
 /// Samples a buffer holds before it is handed to the organizer.
 pub const BUFFER_SAMPLES: usize = 512;
@@ -49,6 +50,9 @@ pub enum Message {
     /// A thread's calling context tree, built from its samples
     /// (`--record=cct` with a sampling profile), sent when it ends.
     Contexts(Box<CallingContextTree>),
+    /// A thread's partial calling context tree (`--record=pcct`), sent
+    /// when it ends.
+    Pcct(Box<Pcct>),
     /// A thread ended: its totals, and (exhaustive profiles) its exact
     /// counts.
     ThreadDone(ThreadSummary),
@@ -117,6 +121,11 @@ impl SampleSink {
     /// Sends the thread's calling context tree to the organizer.
     pub fn send_contexts(&mut self, tree: CallingContextTree) {
         let _ = self.to_organizer.send(Message::Contexts(Box::new(tree)));
+    }
+
+    /// Sends the thread's partial calling context tree to the organizer.
+    pub fn send_pcct(&mut self, tree: Pcct) {
+        let _ = self.to_organizer.send(Message::Pcct(Box::new(tree)));
     }
 
     /// Sends what is buffered, then the thread's summary.

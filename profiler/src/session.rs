@@ -14,6 +14,7 @@ use vm::hooks::{ExecMode, Hooks, ThreadListener};
 use vm::loader::Program;
 use vm::thread::ThreadShared;
 
+use crate::acct::AcctRecorder;
 use crate::clock::{LiveThreads, WallTimer};
 use crate::config::{Clock, ProfileConfig, ProfileKind, Record};
 use crate::exact::ExhaustiveListener;
@@ -22,6 +23,7 @@ use crate::listeners::counter::MethodCounterListener;
 use crate::listeners::timer::TimerListener;
 use crate::listeners::SampleRecorder;
 use crate::organizer::{self, Repositories};
+use crate::pcct::{PcctRecorder, HOT_IN_PROFILE};
 use crate::profile::{ConfigSection, Profile, RunSection, FORMAT};
 use crate::samples::{Message, Sample, SampleSink};
 use crate::walk::ContextRecorder;
@@ -51,8 +53,10 @@ impl Profiler {
     pub fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
-        let build_cct = (config.kind == ProfileKind::Exhaustive || config.samples_contexts())
-            && config.record.contains(&Record::Cct);
+        let build_cct = (config.kind == ProfileKind::Exhaustive
+            && config.record.contains(&Record::Cct))
+            || config.samples_contexts()
+            || config.samples_record(Record::Acct);
         let handle = organizer::spawn(inbox, pool_tx, program.bodies.len(), build_cct);
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
         let timer = (config.uses_timer() && config.clock == Clock::Wall)
@@ -95,6 +99,14 @@ impl Profiler {
             run.wall_ns
         };
         let name = |m: u32| program.bodies[m as usize].name.clone();
+        let (cct, hot) = if c.samples_record(Record::Pcct) {
+            let pcct = repos.pcct.unwrap_or_default();
+            let (flat, ids) = pcct.to_flat(name);
+            let hot = pcct.hot_lists(&ids, HOT_IN_PROFILE);
+            (Some(flat), Some(hot))
+        } else {
+            (repos.cct.as_ref().map(|t| t.to_flat(name)), None)
+        };
         Profile {
             format: FORMAT.to_string(),
             program: program_path.to_string(),
@@ -107,7 +119,8 @@ impl Profiler {
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),
-            cct: repos.cct.as_ref().map(|t| t.to_flat(name)),
+            cct,
+            hot,
         }
     }
 
@@ -120,6 +133,12 @@ impl Profiler {
             contexts: c
                 .samples_contexts()
                 .then(|| ContextRecorder::new(c.walk, c.max_walk, thread.entry)),
+            pcct: c
+                .samples_record(Record::Pcct)
+                .then(|| PcctRecorder::new(c.max_walk, c.purge, thread.entry)),
+            acct: c
+                .samples_record(Record::Acct)
+                .then(|| AcctRecorder::new(c.acct_update, c.sampled_bit, thread.entry)),
         }
     }
 
@@ -137,6 +156,7 @@ impl Profiler {
 /// The `config` section: only the keys that apply to the profile's kind.
 fn config_section(c: &ProfileConfig) -> ConfigSection {
     let timer = c.uses_timer();
+    let acct = c.samples_record(Record::Acct);
     ConfigSection {
         profile: c.kind.name().to_string(),
         interval_ns: timer.then_some(c.interval_ns),
@@ -146,7 +166,10 @@ fn config_section(c: &ProfileConfig) -> ConfigSection {
         clock: timer.then(|| c.clock.name().to_string()),
         seed: Some(c.seed),
         record: Some(c.record.iter().map(|r| r.name().to_string()).collect()),
-        walk: c.samples_contexts().then(|| c.walk.name().to_string()),
+        walk: c.walks_stacks().then(|| c.walk.name().to_string()),
+        acct_update: acct.then(|| c.acct_update.name().to_string()),
+        sampled_bit: acct.then(|| c.sampled_bit.name().to_string()),
+        purge: c.purge,
     }
 }
 

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use profiler::config::{parse_duration, parse_record_list, Clock, ProfileKind, Record, Walk};
+use profiler::config::{
+    parse_duration, parse_record_list, Clock, ProfileKind, Record, SampledBit, Walk,
+};
 
 /// A bytecode VM with a built-in adaptive profiler.
 #[derive(Parser, Debug)]
@@ -140,17 +142,19 @@ pub struct ProfileArgs {
     /// acct, ccmap [default: dcg]
     #[arg(long, value_name = "LIST", value_parser = parse_records)]
     pub record: Option<RecordList>,
-    /// How a sample examines the stack, with --record including cct: full
-    /// (every frame down to the entry frame), marked (only the frames
-    /// pushed since an earlier sample, Whaley's marked frames) or
-    /// incremental (only the top frame; callers are captured lazily when
-    /// they are returned into, through return-address trampolines: Hofer's
-    /// incremental stack tracing); top (the top frame only) is the dcg's
-    /// walk [default: full with cct, else top]
+    /// How a sample examines the stack, with --record including cct, pcct
+    /// or acct: full (every frame down to the entry frame), marked (only
+    /// the frames pushed since an earlier sample, Whaley's marked frames;
+    /// the only walk of pcct and acct) or incremental (cct only: only the
+    /// top frame; callers are captured lazily when they are returned into,
+    /// through return-address trampolines: Hofer's incremental stack
+    /// tracing); top (the top frame only) is the dcg's walk [default:
+    /// marked with pcct or acct, full with cct, else top]
     #[arg(long, value_name = "HOW")]
     pub walk: Option<Walk>,
-    /// Frames one sample may examine; a deeper walk starts a detached
-    /// subtree (Whaley's Figure 10); an incremental walk is never cut
+    /// Frames one sample may examine (cct, pcct); a deeper walk starts a
+    /// detached subtree (Whaley's Figure 10); an acct walk and an
+    /// incremental walk are never cut
     /// [default: marked 16, full 256]
     #[arg(long, value_name = "N")]
     pub max_walk: Option<u32>,
@@ -158,6 +162,16 @@ pub struct ProfileArgs {
     /// [default: last-edge]
     #[arg(long, value_name = "STRATEGY")]
     pub acct_update: Option<String>,
+    /// Extension, acct only: where a frame's sampled bit is kept: mark (the
+    /// mark bit of its return word) or return-address (the return word is
+    /// replaced by a trampoline, Arnold & Sweeney's "known location")
+    /// [default: mark]
+    #[arg(long, value_name = "mark|return-address")]
+    pub sampled_bit: Option<SampledBit>,
+    /// Extension, pcct only: every N samples of a thread, purge the
+    /// contexts no sample reached since the previous purge [default: never]
+    #[arg(long, value_name = "N")]
+    pub purge: Option<u64>,
     /// Self-tuning sampling interval
     #[arg(long)]
     pub tune: bool,

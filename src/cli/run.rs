@@ -92,6 +92,8 @@ fn resolve_profile(p: &ProfileArgs, no_yieldpoints: bool) -> Result<ProfileConfi
         walk: p.walk,
         max_walk: p.max_walk,
         acct_update: p.acct_update.clone(),
+        sampled_bit: p.sampled_bit,
+        purge: p.purge,
         tune: p.tune,
         sampler: p.sampler.clone(),
         sample_threads: p.sample_threads,

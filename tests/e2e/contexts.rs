@@ -22,19 +22,19 @@ use profiler::profile::{CctNode, Profile};
 
 use crate::harness::{self, run_vm_in, scratch, Mode, Run, DEFAULT_TIMEOUT};
 
-type Path_ = Vec<(String, Option<u32>)>;
+pub(crate) type Path_ = Vec<(String, Option<u32>)>;
 
-fn examples() -> PathBuf {
+pub(crate) fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/examples")
 }
 
-fn contexts_dir() -> PathBuf {
+pub(crate) fn contexts_dir() -> PathBuf {
     harness::programs_dir("contexts")
 }
 
 /// Runs `name` in `dir` with `args` and `--profile-out`; returns the run
 /// and the profile.
-fn profile_in(dir: &Path, name: &str, args: &[&str], tag: &str) -> (Run, Profile) {
+pub(crate) fn profile_in(dir: &Path, name: &str, args: &[&str], tag: &str) -> (Run, Profile) {
     let out = scratch(&format!("contexts-{tag}")).join("p.json");
     let out_arg = format!("--profile-out={}", out.display());
     let mut all = vec!["run", name];
@@ -47,12 +47,12 @@ fn profile_in(dir: &Path, name: &str, args: &[&str], tag: &str) -> (Run, Profile
     (r, p)
 }
 
-fn cct(p: &Profile) -> &[CctNode] {
+pub(crate) fn cct(p: &Profile) -> &[CctNode] {
     p.cct.as_deref().expect("a cct section")
 }
 
 /// The path from the root (excluded) of every node, by index.
-fn paths(nodes: &[CctNode]) -> Vec<Path_> {
+pub(crate) fn paths(nodes: &[CctNode]) -> Vec<Path_> {
     let mut out: Vec<Path_> = Vec::with_capacity(nodes.len());
     let index: BTreeMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
     for n in nodes {
@@ -69,7 +69,7 @@ fn paths(nodes: &[CctNode]) -> Vec<Path_> {
 }
 
 /// Context path -> calls (contexts with one path summed).
-fn calls_by_path(p: &Profile) -> BTreeMap<Path_, u64> {
+pub(crate) fn calls_by_path(p: &Profile) -> BTreeMap<Path_, u64> {
     let nodes = cct(p);
     let mut out = BTreeMap::new();
     for (n, path) in nodes.iter().zip(paths(nodes)) {
@@ -80,11 +80,11 @@ fn calls_by_path(p: &Profile) -> BTreeMap<Path_, u64> {
     out
 }
 
-fn is_detached(path: &Path_) -> bool {
+pub(crate) fn is_detached(path: &Path_) -> bool {
     path.first().is_some_and(|(m, _)| m == "<detached>")
 }
 
-const EXAMPLES: &[&str] = &[
+pub(crate) const EXAMPLES: &[&str] = &[
     "whaley-fig5.bc",
     "whaley-fig9.bc",
     "arnold-sweeney-fig6.bc",
@@ -142,7 +142,7 @@ fn sampling_every_call_gives_the_exhaustive_cct() {
 }
 
 /// Context path -> (calls, self).
-fn counts_by_path(p: &Profile) -> BTreeMap<Path_, (u64, u64)> {
+pub(crate) fn counts_by_path(p: &Profile) -> BTreeMap<Path_, (u64, u64)> {
     let nodes = cct(p);
     let mut out = BTreeMap::new();
     for (n, path) in nodes.iter().zip(paths(nodes)) {
@@ -290,11 +290,11 @@ fn whaley_figure_9_recursion_keeps_full_context() {
 /// A profile's detached subtrees: each detached root (a child of
 /// `<detached>`) with the nodes below it and their paths from it (root
 /// excluded).
-struct Detached<'a> {
-    roots: Vec<(&'a CctNode, Vec<(Path_, &'a CctNode)>)>,
+pub(crate) struct Detached<'a> {
+    pub(crate) roots: Vec<(&'a CctNode, Vec<(Path_, &'a CctNode)>)>,
 }
 
-fn detached(p: &Profile) -> Detached<'_> {
+pub(crate) fn detached(p: &Profile) -> Detached<'_> {
     let nodes = cct(p);
     let all = paths(nodes);
     let index: BTreeMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
@@ -319,7 +319,11 @@ fn detached(p: &Profile) -> Detached<'_> {
 
 /// Is the detached path `root_method` + `below` the tail of some exact
 /// context (right, only not attached)?
-fn is_tail_of_some(exact: &BTreeMap<Path_, u64>, root_method: &str, below: &Path_) -> bool {
+pub(crate) fn is_tail_of_some(
+    exact: &BTreeMap<Path_, u64>,
+    root_method: &str,
+    below: &Path_,
+) -> bool {
     exact.keys().any(|ctx| {
         ctx.len() > below.len()
             && ctx.ends_with(below)
@@ -476,8 +480,30 @@ fn walk_options_that_do_not_apply_are_usage_errors() {
             "never cut",
         ),
         (&["--profile=counter", "--walk=incremental"], "--record"),
-        (&["--profile=cbs", "--record=pcct"], "not implemented"),
-        (&["--profile=counter", "--record=acct"], "not implemented"),
+        (&["--profile=cbs", "--record=ccmap"], "not implemented"),
+        (
+            &["--profile=counter", "--record=cct,acct"],
+            "one calling context tree",
+        ),
+        // At most one recorder owns trampolines: the PCCT and the ACCT are
+        // built by the marked walk only.
+        (
+            &["--profile=counter", "--record=pcct", "--walk=incremental"],
+            "--walk=marked",
+        ),
+        (
+            &["--profile=counter", "--record=acct", "--walk=incremental"],
+            "--walk=marked",
+        ),
+        (
+            &[
+                "--profile=counter",
+                "--record=acct",
+                "--sampled-bit=return-address",
+                "--walk=incremental",
+            ],
+            "--walk=marked",
+        ),
         (
             &["--profile=exhaustive", "--record=cct", "--walk=full"],
             "--walk",

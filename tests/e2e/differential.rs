@@ -5,8 +5,9 @@
 //! `; sort-stdout: yes`) are compared as sorted lines. The long-running
 //! programs (benchmarks, GC stress) run once per profile kind, the others
 //! under several settings of each, stack walks (`--walk=full|marked|
-//! incremental` into `--record=cct`) included. Random programs under every
-//! walk are in `incremental.rs`.
+//! incremental` into `--record=cct`), the PCCT and the ACCT (with its
+//! return-address trampolines) included. Random programs under every walk
+//! are in `incremental.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -98,6 +99,38 @@ const PROFILES: &[&[&str]] = &[
         "--record=cct",
         "--walk=incremental",
     ],
+    // Whaley's PCCT (marks, slots naming purged nodes, detached subtrees)
+    // and Arnold & Sweeney's ACCT, whose return-address sampled bit
+    // replaces return words by trampolines: returns and exceptions must
+    // go through them unchanged.
+    &[
+        "--profile=counter",
+        "--every=3",
+        "--record=pcct",
+        "--max-walk=4",
+        "--purge=7",
+    ],
+    &[
+        "--profile=counter",
+        "--every=2",
+        "--record=acct",
+        "--sampled-bit=return-address",
+    ],
+    &[
+        "--profile=cbs",
+        "--interval=100us",
+        "--stride=1",
+        "--record=acct",
+        "--acct-update=all-new-edges",
+    ],
+    &[
+        "--profile=timer",
+        "--clock=virtual",
+        "--interval=10us",
+        "--seed=3",
+        "--record=acct",
+        "--sampled-bit=return-address",
+    ],
 ];
 
 /// One configuration per profile kind: for the long-running programs
@@ -109,6 +142,11 @@ const ONE_PER_KIND: &[&[&str]] = &[
     &["--profile=counter"],
     &["--profile=counter", "--record=cct", "--walk=marked"],
     &["--profile=counter", "--record=cct", "--walk=incremental"],
+    &[
+        "--profile=counter",
+        "--record=acct",
+        "--sampled-bit=return-address",
+    ],
 ];
 
 /// Is this one of the long-running programs?

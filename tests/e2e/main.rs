@@ -17,6 +17,7 @@ mod examples;
 mod incremental;
 mod instructions;
 mod profiles;
+mod records;
 mod runtime_errors;
 mod threads;
 mod verifier;

@@ -12,7 +12,9 @@
 //! to about twice its live data. The request goes through the thread's
 //! yieldpoint control word like every other VM service; only if no
 //! yieldpoint comes before the heap reaches [`HARD_FACTOR`] times the
-//! trigger does the allocation site collect directly.
+//! trigger does the allocation site collect directly. A program loaded
+//! without yieldpoints (`--no-yieldpoints`) collects at the allocation that
+//! reaches the trigger, so that it collects as often as with them.
 
 use crate::value::Value;
 

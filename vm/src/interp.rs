@@ -383,8 +383,12 @@ impl<'vm> Interp<'vm> {
             ($p:expr) => {
                 match $p {
                     AllocPressure::None => {}
-                    AllocPressure::Request => self.shared.request(request::GC),
-                    AllocPressure::CollectNow => {
+                    // A program loaded without yieldpoints has no place to
+                    // honour a request: collect at once, so that it collects
+                    // as often as with yieldpoints (a fair `--no-yieldpoints`
+                    // comparison).
+                    AllocPressure::Request if prog.yieldpoints => self.shared.request(request::GC),
+                    AllocPressure::Request | AllocPressure::CollectNow => {
                         self.pc = cur_pc!();
                         self.collect_garbage();
                     }

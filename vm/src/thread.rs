@@ -245,9 +245,16 @@ impl ThreadRegistry {
         self.changed.notify_all();
     }
 
-    /// Waits (at most `timeout`) for a thread to start or finish.
+    /// Waits (at most `timeout`) for a thread to start or finish; returns
+    /// at once if every thread has already finished. The check and the wait
+    /// are under one lock, and [`ThreadRegistry::notify_change`] takes that
+    /// lock, so a thread finishing between a caller's own check and this
+    /// wait cannot be missed (which would cost the whole timeout).
     pub fn wait_change(&self, timeout: std::time::Duration) {
         let mut g = self.threads.lock();
+        if g.iter().all(|t| t.state() == ThreadState::Finished) {
+            return;
+        }
         self.changed.wait_for(&mut g, timeout);
     }
 

@@ -12,7 +12,11 @@
 //!
 //! With `--record=cct`, every method and edge sample also walks the stack
 //! ([`crate::walk`]) into the thread's own calling context tree, which
-//! goes to the organizer when the thread ends.
+//! goes to the organizer when the thread ends; with `--record=pcct` into
+//! the thread's partial calling context tree ([`crate::pcct`]), with
+//! `--record=acct` into its approximate one ([`crate::acct`]). The ACCT
+//! may replace return words by trampolines; every listener passes the
+//! VM's trampoline callbacks on to it.
 //!
 //! The exhaustive profile's listener is in [`crate::exact`].
 
@@ -24,6 +28,8 @@ use vm::frame::ReturnWord;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 
+use crate::acct::AcctRecorder;
+use crate::pcct::PcctRecorder;
 use crate::samples::{Sample, SampleSink, ThreadSummary};
 use crate::stack::{edge, method_of};
 use crate::walk::ContextRecorder;
@@ -35,6 +41,10 @@ pub struct SampleRecorder {
     pub sink: SampleSink,
     /// The thread's calling context tree and how to walk to it.
     pub contexts: Option<ContextRecorder>,
+    /// `--record=pcct`: the thread's partial calling context tree.
+    pub pcct: Option<PcctRecorder>,
+    /// `--record=acct`: the thread's approximate calling context tree.
+    pub acct: Option<AcctRecorder>,
 }
 
 impl SampleRecorder {
@@ -59,6 +69,12 @@ impl SampleRecorder {
         if let Some(c) = &mut self.contexts {
             c.method_sample(t.program, t.frames, kind);
         }
+        if let Some(p) = &mut self.pcct {
+            p.method_sample(t.program, t.frames, kind);
+        }
+        if let Some(a) = &mut self.acct {
+            a.method_sample(t.program, t.frames, kind);
+        }
     }
 
     /// Records the call edge into the top frame (none in an entry frame),
@@ -82,24 +98,11 @@ impl SampleRecorder {
         if let Some(c) = &mut self.contexts {
             c.edge_sample(t.program, t.frames);
         }
-    }
-
-    /// `--walk=incremental`: a frame returned (or was unwound) through a
-    /// trampoline; captures its caller and gives back the real return word
-    /// (see [`crate::walk::incremental`]).
-    pub fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord) -> ReturnWord {
-        match &mut self.contexts {
-            Some(c) => c.trampoline(t.frames, word),
-            None => panic!("trampoline {word:?} without a calling context tree"),
+        if let Some(p) = &mut self.pcct {
+            p.edge_sample(t.program, t.frames);
         }
-    }
-
-    /// The real return word behind `word`.
-    #[inline]
-    pub fn resolve(&self, word: ReturnWord) -> ReturnWord {
-        match (&self.contexts, word.is_trampoline()) {
-            (Some(c), true) => c.resolve(word),
-            _ => word,
+        if let Some(a) = &mut self.acct {
+            a.edge_sample(t.program, t.frames);
         }
     }
 
@@ -107,6 +110,38 @@ impl SampleRecorder {
     #[inline]
     pub fn count_sample(&mut self) {
         self.sink.taken += 1;
+        if let Some(p) = &mut self.pcct {
+            p.sample_taken();
+        }
+    }
+
+    /// A frame whose return word is the trampoline `word` was popped (or
+    /// unwound): the real word. At most one recorder installs trampolines
+    /// in a run (`--walk=incremental` is refused with pcct and acct): the
+    /// ACCT with `--sampled-bit=return-address`, or an incremental walk,
+    /// which also captures the frame's caller (see
+    /// [`crate::walk::incremental`]).
+    pub fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord) -> ReturnWord {
+        if let Some(a) = &mut self.acct {
+            return a.trampoline(t.frames.len(), word);
+        }
+        match &mut self.contexts {
+            Some(c) => c.trampoline(t.frames, word),
+            None => panic!("a trampoline word {word:?} that no recorder installed"),
+        }
+    }
+
+    /// The real return word behind `word`.
+    #[inline]
+    pub fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        if !word.is_trampoline() {
+            return word;
+        }
+        match (&self.acct, &self.contexts) {
+            (Some(a), _) => a.resolve(word),
+            (None, Some(c)) => c.resolve(word),
+            (None, None) => word,
+        }
     }
 
     /// Sends the rest of the buffer, the thread's calling context tree and
@@ -119,6 +154,14 @@ impl SampleRecorder {
         if let Some(mut c) = self.contexts.take() {
             c.retrieve(t.program, t.frames);
             self.sink.send_contexts(c.into_tree());
+        }
+        if let Some(p) = self.pcct.take() {
+            self.sink.send_pcct(p.into_tree());
+        }
+        if let Some(a) = &mut self.acct {
+            // The recorder stays: it still knows the real return words.
+            let tree = a.take_tree();
+            self.sink.send_contexts(tree);
         }
         let samples = self.sink.taken;
         self.sink.finish(ThreadSummary {

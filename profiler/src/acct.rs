@@ -1,0 +1,368 @@
+//! Arnold & Sweeney's approximate calling context tree (`--record=acct`):
+//! Arnold & Sweeney 2000, "Approximating the Calling Context Tree via
+//! Sampling" (../shared/papers/arnold-sweeney-2000-approximate-cct.txt).
+//!
+//! A sample (section 3) has two steps:
+//!
+//! 1. **Examining the call stack**: from the top frame (SF_last) upward
+//!    until a frame whose *sampled-bit* is on (SF_old): the frames above it
+//!    were created since the last sample. A walk is never cut: the paper
+//!    (section 5) criticises the PCCT's limit K for leaving a sample
+//!    without a place to splice, so `--max-walk` does not apply.
+//! 2. **Splicing**: the recorder keeps P_acct, the node of the top frame
+//!    at the previous sample (N_last). SF_old is still on the stack, so its
+//!    node N_old is an ancestor of N_last, found "by following parent
+//!    pointers upward from N_last": the frame's depth in the stack says how
+//!    many (a frame at index d has its node at depth d + 1 in the tree,
+//!    below the root). From N_old the new frames are added as a PCCT would,
+//!    "simulating a call for each new stack frame", setting their sampled
+//!    bits; P_acct ends at SF_last's node. Unlike the PCCT, no node id is
+//!    stored in the frames.
+//!
+//! **Edge weights** (section 3.1, `--acct-update`):
+//!
+//! - `last-edge` (increment-the-last-edge-only, the default): an edge
+//!   sample adds one call to the top frame's context, the edge "between the
+//!   stack frame before SF_last and SF_last". Method samples add `self`.
+//! - `all-new-edges` (increment-all-new-edges, Whaley's strategy): every
+//!   walk adds one call to every context it spliced in for a new frame.
+//!   Figure 6 shows why this is wrong: sampling every 100th call of
+//!   a() -> 10 x b() -> 100 x c(), both b and c are new at nearly every
+//!   sample, so a->b weighs as much as b->c although it runs 100 times
+//!   less often (`tests/e2e/records.rs` checks both pictures).
+//!
+//! **The sampled-bit** (section 3), `--sampled-bit` (an extension):
+//!
+//! - `mark` (the default, `--walk=marked`): "the low order bit of the
+//!   return address", the mark bit of the frame's return word. The VM
+//!   pushes every frame with it clear, so it costs nothing.
+//! - `return-address`: "replacing [the return address] with the return
+//!   address of a known location": a sampled frame's return word becomes a
+//!   trampoline word ([`vm::frame::ReturnWord::trampoline`]) whose payload
+//!   is the frame's depth, and the real word goes to a list the recorder
+//!   keeps ("the code at this known location keeps a list of the true
+//!   return addresses"). A frame is sampled if and only if its word is that
+//!   trampoline. When the frame returns, or an exception unwinds it, the VM
+//!   calls the listener ([`vm::hooks::ThreadListener::trampoline`]), which
+//!   hands back the real word and forgets it; stack traces read it through
+//!   [`vm::hooks::ThreadListener::resolve`]. Sampled frames are always a
+//!   prefix of the stack (every walk marks everything down to an already
+//!   sampled frame), so the list is a stack indexed by depth. Frames that
+//!   were never sampled return at no cost.
+//!
+//! The tree is a [`CallingContextTree`]; each thread builds its own and the
+//! organizer merges them. Nothing here recurses on the Rust stack.
+
+use vm::frame::{Frame, ReturnWord};
+use vm::instr::YieldKind;
+
+use crate::cct::{CallingContextTree, NO_LINE};
+use crate::config::{AcctUpdate, SampledBit};
+use crate::walk::FrameInfo;
+
+/// One thread's ACCT and its splice state.
+pub struct AcctRecorder {
+    tree: CallingContextTree,
+    update: AcctUpdate,
+    bit: SampledBit,
+    /// P_acct: the node of the top frame at the previous walk, and that
+    /// frame's index in the stack.
+    last: Option<(u32, usize)>,
+    /// `return-address`: the real return word of sampled frame `i`.
+    saved: Vec<ReturnWord>,
+}
+
+impl AcctRecorder {
+    /// A recorder for a thread entering `entry` (its context counts the
+    /// thread as one call).
+    pub fn new(update: AcctUpdate, bit: SampledBit, entry: u32) -> AcctRecorder {
+        let mut tree = CallingContextTree::new();
+        let e = tree.child(CallingContextTree::ROOT, entry, NO_LINE);
+        tree.node_mut(e).calls += 1;
+        AcctRecorder {
+            tree,
+            update,
+            bit,
+            last: None,
+            saved: Vec::new(),
+        }
+    }
+
+    /// Is frame `f`, at index `i`, sampled?
+    #[inline]
+    fn is_sampled(&self, f: &Frame, i: usize) -> bool {
+        match self.bit {
+            SampledBit::Mark => f.ret.is_marked(),
+            SampledBit::ReturnAddress => {
+                f.ret.is_trampoline() && f.ret.payload() == i as u64 && i < self.saved.len()
+            }
+        }
+    }
+
+    /// Turns the sampled bit of frame `f`, at index `i`, on.
+    fn set_sampled(&mut self, f: &mut Frame, i: usize) {
+        match self.bit {
+            SampledBit::Mark => f.ret = f.ret.marked(),
+            SampledBit::ReturnAddress => {
+                if f.ret.is_trampoline() {
+                    return;
+                }
+                // Sampled frames are a prefix of the stack: frame i's
+                // entry goes at index i.
+                self.saved.truncate(i);
+                self.saved.resize(i, ReturnWord::thread_exit());
+                self.saved.push(f.ret);
+                f.ret = ReturnWord::trampoline(i as u64);
+            }
+        }
+    }
+
+    /// The real return word behind `w`.
+    pub fn resolve(&self, w: ReturnWord) -> ReturnWord {
+        if w.is_trampoline() {
+            self.saved.get(w.payload() as usize).copied().unwrap_or(w)
+        } else {
+            w
+        }
+    }
+
+    /// Frame `f` with its real return word.
+    fn real(&self, f: &Frame) -> Frame {
+        Frame {
+            ret: self.resolve(f.ret),
+            ..*f
+        }
+    }
+
+    /// A trampolined frame at index `depth` (the stack now holds `depth`
+    /// frames) returned or was unwound: its real return word, forgotten.
+    pub fn trampoline(&mut self, depth: usize, word: ReturnWord) -> ReturnWord {
+        let i = word.payload() as usize;
+        debug_assert_eq!(i, depth, "trampolines are popped in stack order");
+        let real = *self
+            .saved
+            .get(i)
+            .expect("a trampoline word names a saved return word");
+        self.saved.truncate(i);
+        real
+    }
+
+    /// Does any frame hold a trampoline word of this recorder?
+    pub fn has_trampolines(&self) -> bool {
+        !self.saved.is_empty()
+    }
+
+    /// Section 3: walk up to the last sampled frame, splice the new frames
+    /// below its node, and return the top frame's node.
+    pub fn place<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) -> u32 {
+        let n = frames.len();
+        if n == 0 {
+            return CallingContextTree::ROOT;
+        }
+        // Examining the call stack: frames[i..n] are new.
+        let mut i = n;
+        while i > 0 && !self.is_sampled(&frames[i - 1], i - 1) {
+            i -= 1;
+        }
+        // N_old: up from N_last by the difference in depth.
+        let mut node = CallingContextTree::ROOT;
+        if i > 0 {
+            match self.last {
+                Some((mut up, depth)) if depth >= i - 1 => {
+                    for _ in 0..depth - (i - 1) {
+                        up = self.tree.node(up).parent;
+                    }
+                    node = up;
+                }
+                // Cannot happen (SF_old was on the stack at the previous
+                // walk); if it did, placing every frame from the root is
+                // still right.
+                _ => i = 0,
+            }
+        }
+        // Splicing: a simulated call per new frame.
+        for j in i..n {
+            let line = if j == 0 {
+                NO_LINE
+            } else {
+                s.line(&self.real(&frames[j - 1]), &self.real(&frames[j]))
+            };
+            node = self.tree.child(node, s.method(&frames[j]), line);
+            if self.update == AcctUpdate::AllNewEdges && j > 0 {
+                self.tree.node_mut(node).calls += 1;
+            }
+            let mut f = frames[j];
+            self.set_sampled(&mut f, j);
+            frames[j] = f;
+        }
+        self.last = Some((node, n - 1));
+        node
+    }
+
+    /// A method sample at a yieldpoint of `kind`: one `self` of the node of
+    /// the frame credited (the caller at a prologue).
+    pub fn method_sample<S: FrameInfo + ?Sized>(
+        &mut self,
+        s: &S,
+        frames: &mut [Frame],
+        kind: YieldKind,
+    ) {
+        let n = frames.len();
+        let depth = if kind == YieldKind::Prologue && n >= 2 {
+            n - 1
+        } else {
+            n
+        };
+        if depth == 0 {
+            return;
+        }
+        let node = self.place(s, &mut frames[..depth]);
+        self.tree.node_mut(node).self_ += 1;
+    }
+
+    /// An edge sample into the top frame: with `last-edge`, one call of
+    /// its context. A lone entry frame has no edge.
+    pub fn edge_sample<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) {
+        if frames.len() < 2 {
+            return;
+        }
+        let node = self.place(s, frames);
+        if self.update == AcctUpdate::LastEdge {
+            self.tree.node_mut(node).calls += 1;
+        }
+    }
+
+    /// The tree built so far.
+    pub fn tree(&self) -> &CallingContextTree {
+        &self.tree
+    }
+
+    /// Hands the tree over (at thread end), keeping the saved return words
+    /// so that a late stack trace can still read them.
+    pub fn take_tree(&mut self) -> CallingContextTree {
+        std::mem::take(&mut self.tree)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::walk::testing::{entry, frame, path, Fake};
+
+    /// Fake's call-site line is the callee's return pc: resolve it first,
+    /// as the real program does through [`AcctRecorder::real`].
+    fn both_bits() -> [SampledBit; 2] {
+        [SampledBit::Mark, SampledBit::ReturnAddress]
+    }
+
+    #[test]
+    fn splices_below_the_last_sampled_frame() {
+        for bit in both_bits() {
+            let mut r = AcctRecorder::new(AcctUpdate::LastEdge, bit, 0);
+            let mut st = vec![entry(0), frame(1, 5), frame(2, 7)];
+            let c = r.place(&Fake, &mut st);
+            assert_eq!(path(r.tree(), c), vec![(0, NO_LINE), (1, 5), (2, 7)]);
+            for (i, f) in st.iter().enumerate() {
+                assert!(r.is_sampled(f, i), "{bit:?}");
+            }
+            // Return to depth 1, call two more: N_old is found by going up
+            // one parent from N_last (depth 2 -> frame 1).
+            st.truncate(2);
+            st.push(frame(3, 8));
+            st.push(frame(4, 9));
+            let d = r.place(&Fake, &mut st);
+            assert_eq!(
+                path(r.tree(), d),
+                vec![(0, NO_LINE), (1, 5), (3, 8), (4, 9)],
+                "{bit:?}"
+            );
+            // Deeper again, from a shallower N_last: frame 3 is sampled.
+            st.push(frame(2, 10));
+            let e = r.place(&Fake, &mut st);
+            assert_eq!(r.tree().node(e).parent, d);
+        }
+    }
+
+    #[test]
+    fn return_address_replacement_keeps_the_real_words() {
+        let mut r = AcctRecorder::new(AcctUpdate::LastEdge, SampledBit::ReturnAddress, 0);
+        let mut st = vec![entry(0), frame(1, 5), frame(2, 7)];
+        let words: Vec<ReturnWord> = st.iter().map(|f| f.ret).collect();
+        r.place(&Fake, &mut st);
+        for (i, f) in st.iter().enumerate() {
+            assert!(f.ret.is_trampoline());
+            assert_eq!(f.ret.payload(), i as u64);
+            assert_eq!(r.resolve(f.ret), words[i], "resolve gives the real word");
+        }
+        assert!(r.has_trampolines());
+        // The top frame returns through its trampoline: the real word back.
+        let top = st.pop().unwrap();
+        assert_eq!(r.trampoline(st.len(), top.ret), words[2]);
+        // A new frame is not sampled; the next walk stops at frame 1.
+        st.push(frame(3, 9));
+        assert!(!r.is_sampled(&st[2], 2));
+        let c = r.place(&Fake, &mut st);
+        assert_eq!(path(r.tree(), c), vec![(0, NO_LINE), (1, 5), (3, 9)]);
+        assert_eq!(r.resolve(st[2].ret), ReturnWord::to_pc(9));
+        // Unwinding two frames, then the entry frame returning.
+        for expect in [9, 5] {
+            let f = st.pop().unwrap();
+            assert_eq!(r.trampoline(st.len(), f.ret), ReturnWord::to_pc(expect));
+        }
+        let f = st.pop().unwrap();
+        assert_eq!(r.trampoline(0, f.ret), ReturnWord::thread_exit());
+        assert!(!r.has_trampolines());
+    }
+
+    /// Figure 6 by hand: a() calls b() twice, each b() calls c() three
+    /// times; a sample on every call of c (the frames of a and b are new
+    /// only at the first c of each b).
+    #[test]
+    fn update_strategies_figure_6_by_hand() {
+        let run = |update| {
+            let mut r = AcctRecorder::new(update, SampledBit::Mark, 0);
+            let mut st = vec![entry(0), frame(1, 2)]; // main -> a
+            for _ in 0..2 {
+                st.push(frame(2, 3)); // a -> b
+                for _ in 0..3 {
+                    st.push(frame(3, 4)); // b -> c
+                    r.method_sample(&Fake, &mut st, YieldKind::Prologue);
+                    r.edge_sample(&Fake, &mut st);
+                    st.pop();
+                }
+                st.pop();
+            }
+            let t = r.tree();
+            let main = t.child_of(CallingContextTree::ROOT, 0, NO_LINE).unwrap();
+            let a = t.child_of(main, 1, 2).unwrap();
+            let b = t.child_of(a, 2, 3).unwrap();
+            let c = t.child_of(b, 3, 4).unwrap();
+            let calls = |n| t.node(n).calls;
+            (calls(main), calls(a), calls(b), calls(c), t.node(b).self_)
+        };
+        // last-edge: only b -> c, once per sample: 6. b is credited the
+        // six prologue method samples.
+        assert_eq!(run(AcctUpdate::LastEdge), (1, 0, 0, 6, 6));
+        // all-new-edges: main -> a new once, a -> b new at the first
+        // sample of each b (2), b -> c new at every sample (6).
+        assert_eq!(run(AcctUpdate::AllNewEdges), (1, 1, 2, 6, 6));
+    }
+
+    #[test]
+    fn deep_stacks_need_no_recursion() {
+        for bit in both_bits() {
+            let mut r = AcctRecorder::new(AcctUpdate::AllNewEdges, bit, 0);
+            let mut st = vec![entry(0)];
+            for _ in 0..100_000 {
+                st.push(frame(1, 3));
+            }
+            let c = r.place(&Fake, &mut st);
+            assert_eq!(path(r.tree(), c).len(), 100_001);
+            // Return half-way and sample: up 50,000 parents from N_last.
+            st.truncate(50_001);
+            st.push(frame(2, 4));
+            let d = r.place(&Fake, &mut st);
+            assert_eq!(path(r.tree(), d).len(), 50_002);
+        }
+    }
+}
