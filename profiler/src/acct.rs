@@ -55,11 +55,9 @@
 
 use vm::frame::{Frame, ReturnWord};
 use vm::instr::YieldKind;
-use vm::loader::Program;
 
 use crate::cct::{CallingContextTree, NO_LINE};
 use crate::config::{AcctUpdate, SampledBit};
-use crate::stack::top_edge;
 use crate::walk::FrameInfo;
 
 /// One thread's ACCT and its splice state.
@@ -152,15 +150,6 @@ impl AcctRecorder {
     /// Does any frame hold a trampoline word of this recorder?
     pub fn has_trampolines(&self) -> bool {
         !self.saved.is_empty()
-    }
-
-    /// The call edge into the top frame, reading real return words.
-    pub fn top_edge(&self, program: &Program, frames: &[Frame]) -> Option<(u32, u32, u32)> {
-        let n = frames.len();
-        if n < 2 {
-            return None;
-        }
-        top_edge(program, &[frames[n - 2], self.real(&frames[n - 1])])
     }
 
     /// Section 3: walk up to the last sampled frame, splice the new frames

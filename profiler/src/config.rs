@@ -236,7 +236,8 @@ pub struct ProfileConfig {
     /// How a sample examines the stack: `top` unless a calling context
     /// record (`cct`) needs more.
     pub walk: Walk,
-    /// Frames one sample may examine (`top`: 1; `acct`: unbounded).
+    /// Frames one sample may examine (`top`: 1; `acct` and `incremental`,
+    /// never cut: `u32::MAX`).
     pub max_walk: u32,
     /// `--tune`: the self-tuning sampling interval.
     pub tune: bool,
@@ -398,8 +399,6 @@ impl ProfileOptions {
                 ));
             }
         }
-        // Parts of SPEC section 2 that later work builds.
-        let not_yet = |what: &str| format!("{what} is not implemented yet in this version of vm");
         // One calling context tree per profile: the file has one `cct`
         // section, and two marked walks would share the frames' marks.
         let trees: Vec<Record> = record
@@ -429,25 +428,39 @@ impl ProfileOptions {
             && (record.contains(&Record::Cct) || record.contains(&Record::Ccmap) || pcct || acct);
         if sampling {
             match self.walk {
-                Some(Walk::Incremental) => problems.push(not_yet("--walk=incremental")),
                 Some(Walk::Top) if contexts => problems.push(
                     "--walk=top examines only the top frame, which names the call edge but not \
-                     its calling context; --record=cct|pcct|acct|ccmap needs --walk=full or \
-                     --walk=marked"
+                     its calling context; --record=cct needs --walk=full, marked or incremental, \
+                     --record=ccmap --walk=full or marked, --record=pcct|acct --walk=marked"
                         .into(),
                 ),
-                Some(w @ (Walk::Full | Walk::Marked)) if !contexts => problems.push(format!(
-                    "--walk={w} applies only when --record includes cct, pcct, acct or ccmap \
-                     (the dcg needs only the top frame)"
-                )),
-                Some(Walk::Full) if pcct || acct => problems.push(format!(
-                    "--record={} is built by the marked walk, which tells new frames from old \
-                     ones; use --walk=marked (its default)",
-                    if pcct { "pcct" } else { "acct" }
-                )),
+                Some(w @ (Walk::Full | Walk::Marked | Walk::Incremental)) if !contexts => problems
+                    .push(format!(
+                        "--walk={w} applies only when --record includes cct, pcct, acct or ccmap \
+                         (the dcg needs only the top frame)"
+                    )),
+                Some(w @ (Walk::Full | Walk::Incremental)) if pcct || acct => {
+                    problems.push(format!(
+                        "--record={} is built by the marked walk, which tells new frames from \
+                         old ones; --walk={w} does not apply to it: use --walk=marked (its \
+                         default)",
+                        if pcct { "pcct" } else { "acct" }
+                    ))
+                }
+                Some(Walk::Incremental) if record.contains(&Record::Ccmap) => problems.push(
+                    "--walk=incremental does not apply to --record=ccmap: the CC-Map folds whole \
+                     stacks walked at each sample; use --walk=full or --walk=marked"
+                        .into(),
+                ),
                 _ => {}
             }
-            if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
+            if self.max_walk.is_some() && self.walk == Some(Walk::Incremental) {
+                problems.push(
+                    "--max-walk does not apply to --walk=incremental, which is never cut \
+                     (it captures every frame, lazily)"
+                        .into(),
+                );
+            } else if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
                 problems.push(
                     "--max-walk applies only when --record includes cct, pcct or ccmap, with \
                      --walk=full or marked"
@@ -494,7 +507,9 @@ impl ProfileOptions {
             Walk::Top => 1,
             Walk::Marked if acct => u32::MAX,
             Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
-            Walk::Full | Walk::Incremental => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
+            Walk::Full => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
+            // Never cut (SPEC section 2).
+            Walk::Incremental => u32::MAX,
         };
         let (sampler, sample_threads) = self.resolve_sampler(kind, &mut problems);
         if !problems.is_empty() {
@@ -751,13 +766,22 @@ mod tests {
             bad(with(ProfileKind::Counter, cct(), Some(Walk::Full), Some(0)))
                 .contains("at least 1")
         );
-        assert!(bad(with(
-            ProfileKind::Timer,
-            cct(),
-            Some(Walk::Incremental),
-            None
-        ))
-        .contains("not implemented"));
+        for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
+            assert_eq!(
+                ok(with(kind, cct(), Some(Walk::Incremental), None)),
+                (Walk::Incremental, u32::MAX)
+            );
+            assert!(bad(with(kind, cct(), Some(Walk::Incremental), Some(16))).contains("never cut"));
+            assert!(bad(with(kind, None, Some(Walk::Incremental), None)).contains("--record"));
+            // The PCCT and the ACCT are built by the marked walk: at most one
+            // recorder (the incremental walk or the ACCT) owns trampolines.
+            for tree in [Record::Pcct, Record::Acct] {
+                for walk in [Walk::Incremental, Walk::Full] {
+                    assert!(bad(with(kind, Some(vec![tree]), Some(walk), None))
+                        .contains("--walk=marked"));
+                }
+            }
+        }
         assert!(
             bad(with(ProfileKind::Exhaustive, cct(), Some(Walk::Full), None))
                 .contains("does not apply")

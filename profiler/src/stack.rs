@@ -23,18 +23,25 @@ pub fn call_site_line(program: &Program, caller: &Frame, callee: &Frame) -> u32 
     program.bodies[caller.body as usize].line_at(return_pc.saturating_sub(1))
 }
 
+/// The edge from `caller` into `callee` (the frame right above it):
+/// (caller, call-site line, callee). `callee`'s return word must be real.
+#[inline]
+pub fn edge(program: &Program, caller: &Frame, callee: &Frame) -> (u32, u32, u32) {
+    (
+        method_of(program, caller),
+        call_site_line(program, caller, callee),
+        method_of(program, callee),
+    )
+}
+
 /// The edge into the top frame: (caller, call-site line, callee), or `None`
-/// when the top frame is a thread's entry frame.
+/// when the top frame is a thread's entry frame. Its return word must be
+/// real (see [`edge`]).
 #[inline]
 pub fn top_edge(program: &Program, frames: &[Frame]) -> Option<(u32, u32, u32)> {
     let n = frames.len();
     if n < 2 {
         return None;
     }
-    let (caller, callee) = (&frames[n - 2], &frames[n - 1]);
-    Some((
-        method_of(program, caller),
-        call_site_line(program, caller, callee),
-        method_of(program, callee),
-    ))
+    Some(edge(program, &frames[n - 2], &frames[n - 1]))
 }

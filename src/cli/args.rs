@@ -143,16 +143,20 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "LIST", value_parser = parse_records)]
     pub record: Option<RecordList>,
     /// How a sample examines the stack, with --record including cct, pcct,
-    /// acct or ccmap: full (every frame down to the entry frame) or marked
+    /// acct or ccmap: full (every frame down to the entry frame), marked
     /// (only the frames pushed since an earlier sample, Whaley's marked
-    /// frames; the only walk of pcct and acct); top (the top frame only) is
-    /// the dcg's walk [default: marked with pcct or acct, full with cct or
-    /// ccmap, else top]
+    /// frames; the only walk of pcct and acct) or incremental (cct only:
+    /// only the top frame; callers are captured lazily when they are
+    /// returned into, through return-address trampolines: Hofer's
+    /// incremental stack tracing); top (the top frame only) is the dcg's
+    /// walk [default: marked with pcct or acct, full with cct or ccmap,
+    /// else top]
     #[arg(long, value_name = "HOW")]
     pub walk: Option<Walk>,
     /// Frames one sample may examine (cct, pcct, ccmap); a deeper walk
-    /// starts a detached subtree (Whaley's Figure 10); an acct walk is never
-    /// cut [default: marked 16, full 256]
+    /// starts a detached subtree (Whaley's Figure 10); an acct walk and an
+    /// incremental walk are never cut
+    /// [default: marked 16, full 256]
     #[arg(long, value_name = "N")]
     pub max_walk: Option<u32>,
     /// ACCT edge update strategy: last-edge or all-new-edges

@@ -533,7 +533,7 @@ fn ccmap_and_tune_options_that_do_not_apply_are_usage_errors() {
         ),
         (
             &["--profile=cbs", "--record=ccmap", "--walk=incremental"],
-            "not implemented",
+            "--record=ccmap",
         ),
         (
             &["--profile=counter", "--record=ccmap", "--max-walk=0"],

@@ -1,8 +1,8 @@
 //! Calling contexts of the sampling profiles (`--record=cct` with
-//! `--walk=full|marked`), through the real binary:
+//! `--walk=full|marked|incremental`), through the real binary:
 //!
 //! - sampling every call (`--profile=counter --every=1`) gives exactly the
-//!   exhaustive CCT's contexts and `calls`, under both walks, on every
+//!   exhaustive CCT's contexts and `calls`, under every walk, on every
 //!   example program;
 //! - Whaley's Figure 9: recursion keeps its full context (one context per
 //!   recursion depth, not one per method);
@@ -109,7 +109,7 @@ fn sampling_every_call_gives_the_exhaustive_cct() {
         );
         let want = calls_by_path(&exact);
         assert!(want.len() > 2, "{name}: a trivial exhaustive CCT");
-        for walk in ["full", "marked"] {
+        for walk in ["full", "marked", "incremental"] {
             let walk_arg = format!("--walk={walk}");
             let (r, p) = profile_in(
                 &examples(),
@@ -187,8 +187,15 @@ fn marked_and_full_walks_find_the_same_contexts_for_the_same_samples() {
             };
             let (r, full) = run(&["--walk=full"], "same-full");
             let (_, marked) = run(&["--walk=marked", "--max-walk=64"], "same-marked");
+            let (_, incremental) = run(&["--walk=incremental"], "same-incremental");
             let f = counts_by_path(&full);
             assert_eq!(f, counts_by_path(&marked), "{}: the walks differ", r.cmd);
+            assert_eq!(
+                f,
+                counts_by_path(&incremental),
+                "{}: the incremental walk differs",
+                r.cmd
+            );
             for path in f.keys().filter(|p| !p.is_empty()) {
                 assert!(
                     exact.contains_key(path),
@@ -254,7 +261,7 @@ fn whaley_figure_9_recursion_keeps_full_context() {
     assert!(exact.contains_key(&deepest));
     // A period of 5 against a pattern of 6 calls (5 A, 1 B) per round
     // samples every call position, whatever the first countdown.
-    for walk in ["full", "marked"] {
+    for walk in ["full", "marked", "incremental"] {
         for seed in ["--seed=1", "--seed=4"] {
             let w = format!("--walk={walk}");
             let (r, p) = profile_in(
@@ -422,7 +429,7 @@ fn context_test_programs_run() {
 #[test]
 fn virtual_clock_with_a_seed_reproduces_the_cct() {
     for profile in ["timer", "cbs"] {
-        for walk in ["full", "marked"] {
+        for walk in ["full", "marked", "incremental"] {
             let args = [
                 &format!("--profile={profile}")[..],
                 "--clock=virtual",
@@ -464,16 +471,45 @@ fn walk_options_that_do_not_apply_are_usage_errors() {
             "--max-walk",
         ),
         (
-            &["--profile=timer", "--record=cct", "--walk=incremental"],
-            "not implemented",
+            &[
+                "--profile=timer",
+                "--record=cct",
+                "--walk=incremental",
+                "--max-walk=16",
+            ],
+            "never cut",
         ),
         (
             &["--profile=cbs", "--record=pcct,ccmap"],
             "one calling context tree",
         ),
+        (&["--profile=counter", "--walk=incremental"], "--record"),
+        (
+            &["--profile=cbs", "--record=ccmap", "--walk=incremental"],
+            "--record=ccmap",
+        ),
         (
             &["--profile=counter", "--record=cct,acct"],
             "one calling context tree",
+        ),
+        // At most one recorder owns trampolines: the PCCT and the ACCT are
+        // built by the marked walk only.
+        (
+            &["--profile=counter", "--record=pcct", "--walk=incremental"],
+            "--walk=marked",
+        ),
+        (
+            &["--profile=counter", "--record=acct", "--walk=incremental"],
+            "--walk=marked",
+        ),
+        (
+            &[
+                "--profile=counter",
+                "--record=acct",
+                "--sampled-bit=return-address",
+                "--walk=incremental",
+            ],
+            "--walk=marked",
         ),
         (
             &["--profile=exhaustive", "--record=cct", "--walk=full"],
@@ -503,6 +539,7 @@ fn walk_options_that_do_not_apply_are_usage_errors() {
             "--max-walk=4",
         ],
         &["--profile=counter", "--record=dcg,cct", "--max-walk=300"],
+        &["--profile=timer", "--record=cct", "--walk=incremental"],
     ] {
         let mut args = vec!["run", "fib.bc"];
         args.extend_from_slice(ok);

@@ -4,9 +4,10 @@
 //! without one. Programs whose threads print in a free order (header
 //! `; sort-stdout: yes`) are compared as sorted lines. The long-running
 //! programs (benchmarks, GC stress) run once per profile kind, the others
-//! under several settings of each, stack walks (`--walk=full|marked`
-//! into `--record=cct`), the PCCT and the ACCT (with its return-address
-//! trampolines) included.
+//! under several settings of each, stack walks (`--walk=full|marked|
+//! incremental` into `--record=cct`), the PCCT and the ACCT (with its
+//! return-address trampolines) included. Random programs under every walk
+//! are in `incremental.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -112,6 +113,35 @@ const PROFILES: &[&[&str]] = &[
         "--walk=full",
         "--max-walk=8",
     ],
+    // Incremental stack tracing: return words patched with trampolines,
+    // returned and unwound through, restored at thread end.
+    &[
+        "--profile=counter",
+        "--every=1",
+        "--record=cct",
+        "--walk=incremental",
+    ],
+    &[
+        "--profile=counter",
+        "--every=3",
+        "--record=dcg,cct",
+        "--walk=incremental",
+    ],
+    &[
+        "--profile=cbs",
+        "--interval=100us",
+        "--stride=1",
+        "--record=cct",
+        "--walk=incremental",
+    ],
+    &[
+        "--profile=timer",
+        "--clock=virtual",
+        "--interval=10us",
+        "--seed=3",
+        "--record=cct",
+        "--walk=incremental",
+    ],
     // Whaley's PCCT (marks, slots naming purged nodes, detached subtrees)
     // and Arnold & Sweeney's ACCT, whose return-address sampled bit
     // replaces return words by trampolines: returns and exceptions must
@@ -155,6 +185,7 @@ const ONE_PER_KIND: &[&[&str]] = &[
     &["--profile=cbs"],
     &["--profile=counter"],
     &["--profile=counter", "--record=cct", "--walk=marked"],
+    &["--profile=counter", "--record=cct", "--walk=incremental"],
     &[
         "--profile=counter",
         "--record=acct",

@@ -15,6 +15,7 @@ mod contexts;
 mod declarations;
 mod differential;
 mod examples;
+mod incremental;
 mod instructions;
 mod profiles;
 mod records;

@@ -73,7 +73,14 @@ pub trait ThreadListener: Send {
 
     /// A frame whose return word is the trampoline `word` was just popped
     /// (by `ret`, or by unwinding if `unwinding`). The top frame of `t` is
-    /// its caller. Returns the real return word to continue at.
+    /// its caller; `t.pc` is not meaningful here (the caller's position is
+    /// the real word, which only the listener knows). Returns the real
+    /// return word to continue at: the VM checks that it is a pc in the
+    /// caller's code and panics otherwise (a profiler bug). The listener
+    /// may patch the caller's own return word before returning (Hofer et
+    /// al. 2015, section 5.2: capture the caller, patch its caller); when
+    /// unwinding, the VM pops that frame through its trampoline too if it
+    /// has no handler (section 6, "Exceptions").
     fn trampoline(
         &mut self,
         _t: &mut ThreadCtx<'_>,

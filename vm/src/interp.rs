@@ -363,7 +363,8 @@ impl<'vm> Interp<'vm> {
                 body = &prog.bodies[caller.body as usize];
                 code_start = body.code.as_ptr();
                 // SAFETY: a return word holds the pc after a call
-                // instruction of the caller's body (1).
+                // instruction of the caller's body (1); the real word
+                // behind a trampoline is checked by `through_trampoline`.
                 ip = unsafe { code_start.add(ret.pc() as usize) };
                 resync!();
             }};
@@ -919,10 +920,25 @@ impl<'vm> Interp<'vm> {
 
     /// Returns through a trampoline word: the listener captures what it
     /// wants and gives back the real word.
+    ///
+    /// `ret` jumps to the word's pc and `unwind` looks up handlers at it
+    /// without further checks (invariant 1 of [`Interp::run`]), so the
+    /// listener's word is checked here, on the cold path: a profiler that
+    /// hands back a trampoline or a pc outside the caller's code is a bug
+    /// that stops the run with a panic, never undefined behaviour.
     #[cold]
     fn through_trampoline(&mut self, word: ReturnWord, unwinding: bool) -> ReturnWord {
-        let real = self.notify(|l, t| Some(l.trampoline(t, word, unwinding)));
-        real.expect("a trampoline word implies a listener")
+        let real = self
+            .notify(|l, t| Some(l.trampoline(t, word, unwinding)))
+            .expect("a trampoline word implies a listener");
+        if let Some(caller) = self.frames.last() {
+            let len = self.prog.bodies[caller.body as usize].code.len();
+            assert!(
+                !real.is_trampoline() && real.pc() >= 1 && (real.pc() as usize) < len,
+                "the listener resolved trampoline {word:?} to {real:?}, not a return pc"
+            );
+        }
+        real
     }
 
     /// The real return word behind `w` (resolving trampolines).

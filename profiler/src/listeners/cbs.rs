@@ -62,12 +62,7 @@ impl ThreadListener for CounterBasedListener {
         }
     }
 
-    fn trampoline(
-        &mut self,
-        t: &mut ThreadCtx<'_>,
-        word: ReturnWord,
-        _unwinding: bool,
-    ) -> ReturnWord {
+    fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord, _: bool) -> ReturnWord {
         self.rec.trampoline(t, word)
     }
 

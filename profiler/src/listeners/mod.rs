@@ -36,7 +36,7 @@ use crate::acct::AcctRecorder;
 use crate::config::Walk;
 use crate::pcct::PcctRecorder;
 use crate::samples::{Sample, SampleSink, StackBuffer, ThreadSummary};
-use crate::stack::{method_of, top_edge};
+use crate::stack::{edge, method_of};
 use crate::walk::{stacks, ContextRecorder};
 
 /// With `--record=ccmap`: the thread's walked stacks, on their way to the
@@ -167,29 +167,32 @@ impl SampleRecorder {
 
     /// Records the call edge into the top frame (none in an entry frame),
     /// and with a calling context tree one call of the top frame's context.
+    /// The top frame's return word may be a trampoline of an incremental
+    /// walk: the call site is read from the real word behind it.
     #[inline]
     pub fn edge_sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
         self.begin(t, kind);
-        let edge = match &self.acct {
-            Some(a) if a.has_trampolines() => a.top_edge(t.program, t.frames),
-            _ => top_edge(t.program, t.frames),
-        };
-        if let Some((caller, line, callee)) = edge {
-            self.sink.push(Sample::Edge {
-                caller,
-                line,
-                callee,
-            });
-            self.pending.call = true;
-            if let Some(c) = &mut self.contexts {
-                c.edge_sample(t.program, t.frames);
-            }
-            if let Some(p) = &mut self.pcct {
-                p.edge_sample(t.program, t.frames);
-            }
-            if let Some(a) = &mut self.acct {
-                a.edge_sample(t.program, t.frames);
-            }
+        let n = t.frames.len();
+        if n < 2 {
+            return;
+        }
+        let mut callee = t.frames[n - 1];
+        callee.ret = self.resolve(callee.ret);
+        let (caller, line, callee) = edge(t.program, &t.frames[n - 2], &callee);
+        self.sink.push(Sample::Edge {
+            caller,
+            line,
+            callee,
+        });
+        self.pending.call = true;
+        if let Some(c) = &mut self.contexts {
+            c.edge_sample(t.program, t.frames);
+        }
+        if let Some(p) = &mut self.pcct {
+            p.edge_sample(t.program, t.frames);
+        }
+        if let Some(a) = &mut self.acct {
+            a.edge_sample(t.program, t.frames);
         }
     }
 
@@ -231,29 +234,45 @@ impl SampleRecorder {
         }
     }
 
-    /// A frame whose return word is the trampoline `word` was popped: the
-    /// real word (only the ACCT's `--sampled-bit=return-address` installs
-    /// trampolines).
+    /// A frame whose return word is the trampoline `word` was popped (or
+    /// unwound): the real word. At most one recorder installs trampolines
+    /// in a run (`--walk=incremental` is refused with pcct and acct): the
+    /// ACCT with `--sampled-bit=return-address`, or an incremental walk,
+    /// which also captures the frame's caller (see
+    /// [`crate::walk::incremental`]).
     pub fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord) -> ReturnWord {
-        match &mut self.acct {
-            Some(a) => a.trampoline(t.frames.len(), word),
+        if let Some(a) = &mut self.acct {
+            return a.trampoline(t.frames.len(), word);
+        }
+        match &mut self.contexts {
+            Some(c) => c.trampoline(t.frames, word),
             None => panic!("a trampoline word {word:?} that no recorder installed"),
         }
     }
 
     /// The real return word behind `word`.
+    #[inline]
     pub fn resolve(&self, word: ReturnWord) -> ReturnWord {
-        match &self.acct {
-            Some(a) => a.resolve(word),
-            None => word,
+        if !word.is_trampoline() {
+            return word;
+        }
+        match (&self.acct, &self.contexts) {
+            (Some(a), _) => a.resolve(word),
+            (None, Some(c)) => c.resolve(word),
+            (None, None) => word,
         }
     }
 
     /// Sends the rest of the buffers, the thread's calling context tree and
-    /// its totals.
+    /// its totals. An incremental walk first retrieves its traces, decoding
+    /// the frames still on the stack (after a runtime error or `halt`) and
+    /// restoring their return words (Hofer et al. 2015, section 5.3: "the
+    /// agent must retrieve the samples of a thread before the thread
+    /// exits").
     pub fn finish(&mut self, t: &mut ThreadCtx<'_>) {
         self.flush(t);
-        if let Some(c) = self.contexts.take() {
+        if let Some(mut c) = self.contexts.take() {
+            c.retrieve(t.program, t.frames);
             self.sink.send_contexts(c.into_tree());
         }
         if let Some(p) = self.pcct.take() {

@@ -12,6 +12,11 @@
 //!   earlier sample, whose `slot` holds its context, then back down marking
 //!   the new frames (at most `--max-walk` frames examined, default 16,
 //!   Whaley's buffer).
+//! - [`incremental`]: Hofer et al. 2015, sections 5 and 6: take only the
+//!   top frame, patch its return word with a trampoline, and capture each
+//!   caller lazily when the program returns into it; the traces are folded
+//!   into the tree when retrieved (at thread end, and whenever many are
+//!   pending). Never cut by `--max-walk`.
 //! - `top` (the `dcg`'s walk) examines only the top frame: the DCG needs
 //!   nothing more. It cannot place a context, so `--record=cct` with
 //!   `--walk=top` is a usage error ([`crate::config`]); if asked anyway,
@@ -48,16 +53,18 @@
 //! levels deep.
 
 pub mod full;
+pub mod incremental;
 pub mod marked;
 pub mod stacks;
 
-use vm::frame::Frame;
+use vm::frame::{Frame, ReturnWord};
 use vm::instr::YieldKind;
 use vm::loader::Program;
 
 use crate::cct::{CallingContextTree, NO_LINE};
 use crate::config::Walk;
 use crate::stack::{call_site_line, method_of};
+use incremental::{IncrementalWalk, Weight, RETRIEVE_AT};
 
 /// What a walk needs to know about frames: which method each runs and
 /// from which call-site line it was called. [`Program`] is the real one;
@@ -96,6 +103,8 @@ pub struct ContextRecorder {
     tree: CallingContextTree,
     walk: Walk,
     max_walk: usize,
+    /// `--walk=incremental`: the traces not yet folded into `tree`.
+    incremental: Option<IncrementalWalk>,
 }
 
 impl ContextRecorder {
@@ -110,19 +119,42 @@ impl ContextRecorder {
             tree,
             walk,
             max_walk: (max_walk as usize).max(1),
+            incremental: (walk == Walk::Incremental).then(IncrementalWalk::new),
         }
     }
 
-    /// The context of the top frame of `frames` (found or created).
+    /// The context of the top frame of `frames` (found or created), for
+    /// the walks that find it at once. An incremental walk cannot: it
+    /// retrieves what it has (completing every trace, restoring the stack)
+    /// and then walks the whole stack as `full` does.
     pub fn context<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) -> u32 {
         match self.walk {
             Walk::Marked => marked::context(&mut self.tree, s, frames, self.max_walk),
             Walk::Top => full::context(&mut self.tree, s, frames, 1),
-            // Incremental walks are not built; config rejects them.
-            Walk::Full | Walk::Incremental => {
-                full::context(&mut self.tree, s, frames, self.max_walk)
+            Walk::Full => full::context(&mut self.tree, s, frames, self.max_walk),
+            Walk::Incremental => {
+                self.retrieve(s, frames);
+                full::context(&mut self.tree, s, frames, usize::MAX)
             }
         }
+    }
+
+    /// An incremental sample of `frames[..depth]` with `weight`, retrieving
+    /// first if many traces are pending (`frames` is the whole stack).
+    fn incremental_sample<S: FrameInfo + ?Sized>(
+        &mut self,
+        s: &S,
+        frames: &mut [Frame],
+        depth: usize,
+        weight: Weight,
+    ) {
+        let Some(w) = &mut self.incremental else {
+            return;
+        };
+        if w.len() >= RETRIEVE_AT {
+            w.retrieve(s, frames, &mut self.tree);
+        }
+        w.sample(&mut frames[..depth], weight);
     }
 
     /// An edge sample into the top frame: one call of its context. A lone
@@ -130,6 +162,10 @@ impl ContextRecorder {
     pub fn edge_sample<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) {
         if frames.len() < 2 {
             return;
+        }
+        if self.incremental.is_some() {
+            let n = frames.len();
+            return self.incremental_sample(s, frames, n, Weight::Call);
         }
         let c = self.context(s, frames);
         self.tree.node_mut(c).calls += 1;
@@ -152,11 +188,48 @@ impl ContextRecorder {
         if depth == 0 {
             return;
         }
+        if self.incremental.is_some() {
+            return self.incremental_sample(s, frames, depth, Weight::Self_);
+        }
         let c = self.context(s, &mut frames[..depth]);
         self.tree.node_mut(c).self_ += 1;
     }
 
-    /// The tree built so far.
+    /// A frame whose return word is the trampoline `word` was just popped;
+    /// `frames` is what remains (see [`IncrementalWalk::trampoline`]).
+    /// Returns the real return word.
+    pub fn trampoline(&mut self, frames: &mut [Frame], word: ReturnWord) -> ReturnWord {
+        match &mut self.incremental {
+            Some(w) => w.trampoline(frames, word),
+            None => panic!("trampoline {word:?} without an incremental walk"),
+        }
+    }
+
+    /// The real return word behind `word` (for stack traces).
+    pub fn resolve(&self, word: ReturnWord) -> ReturnWord {
+        match &self.incremental {
+            Some(w) => w.resolve(word),
+            None => word,
+        }
+    }
+
+    /// Folds every pending incremental trace into the tree, decoding the
+    /// frames of `frames` they still wait for and restoring the patched
+    /// return words (nothing to do for the other walks). Called when the
+    /// thread ends, with whatever frames remain.
+    pub fn retrieve<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) {
+        if let Some(w) = &mut self.incremental {
+            w.retrieve(s, frames, &mut self.tree);
+        }
+    }
+
+    /// The incremental walk, if this recorder uses one.
+    pub fn incremental(&self) -> Option<&IncrementalWalk> {
+        self.incremental.as_ref()
+    }
+
+    /// The tree built so far (for an incremental walk: from the traces
+    /// retrieved so far).
     pub fn tree(&self) -> &CallingContextTree {
         &self.tree
     }
@@ -242,6 +315,34 @@ mod tests {
             assert_eq!((t.node(b).calls, t.node(b).self_), (1, 1), "{walk:?}");
             assert_eq!(t.len(), 4);
         }
+    }
+
+    #[test]
+    fn incremental_samples_fold_into_the_same_tree_when_retrieved() {
+        let mut r = ContextRecorder::new(Walk::Incremental, u32::MAX, 0);
+        let mut frames = vec![entry(0), frame(1, 10), frame(2, 20)];
+        r.method_sample(&Fake, &mut frames, YieldKind::Prologue);
+        r.edge_sample(&Fake, &mut frames);
+        r.method_sample(&Fake, &mut frames, YieldKind::Epilogue);
+        assert_eq!(r.tree().len(), 2, "nothing folded before retrieval");
+        assert!(frames[1].ret.is_trampoline() && frames[2].ret.is_trampoline());
+        assert_eq!(r.resolve(frames[2].ret), ReturnWord::to_pc(20));
+        r.retrieve(&Fake, &mut frames);
+        assert!(frames.iter().all(|f| !f.ret.is_trampoline()));
+        let t = r.tree();
+        let main = t.child_of(CallingContextTree::ROOT, 0, NO_LINE).unwrap();
+        let a = t.child_of(main, 1, 10).unwrap();
+        let b = t.child_of(a, 2, 20).unwrap();
+        assert_eq!((t.node(main).calls, t.node(main).self_), (1, 0));
+        assert_eq!((t.node(a).calls, t.node(a).self_), (0, 1));
+        assert_eq!((t.node(b).calls, t.node(b).self_), (1, 1));
+        assert_eq!(t.len(), 4);
+        // `context` retrieves, then finds the context at once.
+        frames.push(frame(3, 30));
+        r.edge_sample(&Fake, &mut frames);
+        let c = r.context(&Fake, &mut frames);
+        assert_eq!(r.tree().node(c).calls, 1);
+        assert_eq!(r.tree().node(c).parent, b);
     }
 
     #[test]
