@@ -14,6 +14,7 @@ mod contexts;
 mod declarations;
 mod differential;
 mod examples;
+mod inline;
 mod instructions;
 mod profiles;
 mod records;

@@ -535,14 +535,25 @@ fn walk(
             continue;
         };
         for v in vs {
-            let name = v.callee.map_or_else(
-                || "?".into(),
-                |c| module.methods[c as usize].display_name(module),
-            );
-            let size = v.callee.map_or(0, |c| size(module, c));
             let weight = match v.weight {
                 Some(w) => format!(", weight {w} = {:.2}%", weights.pct(w)),
                 None => String::new(),
+            };
+            // Without a callee (a polymorphic site under `static`): the
+            // selector's name, and no size.
+            let (name, size) = match (v.callee, insn.op) {
+                (Some(c), _) => (
+                    module.methods[c as usize].display_name(module),
+                    format!("{} insns{weight}", size(module, c)),
+                ),
+                (None, Op::CallVirt(sel)) => (
+                    module
+                        .selectors
+                        .get(sel as usize)
+                        .map_or_else(|| "?".into(), |s| s.name.clone()),
+                    format!("virtual{weight}"),
+                ),
+                (None, _) => ("?".into(), format!("?{weight}")),
             };
             let found = v.target.and_then(|target| {
                 outcomes.iter().enumerate().find(|(_, o)| {
@@ -562,12 +573,11 @@ fn walk(
             };
             let _ = writeln!(
                 out,
-                "{:indent$}@ {} {} ({} insns{})   {}",
+                "{:indent$}@ {} {} ({})   {}",
                 "",
                 insn.pos.line,
                 name,
                 size,
-                weight,
                 reason,
                 indent = 2 * depth
             );
