@@ -220,6 +220,16 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
             kind.name()
         )));
     }
+    if !kind.uses_profile()
+        && a.run
+            .profile
+            .profile
+            .is_some_and(|k| k != ProfileKind::None)
+    {
+        return Err(Failure::usage(
+            "vm: --profile does not apply to --policy=static (it reads no profile)",
+        ));
+    }
     let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
     let module = load_module(&a.run.program)?;
 

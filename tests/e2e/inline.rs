@@ -307,6 +307,7 @@ fn bad_usage_and_bad_files() {
         &["inline", fib, "--policy=hot-edge", "--inline-ramp-from=10"],
         &["inline", fib, "--policy=static", "--from-profile=x.json"],
         &["inline", fib, "--profile=none"],
+        &["inline", fib, "--policy=static", "--profile=cbs"],
         &["inline", fib, "--hot-edge-pct=0"],
         &["inline", fib, "--guard-min-pct=100"],
         &["inline", fib, "--inline-depth=0"],
