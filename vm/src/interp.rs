@@ -386,9 +386,7 @@ impl<'vm> Interp<'vm> {
                     // honour a request: collect at once, so that it collects
                     // as often as with yieldpoints (a fair `--no-yieldpoints`
                     // comparison).
-                    AllocPressure::Request if prog.yieldpoints => {
-                        self.shared.request(request::GC)
-                    }
+                    AllocPressure::Request if prog.yieldpoints => self.shared.request(request::GC),
                     AllocPressure::Request | AllocPressure::CollectNow => {
                         self.pc = cur_pc!();
                         self.collect_garbage();
