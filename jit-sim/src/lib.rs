@@ -5,9 +5,12 @@
 //!   (static and guarded virtual inlining, nested, with budgets); its output
 //!   is an ordinary program, printed as `.bc` by [`vm::printer`].
 //!
-//! Inlining *policies* (which sites to inline, from a profile) and the
-//! adaptive controller build on [`inline`] and come in later work.
+//! - [`policy`]: the inlining policies (`static`, `hot-edge`, `linear`)
+//!   that turn a profile into decisions for [`inline`].
+//!
+//! The adaptive controller builds on both and comes in later work.
 
 #![warn(missing_docs)]
 
 pub mod inline;
+pub mod policy;

@@ -49,6 +49,16 @@ pub enum Command {
     /// a valid vm-profile/1 profile; 2 bad usage.
     #[command(verbatim_doc_comment)]
     Compare(CompareArgs),
+    /// Profile a run, decide what to inline, print the decisions, emit the
+    /// optimized program.
+    ///
+    /// Takes every `vm run` option. The program's output goes to stdout as
+    /// under `vm run`; then the inlining log goes to stderr, one line per
+    /// call site and target considered (docs/INLINING.md, "Reading the
+    /// log"). Without --profile, hot-edge and linear profile exhaustively.
+    /// Exit status: the program's; 2 bad usage; 65 invalid program or
+    /// profile file; 66 a file cannot be read or written.
+    Inline(super::inline::InlineArgs),
 }
 
 /// A program file.

@@ -5,6 +5,7 @@ mod args;
 mod check;
 mod compare;
 mod disasm;
+mod inline;
 mod run;
 
 use std::path::Path;
@@ -49,6 +50,7 @@ pub fn main() -> i32 {
         Command::Check(a) => check::check(a),
         Command::Disasm(a) => disasm::disasm(a),
         Command::Compare(a) => compare::compare(a),
+        Command::Inline(a) => inline::inline(a),
     };
     match result {
         Ok(status) => status,

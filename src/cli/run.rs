@@ -80,7 +80,10 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
 
 /// Checks the profiling options against each other (SPEC section 2: an
 /// option that does not apply is a usage error).
-fn resolve_profile(p: &ProfileArgs, no_yieldpoints: bool) -> Result<ProfileConfig, Failure> {
+pub(super) fn resolve_profile(
+    p: &ProfileArgs,
+    no_yieldpoints: bool,
+) -> Result<ProfileConfig, Failure> {
     if p.adaptive {
         return Err(Failure::usage(
             "vm: --adaptive is not implemented yet in this version of vm",

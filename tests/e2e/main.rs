@@ -16,6 +16,7 @@ mod declarations;
 mod differential;
 mod examples;
 mod incremental;
+mod inline;
 mod instructions;
 mod profiles;
 mod records;
