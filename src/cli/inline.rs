@@ -10,18 +10,14 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 use jit_sim::policy::{self, EdgeWeights, PolicyKind, Thresholds};
 use profiler::config::ProfileKind;
 use profiler::profile::Profile;
-use profiler::{Profiler, RunFacts};
-use vm::loader::Program;
-use vm::runtime::{Vm, VmOptions};
 
 use super::args::RunArgs;
-use super::run::resolve_profile;
+use super::run::{execute, resolve_profile};
 use super::{load_module, Failure, EXIT_INVALID, EXIT_NO_INPUT};
 
 /// Options of `vm inline`.
@@ -315,65 +311,6 @@ fn run_program(
     config: profiler::config::ProfileConfig,
     module: vm::module::Module,
 ) -> Result<(i32, Option<Profile>), Failure> {
-    let mut globals = Vec::new();
-    for (name, value) in &a.set {
-        match module.globals.iter().position(|g| g == name) {
-            Some(g) => globals.push((g as u32, *value)),
-            None => {
-                return Err(Failure::usage(format!(
-                    "vm: --set {name}={value}: the program has no global `{name}`"
-                )))
-            }
-        }
-    }
-    let mut profile_file = match &a.profile.profile_out {
-        Some(path) => Some(create(path)?),
-        None => None,
-    };
-    let program = Program::load(module, !a.no_yieldpoints);
-    let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
-    let mut options = VmOptions {
-        max_frames: a.max_frames as usize,
-        globals,
-        ..VmOptions::default()
-    };
-    if let Some(p) = &profiler {
-        options.hooks = Arc::clone(p) as Arc<dyn vm::hooks::Hooks>;
-    }
-    let vm = Vm::new(program, options);
-    if let Some(p) = &profiler {
-        // The wall-clock timer profile samples through a sampler thread
-        // that needs the VM (see profiler::sampler).
-        p.attach(&vm);
-    }
-    let outcome = vm.run();
-    let mut status = outcome.status;
-    let profile = profiler.map(|p| {
-        let facts = RunFacts {
-            wall_ns: outcome.wall_ns,
-            threads: outcome.threads as u64,
-        };
-        p.finish(&vm.program, &a.program.display().to_string(), facts)
-    });
-    if let (Some(file), Some(p)) = (&mut profile_file, &profile) {
-        let path = a.profile.profile_out.as_ref().expect("file implies path");
-        if let Err(e) = file.write_all(p.to_json().as_bytes()) {
-            eprintln!("vm: cannot write `{}`: {e}", path.display());
-            if status == 0 {
-                status = EXIT_NO_INPUT;
-            }
-        }
-    }
-    if let (true, Some(p)) = (a.profile.report, &profile) {
-        eprint!("{}", profiler::report::summary(p));
-    }
-    if a.stats {
-        eprintln!(
-            "vm: stats: wall-ms {:.1} threads {} gc {}",
-            outcome.wall_ns as f64 / 1e6,
-            outcome.threads,
-            outcome.collections
-        );
-    }
-    Ok((status, profile))
+    let done = execute(a, config, module)?;
+    Ok((done.status, done.profile.map(|p| p.into_profile())))
 }

@@ -5,8 +5,10 @@ use std::io::Write;
 use std::sync::Arc;
 
 use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions};
+use profiler::session::FinishedProfile;
 use profiler::{Profiler, RunFacts};
 use vm::loader::Program;
+use vm::module::Module;
 use vm::runtime::{Vm, VmOptions};
 
 use super::args::{ProfileArgs, RunArgs};
@@ -15,6 +17,28 @@ use super::{load_module, Failure, EXIT_NO_INPUT};
 pub fn run(a: RunArgs) -> Result<i32, Failure> {
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
     let module = load_module(&a.program)?;
+    Ok(execute(&a, config, module)?.status)
+}
+
+/// What [`execute`] leaves: the exit status and, if a profile was taken,
+/// the profile.
+pub(super) struct Executed {
+    /// The program's exit status (66 if the profile could not be written
+    /// after a successful run).
+    pub status: i32,
+    /// The profile, its calling context tree still a tree.
+    pub profile: Option<FinishedProfile>,
+}
+
+/// Runs `module` as `vm run` does, for `vm run` and `vm inline`: `--set`,
+/// the profiler (started before the run, attached to the VM, finished
+/// after it), `--profile-out` (opened before the run, written even when
+/// the program dies), `--report` and `--stats`.
+pub(super) fn execute(
+    a: &RunArgs,
+    config: ProfileConfig,
+    module: Module,
+) -> Result<Executed, Failure> {
     let mut globals = Vec::new();
     for (name, value) in &a.set {
         match module.globals.iter().position(|g| g == name) {
@@ -47,15 +71,20 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
     }
     let vm = Vm::new(program, options);
     if let Some(p) = &profiler {
+        // The wall-clock timer profile samples through a sampler thread
+        // that needs the VM (see profiler::sampler).
         p.attach(&vm);
     }
     let outcome = vm.run();
-    if let Some(p) = &profiler {
+    let mut status = outcome.status;
+    let profile = profiler.map(|p| {
         let facts = RunFacts {
             wall_ns: outcome.wall_ns,
             threads: outcome.threads as u64,
         };
-        let finished = p.finish_streaming(&vm.program, &a.program.display().to_string(), facts);
+        p.finish_streaming(&vm.program, &a.program.display().to_string(), facts)
+    });
+    if let Some(finished) = &profile {
         if let Some(file) = &mut profile_file {
             let path = a.profile.profile_out.as_ref().expect("file implies path");
             let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
@@ -63,8 +92,8 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
             drop(w);
             if let Err(e) = written {
                 eprintln!("vm: cannot write `{}`: {e}", path.display());
-                if outcome.status == 0 {
-                    return Ok(EXIT_NO_INPUT);
+                if status == 0 {
+                    status = EXIT_NO_INPUT;
                 }
             }
         }
@@ -75,7 +104,7 @@ pub fn run(a: RunArgs) -> Result<i32, Failure> {
     if a.stats {
         eprintln!("{}", stats_line(&outcome));
     }
-    Ok(outcome.status)
+    Ok(Executed { status, profile })
 }
 
 /// Checks the profiling options against each other (SPEC section 2: an
