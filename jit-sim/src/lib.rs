@@ -8,9 +8,13 @@
 //! - [`policy`]: the inlining policies (`static`, `hot-edge`, `linear`)
 //!   that turn a profile into decisions for [`inline`].
 //!
-//! The adaptive controller builds on both and comes in later work.
+//! - [`adaptive`]: the adaptive controller of `vm run --adaptive`: reads the
+//!   live profile, weighs the benefit of recompiling a hot method with
+//!   inlining against its cost (Whaley 2000), and installs the new code while
+//!   the program runs.
 
 #![warn(missing_docs)]
 
+pub mod adaptive;
 pub mod inline;
 pub mod policy;

@@ -172,6 +172,9 @@ pub fn spawn(
                             }
                         }
                     }
+                    Message::Snapshot(reply) => {
+                        let _ = reply.send(r.dcg.clone());
+                    }
                     Message::Finish => break,
                 }
             }

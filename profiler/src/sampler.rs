@@ -158,7 +158,7 @@ pub fn stopped_at(t: &ThreadCtx<'_>) -> Option<YieldKind> {
         return None;
     }
     let top = t.frames.last()?;
-    let body = t.program.bodies.get(top.body as usize)?;
+    let body = t.program.body(top.body);
     body.code.get(t.pc as usize).and_then(|i| i.yield_kind())
 }
 

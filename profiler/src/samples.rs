@@ -29,6 +29,7 @@ use crossbeam::channel::{bounded, Receiver, Sender};
 
 use crate::ccmap::SampledFrame;
 use crate::cct::CallingContextTree;
+use crate::dcg::DynamicCallGraph;
 use crate::exact::ExactThreadProfile;
 use crate::pcct::Pcct;
 
@@ -167,6 +168,10 @@ pub enum Message {
     /// A thread ended: its totals, and (exhaustive profiles) its exact
     /// counts.
     ThreadDone(ThreadSummary),
+    /// A copy of the dynamic call graph folded so far, for a reader while
+    /// the program runs (the adaptive controller: Jikes RVM's controller
+    /// reads the organizers' repositories).
+    Snapshot(Sender<DynamicCallGraph>),
     /// The run is over: fold what is queued and stop.
     Finish,
 }

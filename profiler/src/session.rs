@@ -20,6 +20,7 @@ use crate::cct::CallingContextTree;
 use crate::clock::{LiveThreads, WallTimer};
 use crate::config::Walk;
 use crate::config::{Clock, ProfileConfig, ProfileKind, Record};
+use crate::dcg::DynamicCallGraph;
 use crate::exact::ExhaustiveListener;
 use crate::listeners::cbs::CounterBasedListener;
 use crate::listeners::counter::MethodCounterListener;
@@ -131,6 +132,16 @@ impl Profiler {
     /// The configuration of this session.
     pub fn config(&self) -> &ProfileConfig {
         &self.config
+    }
+
+    /// The dynamic call graph the organizer has folded so far (samples
+    /// still in a thread's buffer are not in it yet), or `None` once the
+    /// session has finished. For readers while the program runs, such as
+    /// an adaptive controller.
+    pub fn live_dcg(&self) -> Option<DynamicCallGraph> {
+        let (tx, rx) = crossbeam::channel::bounded(1);
+        self.to_organizer.send(Message::Snapshot(tx)).ok()?;
+        rx.recv().ok()
     }
 
     /// Ends the session after the run: stops the clock, lets the organizer

@@ -7,7 +7,7 @@ use vm::loader::Program;
 /// The method frame `frame` runs.
 #[inline]
 pub fn method_of(program: &Program, frame: &Frame) -> u32 {
-    program.bodies[frame.body as usize].method
+    program.body(frame.body).method
 }
 
 /// The source line of the call instruction in `caller` that created
@@ -20,7 +20,9 @@ pub fn call_site_line(program: &Program, caller: &Frame, callee: &Frame) -> u32 
         "resolve trampolines before reading call sites"
     );
     let return_pc = callee.ret.pc();
-    program.bodies[caller.body as usize].line_at(return_pc.saturating_sub(1))
+    program
+        .body(caller.body)
+        .line_at(return_pc.saturating_sub(1))
 }
 
 /// The edge from `caller` into `callee` (the frame right above it):

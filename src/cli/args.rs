@@ -202,8 +202,14 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N")]
     pub sample_threads: Option<u32>,
     /// Recompile hot methods with profile-directed inlining while running
+    /// (the `linear` policy, Whaley's cost-benefit model); the profile is
+    /// cbs unless --profile names timer, cbs or counter
     #[arg(long)]
     pub adaptive: bool,
+    /// With --adaptive: print each recompilation on stderr as it happens,
+    /// and at the end what was not recompiled and why
+    #[arg(long)]
+    pub print_compilation: bool,
     /// Write the profile as JSON to FILE; written even if the program fails
     #[arg(long, value_name = "FILE")]
     pub profile_out: Option<PathBuf>,

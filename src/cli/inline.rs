@@ -188,6 +188,12 @@ fn run_options_given(a: &RunArgs) -> Vec<&'static str> {
 }
 
 pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
+    if a.run.profile.adaptive || a.run.profile.print_compilation {
+        return Err(Failure::usage(
+            "vm: --adaptive does not apply to vm inline (it inlines once, after the run; \
+             use vm run --adaptive)",
+        ));
+    }
     let kind = a.policy.unwrap_or(PolicyKind::Linear);
     let t = thresholds(&a, kind)?;
     if let Some(file) = &a.from_profile {

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use jit_sim::adaptive::{AdaptiveController, AdaptiveOptions};
 use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions};
 use profiler::session::FinishedProfile;
 use profiler::{Profiler, RunFacts};
@@ -75,7 +76,23 @@ pub(super) fn execute(
         // that needs the VM (see profiler::sampler).
         p.attach(&vm);
     }
+    let controller = match &profiler {
+        Some(p) if a.profile.adaptive => Some(AdaptiveController::start(
+            &vm,
+            p,
+            AdaptiveOptions::default(),
+            a.profile.print_compilation,
+        )),
+        _ => None,
+    };
     let outcome = vm.run();
+    if let Some(c) = controller {
+        let report = c.finish();
+        if a.profile.print_compilation {
+            // The compilations were printed as they happened.
+            eprint!("{}", report.summary());
+        }
+    }
     let mut status = outcome.status;
     let profile = profiler.map(|p| {
         let facts = RunFacts {
@@ -113,13 +130,25 @@ pub(super) fn resolve_profile(
     p: &ProfileArgs,
     no_yieldpoints: bool,
 ) -> Result<ProfileConfig, Failure> {
-    if p.adaptive {
+    if p.print_compilation && !p.adaptive {
         return Err(Failure::usage(
-            "vm: --adaptive is not implemented yet in this version of vm",
+            "vm: --print-compilation applies only with --adaptive",
         ));
     }
+    // The controller reads a live sampled profile: cbs unless one is named.
+    let profile = match (p.adaptive, p.profile) {
+        (true, None) => Some(ProfileKind::Cbs),
+        (true, Some(k @ (ProfileKind::None | ProfileKind::Exhaustive))) => {
+            return Err(Failure::usage(format!(
+                "vm: --adaptive needs a sampling profile while the program runs \
+                 (timer, cbs or counter), not --profile={}",
+                k.name()
+            )))
+        }
+        (_, k) => k,
+    };
     let options = ProfileOptions {
-        profile: p.profile,
+        profile,
         interval_ns: p.interval,
         stride: p.stride,
         samples: p.samples,

@@ -161,7 +161,7 @@ impl ThreadCtx<'_> {
 
     /// The method index of frame `i`.
     pub fn method_of(&self, i: usize) -> u32 {
-        self.program.bodies[self.frames[i].body as usize].method
+        self.program.body(self.frames[i].body).method
     }
 }
 

@@ -88,6 +88,10 @@ pub(crate) struct Interp<'vm> {
     stack: Vec<Value>,
     frames: Vec<Frame>,
     heap: Heap,
+    /// Per method, the code new invocations run: the loaded body, or the
+    /// recompiled one once installed (refreshed at a yieldpoint on a
+    /// `CODE` request; see [`crate::install`]).
+    code: Vec<&'vm Body>,
     listener: Option<Box<dyn ThreadListener>>,
     /// The control word the thread returns to after serving requests.
     control_base: i64,
@@ -113,6 +117,7 @@ impl<'vm> Interp<'vm> {
             stack: vec![Value::Int(0); 1024],
             frames: Vec::with_capacity(64),
             heap: Heap::new(),
+            code: current_code(&vm.program),
             listener,
             control_base: 0,
             pc: 0,
@@ -125,14 +130,14 @@ impl<'vm> Interp<'vm> {
 
     /// Pushes the entry frame of `method` with `args`.
     pub(crate) fn enter(&mut self, method: u32, args: &[Value]) {
-        let body = &self.prog.bodies[method as usize];
+        let body = self.code[method as usize];
         self.ensure_stack(body.frame_size as usize);
         self.stack[..args.len()].copy_from_slice(args);
         self.stack[args.len()..body.nlocals as usize].fill(Value::Int(0));
         self.frames.push(Frame {
             ret: ReturnWord::thread_exit(),
             slot: 0,
-            body: method,
+            body: body.id,
             base: 0,
         });
         self.pc = 0;
@@ -156,7 +161,7 @@ impl<'vm> Interp<'vm> {
         let control = &self.shared.control;
         let max_frames = self.vm.max_frames;
         let top = *self.frames.last().expect("entry frame");
-        let mut body: &'vm Body = &prog.bodies[top.body as usize];
+        let mut body: &'vm Body = prog.body(top.body);
 
         // The hot state lives in raw pointers: `ip` points at the next
         // instruction of `body`, `fp` at the current frame's first slot.
@@ -296,7 +301,7 @@ impl<'vm> Interp<'vm> {
         macro_rules! enter_body {
             ($target:expr, $base:expr) => {{
                 let target = $target;
-                let callee = &prog.bodies[target as usize];
+                let callee: &'vm Body = self.code[target as usize];
                 if self.frames.len() >= max_frames {
                     fail!(RuntimeError::StackOverflow { limit: max_frames });
                 }
@@ -312,7 +317,7 @@ impl<'vm> Interp<'vm> {
                 self.frames.push(Frame {
                     ret: ReturnWord::to_pc(return_pc),
                     slot: 0,
-                    body: target,
+                    body: callee.id,
                     base: new_base as u32,
                 });
                 body = callee;
@@ -360,7 +365,7 @@ impl<'vm> Interp<'vm> {
                 // The result lands where the call's arguments began,
                 // which is where the callee's frame began.
                 self.stack[frame.base as usize] = v;
-                body = &prog.bodies[caller.body as usize];
+                body = prog.body(caller.body);
                 code_start = body.code.as_ptr();
                 // SAFETY: a return word holds the pc after a call
                 // instruction of the caller's body (1); the real word
@@ -372,7 +377,7 @@ impl<'vm> Interp<'vm> {
         macro_rules! reload {
             () => {{
                 let top = *self.frames.last().expect("a frame");
-                body = &prog.bodies[top.body as usize];
+                body = prog.body(top.body);
                 code_start = body.code.as_ptr();
                 // SAFETY: `self.pc` is an instruction of the body (1).
                 ip = unsafe { code_start.add(self.pc as usize) };
@@ -840,6 +845,9 @@ impl<'vm> Interp<'vm> {
         if req & request::GC != 0 {
             self.collect_garbage();
         }
+        if req & request::CODE != 0 {
+            self.code = current_code(self.prog);
+        }
         if req & request::SAFEPOINT != 0 {
             if let Arrival::Park { self_walk } = self.vm.safepoint_arrive(self.shared) {
                 if self_walk {
@@ -914,7 +922,7 @@ impl<'vm> Interp<'vm> {
     /// to freed cells.)
     fn collect_garbage(&mut self) {
         let top = self.frames.last().expect("a frame");
-        let end = top.base as usize + self.prog.bodies[top.body as usize].frame_size as usize;
+        let end = top.base as usize + self.prog.body(top.body).frame_size as usize;
         self.heap.collect([&self.stack[..end]]);
     }
 
@@ -932,7 +940,7 @@ impl<'vm> Interp<'vm> {
             .notify(|l, t| Some(l.trampoline(t, word, unwinding)))
             .expect("a trampoline word implies a listener");
         if let Some(caller) = self.frames.last() {
-            let len = self.prog.bodies[caller.body as usize].code.len();
+            let len = self.prog.body(caller.body).code.len();
             assert!(
                 !real.is_trampoline() && real.pc() >= 1 && (real.pc() as usize) < len,
                 "the listener resolved trampoline {word:?} to {real:?}, not a return pc"
@@ -956,7 +964,7 @@ impl<'vm> Interp<'vm> {
         let mut trace = Vec::new();
         loop {
             let frame = *self.frames.last().expect("a frame");
-            let body = &self.prog.bodies[frame.body as usize];
+            let body = self.prog.body(frame.body);
             let pc = self.pc;
             if let Some(c) = body.catches.iter().find(|c| c.from <= pc && pc < c.to) {
                 // The handler starts with just the thrown value on the
@@ -989,7 +997,7 @@ impl<'vm> Interp<'vm> {
         let mut out = Vec::with_capacity(self.frames.len());
         let mut pc = self.pc;
         for (i, f) in self.frames.iter().enumerate().rev() {
-            let body = &self.prog.bodies[f.body as usize];
+            let body = self.prog.body(f.body);
             out.push(TraceEntry {
                 method: body.name.clone(),
                 line: body.line_at(pc),
@@ -1169,4 +1177,11 @@ fn to_shared(v: Value, text: &str) -> SharedValue {
         Value::Null => SharedValue::Null,
         Value::Obj(_) | Value::Arr(_) => SharedValue::Unshareable(text.to_string()),
     }
+}
+
+/// Per method, the body new invocations run now (see [`crate::install`]).
+fn current_code(prog: &Program) -> Vec<&Body> {
+    (0..prog.bodies.len())
+        .map(|m| prog.current_body(m as u32))
+        .collect()
 }

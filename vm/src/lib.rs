@@ -24,6 +24,7 @@ pub mod error;
 pub mod frame;
 pub mod heap;
 pub mod hooks;
+pub mod install;
 pub mod instr;
 mod interp;
 pub mod loader;

@@ -48,6 +48,10 @@ impl ClassInfo {
 pub struct Body {
     /// The method this is the code of.
     pub method: MethodId,
+    /// This body's id, the one frames record: the method's index for the
+    /// code loaded at start, `methods + method` for code installed while
+    /// the program runs ([`crate::install`]).
+    pub id: u32,
     /// `fib` or `Shape.area`: the name in traces and profiles.
     pub name: String,
     /// The instructions (register form, yieldpoints included).
@@ -82,8 +86,12 @@ impl Body {
 pub struct Program {
     /// The verified module: names, strings, source positions.
     pub module: Module,
-    /// Code bodies; body `i` is the code of method `i`.
+    /// Code bodies as loaded; body `i` is the code of method `i`. Frames
+    /// name their code by body id: look it up with [`Program::body`].
     pub bodies: Vec<Body>,
+    /// Recompiled code installed while the program runs, one slot per
+    /// method (body id `methods + i` is slot `i`); see [`crate::install`].
+    pub installed: Box<[std::sync::OnceLock<Body>]>,
     /// Classes with their tables.
     pub classes: Vec<ClassInfo>,
     /// Field references of `getfield`/`putfield`: the class named in the
@@ -101,9 +109,13 @@ impl Program {
         let bodies = (0..module.methods.len())
             .map(|m| load_body(&module, m as MethodId, yieldpoints, &mut field_refs))
             .collect();
+        let installed = (0..module.methods.len())
+            .map(|_| Default::default())
+            .collect();
         Program {
             module,
             bodies,
+            installed,
             classes,
             field_refs,
             yieldpoints,
@@ -169,6 +181,7 @@ pub fn load_body(
     let t = translate(module, id, yieldpoints, &mut intern);
     Body {
         method: id,
+        id,
         name: m.display_name(module),
         code: t.code.into_boxed_slice(),
         lines: t.lines.into_boxed_slice(),

@@ -35,6 +35,9 @@ pub mod request {
     pub const GC: u32 = 1 << 1;
     /// Park for a safepoint.
     pub const SAFEPOINT: u32 = 1 << 2;
+    /// Recompiled code was installed: refresh the table of the code new
+    /// invocations run (see [`crate::install`]).
+    pub const CODE: u32 = 1 << 3;
     /// Bits the VM serves itself; the rest go to the profiler's listener.
     pub const VM_MASK: u32 = 0xff;
     /// A sampling timer tick (first profiler bit).

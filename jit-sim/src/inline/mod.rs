@@ -540,8 +540,14 @@ pub fn validate(module: &Module) -> Result<(), InlineError> {
 /// Profiles name call sites by line (SPEC section 3); a line holds at most
 /// one instruction.
 pub fn site_at_line(module: &Module, method: &str, line: u32) -> Option<CallSite> {
-    let id = module.method_by_display_name(method)?;
-    let index = module.methods[id as usize]
+    site_at_line_of(module, module.method_by_display_name(method)?, line)
+}
+
+/// [`site_at_line`] for a method given by id.
+pub fn site_at_line_of(module: &Module, id: MethodId, line: u32) -> Option<CallSite> {
+    let index = module
+        .methods
+        .get(id as usize)?
         .code
         .iter()
         .position(|i| i.pos.line == line && matches!(i.op, Op::Call(_) | Op::CallVirt(_)))?;

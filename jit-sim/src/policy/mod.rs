@@ -30,6 +30,7 @@
 
 use std::collections::HashMap;
 
+use profiler::dcg::DynamicCallGraph;
 use profiler::profile::Profile;
 use vm::module::{MethodId, Module, Op};
 
@@ -158,6 +159,24 @@ impl EdgeWeights {
             };
             let slot = w.edges.entry((site, callee)).or_insert(0);
             *slot = slot.saturating_add(e.weight);
+        }
+        w
+    }
+
+    /// Reads a dynamic call graph of `module`'s program, as the organizer
+    /// holds it while the program runs (method ids, call-site lines).
+    pub fn from_dcg(module: &Module, dcg: &DynamicCallGraph) -> EdgeWeights {
+        let mut w = EdgeWeights::default();
+        for (&(caller, line, callee), &weight) in &dcg.edges {
+            w.total = w.total.saturating_add(weight);
+            let Some(site) = crate::inline::site_at_line_of(module, caller, line) else {
+                continue;
+            };
+            if callee as usize >= module.methods.len() {
+                continue;
+            }
+            let slot = w.edges.entry((site, callee)).or_insert(0);
+            *slot = slot.saturating_add(weight);
         }
         w
     }
