@@ -189,11 +189,8 @@ impl AdaptiveController {
             .spawn(move || {
                 let start = Instant::now();
                 let mut c = Controller::new(&vm, options, print);
-                loop {
-                    match stopped.recv_timeout(options.period) {
-                        Err(RecvTimeoutError::Timeout) => {}
-                        Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-                    }
+                // Wake every period until told to stop (or the VM is gone).
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(options.period) {
                     let Some(dcg) = profiler.live_dcg() else {
                         break;
                     };
