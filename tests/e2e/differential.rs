@@ -6,7 +6,8 @@
 //! programs (benchmarks, GC stress) run once per profile kind, the others
 //! under several settings of each, stack walks (`--walk=full|marked|
 //! incremental` into `--record=cct`), the PCCT and the ACCT (with its
-//! return-address trampolines) included. Random programs under every walk
+//! return-address trampolines) included, and `--adaptive` (recompiled code
+//! installed while the program runs). Random programs under every walk
 //! are in `incremental.rs`.
 
 use std::path::{Path, PathBuf};
@@ -174,6 +175,9 @@ const PROFILES: &[&[&str]] = &[
         "--record=acct",
         "--sampled-bit=return-address",
     ],
+    // The adaptive controller: code installed while the program runs.
+    &["--adaptive", "--interval=100us"],
+    &["--adaptive", "--profile=counter", "--every=3"],
 ];
 
 /// One configuration per profile kind: for the long-running programs
@@ -191,12 +195,14 @@ const ONE_PER_KIND: &[&[&str]] = &[
         "--record=acct",
         "--sampled-bit=return-address",
     ],
+    &["--adaptive"],
+    &["--adaptive", "--profile=timer", "--interval=100us"],
 ];
 
 /// Is this one of the long-running programs?
 fn is_long(path: &Path) -> bool {
     let dir = path.parent().and_then(|d| d.file_name());
-    dir.is_some_and(|d| d == "bench" || d == "runtime")
+    dir.is_some_and(|d| d == "bench" || d == "runtime" || d == "adaptive")
 }
 
 fn all_programs() -> Vec<PathBuf> {

@@ -7,6 +7,7 @@
 
 mod harness;
 
+mod adaptive;
 mod bad_input;
 mod ccmap;
 mod cli;

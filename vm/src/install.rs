@@ -71,13 +71,20 @@ impl Program {
     /// If `id` names no body: frames only ever hold ids of bodies that exist.
     #[inline]
     pub fn body(&self, id: u32) -> &Body {
-        let id = id as usize;
-        match self.bodies.get(id) {
+        match self.bodies.get(id as usize) {
             Some(b) => b,
-            None => self.installed[id - self.bodies.len()]
-                .get()
-                .expect("a frame names an installed body"),
+            None => self.installed_body(id),
         }
+    }
+
+    /// [`Program::body`] for an installed body: out of line, so that the
+    /// interpreter's return path stays as small as without installation.
+    #[cold]
+    #[inline(never)]
+    fn installed_body(&self, id: u32) -> &Body {
+        self.installed[id as usize - self.bodies.len()]
+            .get()
+            .expect("a frame names an installed body")
     }
 
     /// The body new invocations of `method` run now: its installed
