@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# adaptive.sh - does `vm run --adaptive` end sooner than the plain run?
+#
+# Usage:
+#   bench/adaptive.sh                 every programs/bench/*.bc
+#   bench/adaptive.sh static_calls    only these (names without .bc)
+#
+# Environment:
+#   ROUNDS=N      interleaved rounds (default 11)
+#   RESULTS_DIR   where results go (default: bench-results/adaptive/)
+#
+# For each program, bench/paired.py runs, interleaved, ROUNDS times:
+#   none      vm run P.bc
+#   cbs       vm run P.bc --profile=cbs          (the profile the controller reads)
+#   adaptive  vm run P.bc --adaptive             (cbs + the controller + recompiled code)
+# and gives the median of the per-round ratios against `none` (wall clock),
+# with the 25th-75th percentile range. One more run with
+# --print-compilation counts what the controller recompiled and when the
+# first recompilation was installed.
+
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+bench_dir="$root/programs/bench"
+results="${RESULTS_DIR:-$root/bench-results/adaptive}"
+rounds="${ROUNDS:-11}"
+
+die() { echo "adaptive.sh: $*" >&2; exit 1; }
+command -v hyperfine >/dev/null || die "hyperfine is missing (apt-get install -y hyperfine)"
+command -v python3 >/dev/null || die "python3 is missing"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer (got '$rounds')"
+
+programs=()
+if (($#)); then
+    for p in "$@"; do
+        p="${p%.bc}"; p="${p##*/}"
+        [[ -f "$bench_dir/$p.bc" ]] || die "no such benchmark: $bench_dir/$p.bc"
+        programs+=("$p")
+    done
+else
+    for f in "$bench_dir"/*.bc; do p="${f##*/}"; programs+=("${p%.bc}"); done
+fi
+
+echo "== building the release binary" >&2
+(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
+vm="$root/target/release/vm"
+mkdir -p "$results"
+
+for p in "${programs[@]}"; do
+    bc="$bench_dir/$p.bc"
+    echo "== $p" >&2
+    "$vm" run "$bc" --adaptive --print-compilation 2> "$results/$p.log" > /dev/null ||
+        die "$p failed under --adaptive (see $results/$p.log)"
+    python3 "$here/paired.py" --rounds "$rounds" --json "$results/$p.json" \
+        "none=$vm run $bc" "cbs=$vm run $bc --profile=cbs" "adaptive=$vm run $bc --adaptive" >&2 ||
+        die "paired.py failed for $p"
+done
+
+python3 - "$results" "${programs[@]}" <<'PY' | tee "$results/summary.md"
+import json, re, sys
+results, programs = sys.argv[1], sys.argv[2:]
+print("| program | none (ms) | cbs % | adaptive % | recompiled | first installed at |")
+print("|---|---:|---:|---:|---:|---:|")
+for p in programs:
+    r = json.load(open(f"{results}/{p}.json"))["commands"]
+    log = open(f"{results}/{p}.log").read().splitlines()
+    comp = [l for l in log if l.startswith("vm: adaptive: ") and " instrs)" in l]
+    first = re.search(r"([0-9.]+)ms", comp[0]).group(1) + " ms" if comp else "-"
+    names = ", ".join(re.search(r"\d+  (\S+) \(", l).group(1) for l in comp)
+    cell = lambda k: f"{r[k]['wall_pct']:+.1f} [{r[k]['wall_pct_q1']:+.1f}, {r[k]['wall_pct_q3']:+.1f}]"
+    print(f"| {p} | {r['none']['median_wall_s'] * 1000:.1f} | {cell('cbs')} | {cell('adaptive')} | "
+          f"{len(comp)} ({names or 'none'}) | {first} |")
+PY
