@@ -13,7 +13,11 @@ use crate::harness::{programs_dir, run_vm_in, scratch, vm, DEFAULT_TIMEOUT};
 fn compilations(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
-        .filter(|l| l.starts_with("vm: adaptive: ") && l.contains(" instrs)"))
+        .filter(|l| {
+            l.starts_with("vm: adaptive: ")
+                && l.contains(" instrs)")
+                && !l.contains("not recompiled")
+        })
         .collect()
 }
 

@@ -238,13 +238,21 @@ impl<'a> Controller<'a> {
         }
         let weights = EdgeWeights::from_dcg(self.module, dcg);
         let t = &self.options.thresholds;
-        let verdicts = policy::decide(PolicyKind::Linear, self.module, &weights, t);
+        // The linear policy's verdicts, less direct recursion: inlining a
+        // method into itself only unrolls the recursion, multiplying the
+        // code (two recursive sites, five levels: 2^5 copies) and the
+        // locals every call must clear, for little gain.
+        let verdicts: Vec<SiteDecision> =
+            policy::decide(PolicyKind::Linear, self.module, &weights, t)
+                .into_iter()
+                .filter(|v| v.inline() && v.callee != Some(v.site.method))
+                .collect();
         let mut per_method: BTreeMap<MethodId, Vec<&SiteDecision>> = BTreeMap::new();
-        for v in verdicts.iter().filter(|v| v.inline()) {
+        for v in &verdicts {
             per_method.entry(v.site.method).or_default().push(v);
         }
-        let mut chosen = Vec::new();
         let mut declined = Vec::new();
+        let mut candidates = Vec::new();
         for (&m, sites) in &per_method {
             if self.vm.program.is_installed(m) {
                 continue;
@@ -259,6 +267,33 @@ impl<'a> Controller<'a> {
                 });
                 continue;
             }
+            candidates.push((m, name, sites));
+        }
+        if candidates.is_empty() {
+            self.report.declined = declined;
+            return;
+        }
+        // One inlining of the whole program serves every candidate: the
+        // decisions of all sites, so that sites inside inlined callees are
+        // inlined too where the policy says so. It gives each candidate's
+        // real size, which the cost is proportional to.
+        let began = Instant::now();
+        let decisions = policy::decisions(&verdicts);
+        let inlined = match inline::inline(self.module, &decisions, &t.budget()) {
+            Ok((module, _)) => module,
+            Err(e) => {
+                for (_, name, _) in candidates {
+                    declined.push(Declined {
+                        name,
+                        reason: format!("the inliner refused: {e}"),
+                    });
+                }
+                self.report.declined = declined;
+                return;
+            }
+        };
+        let inline_time = began.elapsed();
+        for (m, name, sites) in candidates {
             let edges: Vec<InlinedEdge> = sites
                 .iter()
                 .filter_map(|v| {
@@ -271,51 +306,34 @@ impl<'a> Controller<'a> {
                     })
                 })
                 .collect();
-            let est = self.options.model.estimate(
+            let size_after = inlined.methods[m as usize].code.len();
+            let estimate = self.options.model.estimate(
                 self.module,
-                m,
+                size_after,
                 &edges,
                 &dcg.self_,
                 &dcg.calls,
                 elapsed.as_nanos() as f64,
             );
-            if est.worth_it() {
-                chosen.push((m, name, est, sites.clone()));
-            } else {
+            if !estimate.worth_it() {
                 declined.push(Declined {
                     name,
                     reason: format!(
-                        "benefit {:.3}ms <= cost {:.3}ms",
-                        est.benefit_ns / 1e6,
-                        est.cost_ns / 1e6
+                        "benefit {:.3}ms <= cost {:.3}ms ({} instrs)",
+                        estimate.benefit_ns / 1e6,
+                        estimate.cost_ns / 1e6,
+                        size_after
                     ),
                 });
+                continue;
             }
-        }
-        self.report.declined = declined;
-        if chosen.is_empty() {
-            return;
-        }
-        // One inlining of the whole program serves every chosen method:
-        // the decisions of all sites, so that sites inside inlined callees
-        // are inlined too where the policy says so.
-        let began = Instant::now();
-        let decisions = policy::decisions(&verdicts);
-        let inlined = inline::inline(self.module, &decisions, &t.budget());
-        for (m, name, estimate, sites) in chosen {
-            let (installed, size_after) = match &inlined {
-                Ok((module, _)) => {
-                    let size = module.methods[m as usize].code.len();
-                    let r = self
-                        .vm
-                        .program
-                        .recompiled_body(module, m)
-                        .and_then(|body| self.vm.install(body))
-                        .map_err(|e| e.to_string());
-                    (r, size)
-                }
-                Err(e) => (Err(e.to_string()), 0),
-            };
+            let loading = Instant::now();
+            let installed = self
+                .vm
+                .program
+                .recompiled_body(&inlined, m)
+                .and_then(|body| self.vm.install(body))
+                .map_err(|e| e.to_string());
             let c = Compilation {
                 number: self.report.compilations.len() + 1,
                 at: elapsed,
@@ -324,7 +342,7 @@ impl<'a> Controller<'a> {
                 size: (self.module.methods[m as usize].code.len(), size_after),
                 inlined: sites.iter().map(|v| self.describe(v)).collect(),
                 estimate,
-                compile_time: began.elapsed(),
+                compile_time: inline_time + loading.elapsed(),
                 installed,
             };
             if self.print {
@@ -332,17 +350,7 @@ impl<'a> Controller<'a> {
             }
             self.report.compilations.push(c);
         }
-        let done: Vec<&str> = self
-            .report
-            .compilations
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect();
-        let declined = std::mem::take(&mut self.report.declined);
-        self.report.declined = declined
-            .into_iter()
-            .filter(|d| !done.contains(&d.name.as_str()))
-            .collect();
+        self.report.declined = declined;
     }
 
     /// `@LINE callee`, `(guarded)` for a guarded inline.
