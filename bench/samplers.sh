@@ -12,26 +12,29 @@
 #   THREADS        thread counts (default "8 32")
 #   INTERVALS      sampling intervals (default "10ms 1ms 100us")
 #   SAMPLERS       samplers (default "safepoint partial self")
-#   WALKS          walks (default "full"; add "incremental" once
-#                  --walk=incremental exists: every sampler is then timed
-#                  with every walk, e.g. the paper's ISPS is self+incremental)
+#   WALKS          walks (default "full incremental": every sampler is
+#                  timed with every walk; the paper's ISPS is
+#                  self+incremental)
 #   WORK           iterations of all computing threads together, divided
-#                  among them (default 3000000: about half a second)
+#                  among them (default 12000000: 1.5-2 s on 2 cores)
+#   REPEATS=N      profiled runs per setting for the accuracy (default 3)
 #   RESULTS_DIR    where results go (default: bench-results/samplers/)
 #
 # The program is tests/programs/samplers/many.bc with --set threads=N
 # --set work=WORK/N: of every four threads three compute and one sleeps
-# 1 ms at a time (WORK/N/1000 + 1 naps). Each
+# 1 ms at a time for as long as any computing thread runs. Each
 # sampler runs --profile=timer --record=cct --walk=WALK at each interval.
 # Overhead: bench/paired.py, the plain run (--profile=none) and every
 # sampler interleaved, ROUNDS rounds; the median of per-round wall-time
-# ratios in percent, 25th-75th percentile in brackets. Accuracy: one more
-# run of each writes a profile; `vm compare` gives its cct-overlap against
-# the exhaustive profile (--profile=exhaustive --record=cct) of the same
-# program. The profile's own counters are listed too: samples taken and
-# requested, safepoints, held-ms (the time threads spent held parked,
-# summed over threads, until each got the CPU back) and pause-ms (from
-# each request to each release, summed over safepoints).
+# ratios in percent, 25th-75th percentile in brackets (wall clock, and the
+# CPU time of all threads). Accuracy: REPEATS more runs of each write
+# profiles; `vm compare` gives each one's cct-overlap against the exhaustive
+# profile (--profile=exhaustive --record=cct) of the same program: the mean,
+# and the lowest in brackets. The profile's own counters are listed too,
+# means over the repeats: safepoints, samples taken and requested, held-ms
+# (the time threads spent held parked, summed over threads, until each got
+# the CPU back) and pause-ms (from each request to each release, summed
+# over safepoints).
 
 set -euo pipefail
 
@@ -40,17 +43,19 @@ root="$(cd "$here/.." && pwd)"
 prog="$root/tests/programs/samplers/many.bc"
 results="${RESULTS_DIR:-$root/bench-results/samplers}"
 rounds="${ROUNDS:-5}"
-work="${WORK:-3000000}"
+work="${WORK:-12000000}"
+repeats="${REPEATS:-3}"
 read -r -a thread_counts <<< "${THREADS:-8 32}"
 read -r -a intervals <<< "${INTERVALS:-10ms 1ms 100us}"
 read -r -a samplers <<< "${SAMPLERS:-safepoint partial self}"
-read -r -a walks <<< "${WALKS:-full}"
+read -r -a walks <<< "${WALKS:-full incremental}"
 
 die() { echo "samplers.sh: $*" >&2; exit 1; }
 command -v hyperfine >/dev/null || die "hyperfine is missing (apt-get install -y hyperfine)"
 command -v python3 >/dev/null || die "python3 is missing"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer (got '$rounds')"
 [[ "$work" =~ ^[1-9][0-9]*$ ]] || die "WORK must be a positive integer (got '$work')"
+[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer (got '$repeats')"
 
 echo "== building the release binary" >&2
 (cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
@@ -76,12 +81,16 @@ for n in "${thread_counts[@]}"; do
             die "paired.py failed"
         for s in "${samplers[@]}"; do
             for w in "${walks[@]}"; do
-                out="$results/t$n-$iv-$s-$w.json"
-                $base --profile=timer --interval="$iv" --sampler="$s" --record=cct \
-                    --walk="$w" --profile-out "$out" >/dev/null
-                overlap=$("$vm" compare "$out" "$ref" | sed -n 's/^cct-overlap: //p')
-                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$iv" "$s" "$w" "$json" "$out" \
-                    "${overlap:-?}" >> "$rows"
+                outs=() overlaps=()
+                for ((i = 1; i <= repeats; i++)); do
+                    out="$results/t$n-$iv-$s-$w-$i.json"
+                    $base --profile=timer --interval="$iv" --sampler="$s" --record=cct \
+                        --walk="$w" --seed="$i" --profile-out "$out" >/dev/null
+                    o=$("$vm" compare "$out" "$ref" | sed -n 's/^cct-overlap: //p')
+                    outs+=("$out") overlaps+=("${o:-nan}")
+                done
+                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$iv" "$s" "$w" "$json" \
+                    "${outs[*]}" "${overlaps[*]}" >> "$rows"
             done
         done
     done
@@ -89,17 +98,21 @@ done
 
 python3 - "$rows" <<'PY' | tee "$results/summary.md"
 import json, sys
-print("| threads | interval | sampler | walk | plain (ms) | overhead % [q1, q3] "
-      "| cct-overlap | safepoints | samples taken / requested | held-ms | pause-ms |")
-print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
+print("| threads | interval | sampler | walk | plain (ms) | wall overhead % [q1, q3] "
+      "| cpu overhead % [q1, q3] | cct-overlap mean [min] | safepoints "
+      "| samples taken / requested | held-ms | pause-ms |")
+print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for line in open(sys.argv[1]):
-    n, iv, s, w, timing, prof, overlap = line.rstrip("\n").split("\t")
+    n, iv, s, w, timing, profs, overlaps = line.rstrip("\n").split("\t")
     r = json.load(open(timing))["commands"]
     c = r[f"{s}-{w}"]
-    p = json.load(open(prof))["run"]
+    runs = [json.load(open(p))["run"] for p in profs.split()]
+    mean = lambda k: sum(x.get(k, 0) for x in runs) / len(runs)
+    o = [float(x) for x in overlaps.split()]
     print(f"| {n} | {iv} | {s} | {w} | {r['none']['median_wall_s'] * 1000:.0f} "
           f"| {c['wall_pct']:+.1f} [{c['wall_pct_q1']:+.1f}, {c['wall_pct_q3']:+.1f}] "
-          f"| {overlap} | {p.get('safepoints', '?')} "
-          f"| {p.get('samples_taken', '?')} / {p.get('samples_requested', '?')} "
-          f"| {p.get('held_ns', 0) / 1e6:.1f} | {p.get('pause_ns', 0) / 1e6:.1f} |")
+          f"| {c['cpu_pct']:+.1f} [{c['cpu_pct_q1']:+.1f}, {c['cpu_pct_q3']:+.1f}] "
+          f"| {sum(o) / len(o):.1f} [{min(o):.1f}] | {mean('safepoints'):.0f} "
+          f"| {mean('samples_taken'):.0f} / {mean('samples_requested'):.0f} "
+          f"| {mean('held_ns') / 1e6:.1f} | {mean('pause_ns') / 1e6:.1f} |")
 PY
