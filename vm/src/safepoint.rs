@@ -188,7 +188,19 @@ impl Vm {
             };
             inner.epoch
         };
-        for t in &candidates {
+        // Which candidates were asked to stop (see below).
+        let mut asked = vec![true; candidates.len()];
+        for (t, asked) in candidates.iter().zip(asked.iter_mut()) {
+            // A partial safepoint takes the first n of the threads that are
+            // runnable now. A thread blocked now is not asked: when it wakes
+            // it reaches a yieldpoint at once and would push out a runnable
+            // thread (Hofer et al. divide the samples between runnable and
+            // waiting threads up front, section 3.1; waiting threads named
+            // in `blocked` are held where they are).
+            if matches!(selection, Selection::First(_)) && t.state().is_blocked() {
+                *asked = false;
+                continue;
+            }
             t.request(request::SAFEPOINT);
         }
         let mut stats = SafepointStats::default();
@@ -197,10 +209,21 @@ impl Vm {
         loop {
             let mut running = 0usize;
             let mut parked = 0usize;
-            for t in &candidates {
+            for (t, &asked) in candidates.iter().zip(&asked) {
                 match t.state() {
                     ThreadState::Finished => {}
-                    ThreadState::Parked => parked += 1,
+                    // Parked for this safepoint. A thread still parked
+                    // from the previous one (released, not yet scheduled
+                    // to run again) has not arrived: it is running as far
+                    // as this safepoint goes.
+                    ThreadState::Parked => {
+                        let slot = t.park.lock();
+                        if slot.held && slot.epoch == epoch {
+                            parked += 1;
+                        } else if asked {
+                            running += 1;
+                        }
+                    }
                     s if s.is_blocked()
                         && (selection == Selection::All || blocked.contains(&t.id)) =>
                     {
@@ -215,6 +238,9 @@ impl Vm {
                         }
                     }
                     s if s.is_blocked() => {}
+                    // A thread not asked (blocked when the safepoint began)
+                    // will not arrive: not worth waiting for.
+                    _ if !asked => {}
                     _ => running += 1,
                 }
             }
