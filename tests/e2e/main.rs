@@ -12,6 +12,7 @@ mod ccmap;
 mod cli;
 mod compare;
 mod contexts;
+mod cycles;
 mod declarations;
 mod differential;
 mod examples;
