@@ -18,6 +18,7 @@ mod differential;
 mod examples;
 mod incremental;
 mod inline;
+mod inline_generated;
 mod instructions;
 mod profiles;
 mod records;
