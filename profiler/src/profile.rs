@@ -135,6 +135,11 @@ pub struct RunSection {
     pub samples: u64,
     /// Managed threads that ran.
     pub threads: u64,
+    /// Cost-model cycles executed, summed over threads, when the run
+    /// counted them (exhaustive, virtual clock, `--cycles`); absent
+    /// otherwise. Yieldpoints cost one cycle each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
     /// Sampler thread (`--profile=timer`, wall clock): safepoints requested.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub safepoints: Option<u64>,

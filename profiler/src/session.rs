@@ -41,6 +41,8 @@ pub struct RunFacts {
     pub wall_ns: u64,
     /// Managed threads that ran.
     pub threads: u64,
+    /// Cost-model cycles, summed over threads, when the run counted them.
+    pub cycles: Option<u64>,
 }
 
 /// One run's profiler.
@@ -206,6 +208,7 @@ impl Profiler {
                 instructions: counting.then_some(repos.instructions),
                 samples: repos.samples,
                 threads: run.threads,
+                cycles: run.cycles,
                 safepoints: sampled.map(|s| s.safepoints),
                 samples_requested: sampled.map(|s| s.requested),
                 samples_taken: sampled.map(|s| s.taken),

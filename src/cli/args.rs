@@ -109,6 +109,12 @@ pub struct RunArgs {
     /// garbage collections, peak resident memory.
     #[arg(long)]
     pub stats: bool,
+    /// Count simulated cycles (the cost model shared with the virtual
+    /// clock, yieldpoints included) and print `vm: cycles: N instructions:
+    /// M` on stderr at the end, summed over threads; with any --profile,
+    /// none included
+    #[arg(long)]
+    pub cycles: bool,
     /// Set a global before `main` runs (repeatable).
     #[arg(long = "set", value_name = "NAME=INT", value_parser = parse_set)]
     pub set: Vec<(String, i64)>,

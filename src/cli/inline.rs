@@ -183,6 +183,7 @@ fn run_options_given(a: &RunArgs) -> Vec<&'static str> {
     flag(p.report, "--report");
     flag(a.no_yieldpoints, "--no-yieldpoints");
     flag(a.stats, "--stats");
+    flag(a.cycles, "--cycles");
     flag(!a.set.is_empty(), "--set");
     v
 }

@@ -65,6 +65,7 @@ pub(super) fn execute(
     let mut options = VmOptions {
         max_frames: a.max_frames as usize,
         globals,
+        count: a.cycles,
         ..VmOptions::default()
     };
     if let Some(p) = &profiler {
@@ -98,6 +99,7 @@ pub(super) fn execute(
         let facts = RunFacts {
             wall_ns: outcome.wall_ns,
             threads: outcome.threads as u64,
+            cycles: outcome.cycles.map(|c| c.cycles),
         };
         p.finish_streaming(&vm.program, &a.program.display().to_string(), facts)
     });
@@ -117,6 +119,9 @@ pub(super) fn execute(
         if a.profile.report {
             eprint!("{}", profiler::report::summary(&finished.profile));
         }
+    }
+    if let Some(c) = outcome.cycles.filter(|_| a.cycles) {
+        eprintln!("vm: cycles: {} instructions: {}", c.cycles, c.instructions);
     }
     if a.stats {
         eprintln!("{}", stats_line(&outcome));

@@ -34,7 +34,7 @@ fn run_help_lists_its_options() {
     let r = harness::vm(&["run", "--help"]);
     r.assert_status(0);
     let t = help_text(&r);
-    for opt in ["--max-frames", "--set", "--no-yieldpoints"] {
+    for opt in ["--max-frames", "--set", "--no-yieldpoints", "--cycles"] {
         assert!(
             t.contains(opt),
             "`vm run --help` should mention `{opt}`:\n{t}"

@@ -1152,6 +1152,12 @@ impl<'vm> Interp<'vm> {
     pub(crate) fn collections(&self) -> u64 {
         self.heap.collections()
     }
+
+    /// Source instructions and cost-model cycles executed (counting modes
+    /// only, else zeros).
+    pub(crate) fn counted(&self) -> (u64, u64) {
+        (self.instructions, self.cycles)
+    }
 }
 
 enum JoinOutcome {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 
 use crate::error::format_trace;
-use crate::hooks::{Hooks, NoHooks};
+use crate::hooks::{ExecMode, Hooks, NoHooks};
 use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
 use crate::loader::Program;
 use crate::module::{GlobalId, MethodId};
@@ -40,6 +40,9 @@ pub struct VmOptions {
     pub hooks: Arc<dyn Hooks>,
     /// Initial values of globals (`--set`).
     pub globals: Vec<(GlobalId, i64)>,
+    /// Count instructions and cost-model cycles even if the hooks do not
+    /// ask for it (`--cycles`); [`RunOutcome::cycles`] then has them.
+    pub count: bool,
 }
 
 impl Default for VmOptions {
@@ -49,6 +52,7 @@ impl Default for VmOptions {
             output: Output::stdout(),
             hooks: Arc::new(NoHooks),
             globals: Vec::new(),
+            count: false,
         }
     }
 }
@@ -64,6 +68,21 @@ pub struct RunOutcome {
     pub collections: u64,
     /// Wall-clock time of the run.
     pub wall_ns: u64,
+    /// Cost-model cycles and source instructions executed, summed over the
+    /// threads that ended, when the run counted them (a profile that counts,
+    /// or [`VmOptions::count`]); `None` for a plain run, which pays nothing
+    /// for counting.
+    pub cycles: Option<Counted>,
+}
+
+/// What a counting run executed (see [`RunOutcome::cycles`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counted {
+    /// Cost-model cycles (`crate::opcode::Opcode::cost`, yieldpoints
+    /// included).
+    pub cycles: u64,
+    /// Source instructions (yieldpoints not included).
+    pub instructions: u64,
 }
 
 /// A loaded program and its running state.
@@ -82,6 +101,10 @@ pub struct Vm {
     pub hooks: Arc<dyn Hooks>,
     pub(crate) safepoints: SafepointState,
     collections: AtomicU64,
+    /// The interpreter variant every thread runs.
+    mode: ExecMode,
+    instructions: AtomicU64,
+    cycles: AtomicU64,
     stopping: Mutex<Option<i32>>,
     file: String,
 }
@@ -96,6 +119,8 @@ impl Vm {
             globals[g as usize].store(v, Ordering::SeqCst);
         }
         let file = program.module.file.clone();
+        let mut mode = options.hooks.exec_mode();
+        mode.count |= options.count;
         Arc::new(Vm {
             program,
             max_frames: options.max_frames.max(1),
@@ -105,6 +130,9 @@ impl Vm {
             hooks: options.hooks,
             safepoints: SafepointState::default(),
             collections: AtomicU64::new(0),
+            mode,
+            instructions: AtomicU64::new(0),
+            cycles: AtomicU64::new(0),
             stopping: Mutex::new(None),
             file,
         })
@@ -141,6 +169,10 @@ impl Vm {
             threads: self.threads.count(),
             collections: self.collections.load(Ordering::Relaxed),
             wall_ns: started.elapsed().as_nanos() as u64,
+            cycles: self.mode.count.then(|| Counted {
+                cycles: self.cycles.load(Ordering::Relaxed),
+                instructions: self.instructions.load(Ordering::Relaxed),
+            }),
         }
     }
 
@@ -217,7 +249,7 @@ impl Vm {
             })
             .collect();
         it.enter(method, &args);
-        let mode = self.hooks.exec_mode();
+        let mode = self.mode;
         let exit = if mode.trace_calls {
             it.run::<Exhaustive>()
         } else if mode.count {
@@ -249,6 +281,11 @@ impl Vm {
         it.end();
         self.collections
             .fetch_add(it.collections(), Ordering::Relaxed);
+        if mode.count {
+            let (instructions, cycles) = it.counted();
+            self.instructions.fetch_add(instructions, Ordering::Relaxed);
+            self.cycles.fetch_add(cycles, Ordering::Relaxed);
+        }
         drop(it);
         shared.finish(result);
         self.safepoints.notify();
