@@ -21,30 +21,17 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-bench_dir="$root/programs/bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 results="${RESULTS_DIR:-$root/bench-results/adaptive}"
 rounds="${ROUNDS:-11}"
 
-die() { echo "adaptive.sh: $*" >&2; exit 1; }
-command -v hyperfine >/dev/null || die "hyperfine is missing (apt-get install -y hyperfine)"
-command -v python3 >/dev/null || die "python3 is missing"
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer (got '$rounds')"
+need hyperfine python3
+positive ROUNDS "$rounds"
 
-programs=()
-if (($#)); then
-    for p in "$@"; do
-        p="${p%.bc}"; p="${p##*/}"
-        [[ -f "$bench_dir/$p.bc" ]] || die "no such benchmark: $bench_dir/$p.bc"
-        programs+=("$p")
-    done
-else
-    for f in "$bench_dir"/*.bc; do p="${f##*/}"; programs+=("${p%.bc}"); done
-fi
+select_programs "$@"
 
-echo "== building the release binary" >&2
-(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
-vm="$root/target/release/vm"
+build_vm
 mkdir -p "$results"
 
 for p in "${programs[@]}"; do

@@ -30,35 +30,22 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-bench_dir="$root/programs/bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 results="${RESULTS_DIR:-$root/bench-results/inlining}"
 rounds="${ROUNDS:-10}"
 clock="${CLOCK:-wall}"
 seed="${SEED:-1}"
 
-die() { echo "inlining.sh: $*" >&2; exit 1; }
-command -v python3 >/dev/null || die "python3 is missing"
+need python3
 [[ "$rounds" =~ ^[0-9]+$ ]] || die "ROUNDS must be a whole number (got '$rounds')"
 ((rounds == 0)) || command -v hyperfine >/dev/null ||
     die "hyperfine is missing (apt-get install -y hyperfine)"
 [[ "$clock" == wall || "$clock" == virtual ]] || die "CLOCK must be wall or virtual"
 
-programs=()
-if (($#)); then
-    for p in "$@"; do
-        p="${p%.bc}"; p="${p##*/}"
-        [[ -f "$bench_dir/$p.bc" ]] || die "no such benchmark: $bench_dir/$p.bc"
-        programs+=("$p")
-    done
-else
-    for f in "$bench_dir"/*.bc; do p="${f##*/}"; programs+=("${p%.bc}"); done
-fi
+select_programs "$@"
 
-echo "== building the release binary" >&2
-(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
-vm="${CARGO_TARGET_DIR:-$root/target}/release/vm"
-[[ -x "$vm" ]] || die "no binary at $vm"
+build_vm
 mkdir -p "$results"
 
 variants=(static)

@@ -43,8 +43,8 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-bench_dir="$root/programs/bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 results="${RESULTS_DIR:-$root/bench-results/records}"
 rounds="${ROUNDS:-11}"
 repeats="${REPEATS:-3}"
@@ -52,30 +52,16 @@ extra="${EXTRA:-}"
 read -r -a records <<< "${RECORDS:-cct pcct acct ccmap}"
 read -r -a intervals <<< "${INTERVALS:-1ms 100us}"
 
-die() { echo "records.sh: $*" >&2; exit 1; }
-command -v hyperfine >/dev/null || die "hyperfine is missing (apt-get install -y hyperfine)"
-command -v python3 >/dev/null || die "python3 is missing"
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer (got '$rounds')"
-[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer (got '$repeats')"
+need hyperfine python3
+positive ROUNDS "$rounds"
+positive REPEATS "$repeats"
 ((${#records[@]})) || die "RECORDS is empty"
 ((${#intervals[@]})) || die "INTERVALS is empty"
 
-programs=()
-if [[ -n "${PROGRAMS:-}" ]]; then
-    read -r -a names <<< "$PROGRAMS"
-    for p in "${names[@]}"; do
-        p="${p%.bc}"; p="${p##*/}"
-        [[ -f "$bench_dir/$p.bc" ]] || die "no such benchmark: $bench_dir/$p.bc"
-        programs+=("$p")
-    done
-else
-    for f in "$bench_dir"/*.bc; do p="${f##*/}"; programs+=("${p%.bc}"); done
-fi
+read -r -a names <<< "${PROGRAMS:-}"
+select_programs "${names[@]}"
 
-echo "== building the release binary" >&2
-(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
-vm="${CARGO_TARGET_DIR:-$root/target}/release/vm"
-[[ -x "$vm" ]] || die "no binary at $vm"
+build_vm
 mkdir -p "$results"
 rows="$results/rows.tsv"
 : > "$rows"

@@ -22,26 +22,14 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-bench_dir="$root/programs/bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 
-die() { echo "yieldpoint_cost.sh: $*" >&2; exit 1; }
-command -v valgrind >/dev/null || die "valgrind is missing (apt-get install -y valgrind)"
+need valgrind
 
-programs=()
-if (($#)); then
-    for p in "$@"; do
-        p="${p%.bc}"; p="${p##*/}"
-        [[ -f "$bench_dir/$p.bc" ]] || die "no such benchmark: $bench_dir/$p.bc"
-        programs+=("$p")
-    done
-else
-    for f in "$bench_dir"/*.bc; do p="${f##*/}"; programs+=("${p%.bc}"); done
-fi
+select_programs "$@"
 
-echo "== building the release binary" >&2
-(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
-vm="$root/target/release/vm"
+build_vm
 
 # instructions ARGS...: the instructions callgrind counted for `vm ARGS`.
 instructions() {

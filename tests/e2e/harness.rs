@@ -827,3 +827,60 @@ pub fn check_dir(category: &str, mode: Mode, extra_args: &[&str]) {
         );
     }
 }
+
+/// Runs `check(dir, seed)` for every seed below `count` on two threads,
+/// each seed in its own fresh directory `scratch(name)/s{seed}`, and fails
+/// the test listing every failure; returns the successes' values (in no
+/// particular order). For the tests of seeded program generators.
+pub fn check_seeds<T: Send>(
+    name: &str,
+    count: u64,
+    check: impl Fn(&Path, u64) -> Result<T, String> + Sync,
+) -> Vec<T> {
+    let dir = scratch(name);
+    let next = std::sync::Mutex::new(0u64);
+    let results = std::sync::Mutex::new(Vec::new());
+    let failures = std::sync::Mutex::new(Vec::<String>::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let seed = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                if seed >= count {
+                    break;
+                }
+                let sub = dir.join(format!("s{seed}"));
+                std::fs::create_dir_all(&sub).expect("scratch");
+                match check(&sub, seed) {
+                    Ok(v) => results.lock().unwrap().push(v),
+                    Err(e) => failures.lock().unwrap().push(e),
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} programs differ:\n{}",
+        failures.len(),
+        clip(&failures.join("\n\n"))
+    );
+    results.into_inner().unwrap()
+}
+
+/// A seeded program generator is deterministic, gives different programs
+/// for different seeds, and its programs pass `vm check`.
+pub fn assert_generator_valid(name: &str, program: impl Fn(u64) -> String) {
+    assert_eq!(program(7), program(7));
+    assert_ne!(program(7), program(8));
+    let dir = scratch(name);
+    for seed in 0..20 {
+        let file = format!("gen{seed}.bc");
+        write_program(&dir, &file, &program(seed));
+        let r = run_vm_in(&dir, &["check", &file], DEFAULT_TIMEOUT);
+        r.assert_status(0);
+    }
+}

@@ -22,7 +22,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::Mutex;
 
 use profiler::profile::Profile;
 use rand::rngs::StdRng;
@@ -366,41 +365,14 @@ fn check_program(dir: &Path, seed: u64) -> Result<usize, String> {
 
 #[test]
 fn generated_programs_behave_the_same_under_every_walk() {
-    let dir = scratch("incremental-generated");
-    let next = Mutex::new(0u64);
-    let failures = Mutex::new(Vec::<String>::new());
-    let kinds = Mutex::new([0usize; 4]);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let seed = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                if seed >= PROGRAMS {
-                    break;
-                }
-                let sub = dir.join(format!("s{seed}"));
-                std::fs::create_dir_all(&sub).expect("scratch");
-                match check_program(&sub, seed) {
-                    Ok(kind) => kinds.lock().unwrap()[kind] += 1,
-                    Err(e) => failures.lock().unwrap().push(e),
-                }
-            });
-        }
-    });
-    let failures = failures.into_inner().unwrap();
-    assert!(
-        failures.is_empty(),
-        "{} programs differ:\n{}",
-        failures.len(),
-        harness::clip(&failures.join("\n\n"))
-    );
+    let endings = harness::check_seeds("incremental-generated", PROGRAMS, check_program);
     // The generator must reach every kind of ending (not every program
     // quietly returning): clean, a spawned thread's uncaught exception,
     // a runtime error or an uncaught exception in main, and halt.
-    let k = kinds.into_inner().unwrap();
+    let mut k = [0usize; 4];
+    for kind in endings {
+        k[kind] += 1;
+    }
     assert!(
         k.iter().all(|&n| n >= 5),
         "endings (ok, thread threw, 70, halt): {k:?}"
@@ -409,15 +381,7 @@ fn generated_programs_behave_the_same_under_every_walk() {
 
 #[test]
 fn generated_programs_are_deterministic_and_valid() {
-    assert_eq!(Gen::program(7), Gen::program(7));
-    assert_ne!(Gen::program(7), Gen::program(8));
-    let dir = scratch("incremental-valid");
-    for seed in 0..20 {
-        let name = format!("gen{seed}.bc");
-        write_program(&dir, &name, &Gen::program(seed));
-        let r = run_vm_in(&dir, &["check", &name], DEFAULT_TIMEOUT);
-        r.assert_status(0);
-    }
+    harness::assert_generator_valid("incremental-valid", Gen::program);
 }
 
 #[test]

@@ -24,7 +24,6 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::Mutex;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -423,44 +422,14 @@ fn check_program(dir: &Path, seed: u64) -> Result<Checked, String> {
 
 #[test]
 fn generated_programs_behave_the_same_after_inlining() {
-    let dir = scratch("inline-generated");
-    let next = Mutex::new(0u64);
-    let failures = Mutex::new(Vec::<String>::new());
-    let seen = Mutex::new((0usize, [0usize; 2]));
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let seed = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                if seed >= PROGRAMS {
-                    break;
-                }
-                let sub = dir.join(format!("s{seed}"));
-                std::fs::create_dir_all(&sub).expect("scratch");
-                match check_program(&sub, seed) {
-                    Ok(c) => {
-                        let mut s = seen.lock().unwrap();
-                        s.0 += usize::from(c.guarded);
-                        s.1[usize::from(c.status != 0)] += 1;
-                    }
-                    Err(e) => failures.lock().unwrap().push(e),
-                }
-            });
-        }
-    });
-    let failures = failures.into_inner().unwrap();
-    assert!(
-        failures.is_empty(),
-        "{} programs differ:\n{}",
-        failures.len(),
-        harness::clip(&failures.join("\n\n"))
-    );
+    let checked = harness::check_seeds("inline-generated", PROGRAMS, check_program);
     // The generator must exercise what it is for: guarded inlines in most
     // programs, and both clean ends and uncaught exceptions.
-    let (guarded, endings) = seen.into_inner().unwrap();
+    let guarded = checked.iter().filter(|c| c.guarded).count();
+    let mut endings = [0usize; 2];
+    for c in &checked {
+        endings[usize::from(c.status != 0)] += 1;
+    }
     assert!(
         guarded as u64 >= PROGRAMS / 2,
         "only {guarded} programs got a guarded inline"
@@ -473,15 +442,7 @@ fn generated_programs_behave_the_same_after_inlining() {
 
 #[test]
 fn generated_programs_are_deterministic_and_valid() {
-    assert_eq!(Gen::program(7), Gen::program(7));
-    assert_ne!(Gen::program(7), Gen::program(8));
-    let dir = scratch("inline-generated-valid");
-    for seed in 0..20 {
-        let name = format!("gen{seed}.bc");
-        write_program(&dir, &name, &Gen::program(seed));
-        let r = run_vm_in(&dir, &["check", &name], DEFAULT_TIMEOUT);
-        r.assert_status(0);
-    }
+    harness::assert_generator_valid("inline-generated-valid", Gen::program);
 }
 
 /// `Shape.area` runs for Shape and Square (which inherits it) on 18 of 20
