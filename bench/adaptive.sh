@@ -52,7 +52,8 @@ print("|---|---:|---:|---:|---:|---:|")
 for p in programs:
     r = json.load(open(f"{results}/{p}.json"))["commands"]
     log = open(f"{results}/{p}.log").read().splitlines()
-    comp = [l for l in log if l.startswith("vm: adaptive: ") and " instrs)" in l]
+    comp = [l for l in log if l.startswith("vm: adaptive: ") and " instrs)" in l
+            and "not recompiled" not in l]
     first = re.search(r"([0-9.]+)ms", comp[0]).group(1) + " ms" if comp else "-"
     names = ", ".join(re.search(r"\d+  (\S+) \(", l).group(1) for l in comp)
     cell = lambda k: f"{r[k]['wall_pct']:+.1f} [{r[k]['wall_pct_q1']:+.1f}, {r[k]['wall_pct_q3']:+.1f}]"
