@@ -150,3 +150,27 @@ fn options_that_do_not_apply_are_usage_errors() {
         assert!(r.stdout.is_empty(), "{args:?} ran the program");
     }
 }
+
+#[test]
+fn code_swaps_mix_with_every_walk_and_record() {
+    // Trampolines and marks live in return words and frame slots, which
+    // a frame keeps while its method is recompiled under it: returning
+    // into old code through a trampoline must still find the old code.
+    let dir = programs_dir("adaptive");
+    let expected = std::fs::read_to_string(dir.join("swap_threads.out")).unwrap();
+    for extra in [
+        &["--record=cct", "--walk=incremental"][..],
+        &["--record=cct", "--walk=marked"],
+        &["--record=pcct"],
+        &["--record=acct", "--sampled-bit=return-address"],
+        &["--record=ccmap", "--tune"],
+        &["--profile=timer", "--sampler=safepoint", "--record=cct"],
+        &["--clock=virtual", "--seed=3", "--interval=100us"],
+    ] {
+        let mut args = vec!["run", "swap_threads.bc", "--adaptive"];
+        args.extend_from_slice(extra);
+        let r = run_vm_in(&dir, &args, DEFAULT_TIMEOUT);
+        r.assert_status(0);
+        assert_eq!(r.stdout, expected, "{extra:?}: {}", r.stderr);
+    }
+}
