@@ -22,102 +22,25 @@
 //! - options that do not apply are usage errors.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use profiler::profile::{CctNode, Profile};
+use profiler::profile::Profile;
 
+use crate::contexts::{self, calls_by_path, cct, examples, path_diff, Path_, EXAMPLES};
 use crate::harness::{run_vm_in, scratch, write_program, Run, DEFAULT_TIMEOUT};
 
-type Path_ = Vec<(String, Option<u32>)>;
-
-fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/examples")
-}
-
-/// Runs `name` in `dir` with `args` and `--profile-out`; returns the run
-/// and the profile.
-fn profile_in(dir: &Path, name: &str, args: &[&str], tag: &str) -> (Run, Profile) {
-    let out = scratch(&format!("ccmap-{tag}")).join("p.json");
-    let out_arg = format!("--profile-out={}", out.display());
-    let mut all = vec!["run", name];
-    all.extend_from_slice(args);
-    all.push(&out_arg);
-    let r = run_vm_in(dir, &all, DEFAULT_TIMEOUT);
-    r.assert_no_crash();
-    r.assert_status(0);
-    let p = Profile::read(&out).unwrap_or_else(|e| panic!("{}: no profile: {e}", r.cmd));
-    (r, p)
-}
-
-fn cct(p: &Profile) -> &[CctNode] {
-    p.cct.as_deref().expect("a cct section")
-}
-
-/// The path from the root (excluded) of every node, by index.
-fn paths(nodes: &[CctNode]) -> Vec<Path_> {
-    let mut out: Vec<Path_> = Vec::with_capacity(nodes.len());
-    let index: BTreeMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
-    for n in nodes {
-        let mut p = match n.parent {
-            Some(parent) => out[index[&parent]].clone(),
-            None => Vec::new(),
-        };
-        if n.parent.is_some() {
-            p.push((n.method.clone(), n.line));
-        }
-        out.push(p);
-    }
-    out
-}
-
-/// Context path -> (calls, self), contexts with one path summed.
+/// Context path -> (calls, self), the root left out.
 fn counts_by_path(p: &Profile) -> BTreeMap<Path_, (u64, u64)> {
-    let nodes = cct(p);
-    let mut out = BTreeMap::new();
-    for (n, path) in nodes.iter().zip(paths(nodes)) {
-        if !path.is_empty() {
-            let e = out.entry(path).or_insert((0, 0));
-            e.0 += n.calls;
-            e.1 += n.self_;
-        }
-    }
-    out
-}
-
-/// Context path -> calls.
-fn calls_by_path(p: &Profile) -> BTreeMap<Path_, u64> {
-    counts_by_path(p)
+    contexts::counts_by_path(p)
         .into_iter()
-        .map(|(k, (calls, _))| (k, calls))
+        .filter(|(k, _)| !k.is_empty())
         .collect()
 }
 
-fn diff<V: std::fmt::Debug + PartialEq>(
-    want: &BTreeMap<Path_, V>,
-    got: &BTreeMap<Path_, V>,
-) -> String {
-    want.keys()
-        .chain(got.keys())
-        .filter(|k| want.get(*k) != got.get(*k))
-        .take(5)
-        .map(|k| format!("{k:?}: want {:?}, got {:?}", want.get(k), got.get(k)))
-        .collect::<Vec<_>>()
-        .join("\n")
+/// [`contexts::profile_in`], with scratch directories of this file's own.
+fn profile_in(dir: &Path, name: &str, args: &[&str], tag: &str) -> (Run, Profile) {
+    contexts::profile_in(dir, name, args, &format!("ccmap-{tag}"))
 }
-
-const EXAMPLES: &[&str] = &[
-    "whaley-fig5.bc",
-    "whaley-fig9.bc",
-    "arnold-sweeney-fig6.bc",
-    "arnold-grove-fig1.bc",
-    "fib.bc",
-    "classes.bc",
-    "exceptions.bc",
-    "threads.bc",
-    "arrays.bc",
-    "strings.bc",
-    "loops.bc",
-];
 
 #[test]
 fn sampling_every_call_into_the_ccmap_gives_the_exhaustive_cct() {
@@ -150,7 +73,7 @@ fn sampling_every_call_into_the_ccmap_gives_the_exhaustive_cct() {
                 got == want,
                 "{}: contexts differ:\n{}",
                 r.cmd,
-                diff(&want, &got)
+                path_diff(&want, &got)
             );
             // Every sample is one method sample: the selfs add up to them.
             let selfs: u64 = cct(&p).iter().map(|n| n.self_).sum();
@@ -241,7 +164,12 @@ fn marked_and_full_walks_fill_the_same_map_from_the_same_samples() {
             let (_, marked) = run("marked", "same-marked");
             let f = counts_by_path(&full);
             let m = counts_by_path(&marked);
-            assert!(f == m, "{} {name}: walks differ:\n{}", r.cmd, diff(&f, &m));
+            assert!(
+                f == m,
+                "{} {name}: walks differ:\n{}",
+                r.cmd,
+                path_diff(&f, &m)
+            );
             assert!(f.len() > 3, "{}: {} contexts", r.cmd, f.len());
             for path in f.keys() {
                 assert!(

@@ -68,16 +68,48 @@ pub(crate) fn paths(nodes: &[CctNode]) -> Vec<Path_> {
     out
 }
 
-/// Context path -> calls (contexts with one path summed).
+/// Context path -> calls (contexts with one path summed; the root left
+/// out).
 pub(crate) fn calls_by_path(p: &Profile) -> BTreeMap<Path_, u64> {
-    let nodes = cct(p);
-    let mut out = BTreeMap::new();
-    for (n, path) in nodes.iter().zip(paths(nodes)) {
-        if !path.is_empty() {
-            *out.entry(path).or_insert(0) += n.calls;
-        }
+    counts_by_path(p)
+        .into_iter()
+        .filter(|(k, _)| !k.is_empty())
+        .map(|(k, (calls, _))| (k, calls))
+        .collect()
+}
+
+/// The first few contexts whose counts differ, one per line, for a
+/// failure message.
+pub(crate) fn path_diff<V: std::fmt::Debug + PartialEq>(
+    want: &BTreeMap<Path_, V>,
+    got: &BTreeMap<Path_, V>,
+) -> String {
+    want.keys()
+        .chain(got.keys())
+        .filter(|k| want.get(*k) != got.get(*k))
+        .take(5)
+        .map(|k| format!("{k:?}: want {:?}, got {:?}", want.get(k), got.get(k)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whaley's Figure 9 in a sampled tree `p` (run `cmd`): the deepest
+/// recursion's context is there, every context is a real one (in
+/// `exact`), and `A` has one context per recursion depth, five, where a
+/// tree that folds recursion has one.
+pub(crate) fn assert_recursion_keeps_context(
+    cmd: &str,
+    p: &Profile,
+    exact: &BTreeMap<Path_, u64>,
+    deepest: &Path_,
+) {
+    let got = calls_by_path(p);
+    assert!(got.contains_key(deepest), "{cmd}: {got:?}");
+    for path in got.keys() {
+        assert!(exact.contains_key(path), "{cmd}: {path:?} is no context");
     }
-    out
+    let a_nodes = cct(p).iter().filter(|n| n.method == "A").count();
+    assert_eq!(a_nodes, 5, "{cmd}");
 }
 
 pub(crate) fn is_detached(path: &Path_) -> bool {
@@ -125,14 +157,7 @@ fn sampling_every_call_gives_the_exhaustive_cct() {
             assert_eq!(p.config.walk.as_deref(), Some(walk), "{}", r.cmd);
             let got = calls_by_path(&p);
             if got != want {
-                let diff: Vec<_> = want
-                    .keys()
-                    .chain(got.keys())
-                    .filter(|k| want.get(*k) != got.get(*k))
-                    .take(5)
-                    .map(|k| format!("{k:?}: exact {:?}, sampled {:?}", want.get(k), got.get(k)))
-                    .collect();
-                panic!("{}: contexts differ:\n{}", r.cmd, diff.join("\n"));
+                panic!("{}: contexts differ:\n{}", r.cmd, path_diff(&want, &got));
             }
             // Every sample is one method sample: the selfs add up to them.
             let selfs: u64 = cct(&p).iter().map(|n| n.self_).sum();
@@ -141,7 +166,8 @@ fn sampling_every_call_gives_the_exhaustive_cct() {
     }
 }
 
-/// Context path -> (calls, self).
+/// Context path -> (calls, self), contexts with one path summed (the
+/// root's path is empty).
 pub(crate) fn counts_by_path(p: &Profile) -> BTreeMap<Path_, (u64, u64)> {
     let nodes = cct(p);
     let mut out = BTreeMap::new();
@@ -270,19 +296,7 @@ fn whaley_figure_9_recursion_keeps_full_context() {
                 &["--profile=counter", "--every=5", seed, "--record=cct", &w],
                 &format!("w9-{walk}"),
             );
-            let got = calls_by_path(&p);
-            assert!(got.contains_key(&deepest), "{}: {got:?}", r.cmd);
-            for path in got.keys() {
-                assert!(
-                    exact.contains_key(path),
-                    "{}: {path:?} is no context",
-                    r.cmd
-                );
-            }
-            // Five contexts for A, one per recursion depth (a CCT that
-            // folds recursion would have one).
-            let a_nodes = cct(&p).iter().filter(|n| n.method == "A").count();
-            assert_eq!(a_nodes, 5, "{}", r.cmd);
+            assert_recursion_keeps_context(&r.cmd, &p, &exact, &deepest);
         }
     }
 }

@@ -19,7 +19,6 @@
 //! A failing generated program is left in the scratch directory, named by
 //! its seed, with the command that failed.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -27,6 +26,7 @@ use profiler::profile::Profile;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
+use crate::contexts::{calls_by_path, path_diff};
 use crate::harness::{self, run_vm_in, scratch, write_program, DEFAULT_TIMEOUT};
 
 /// How many programs the differential test generates.
@@ -234,28 +234,6 @@ fn outcome(
     }
 }
 
-type Path_ = Vec<(String, Option<u32>)>;
-
-/// Context path -> calls.
-fn calls_by_path(p: &Profile) -> BTreeMap<Path_, u64> {
-    let nodes = p.cct.as_deref().expect("a cct section");
-    let index: BTreeMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
-    let mut paths: Vec<Path_> = Vec::with_capacity(nodes.len());
-    let mut out = BTreeMap::new();
-    for n in nodes {
-        let mut path = n
-            .parent
-            .map(|p| paths[index[&p]].clone())
-            .unwrap_or_default();
-        if n.parent.is_some() {
-            path.push((n.method.clone(), n.line));
-            *out.entry(path.clone()).or_insert(0) += n.calls;
-        }
-        paths.push(path);
-    }
-    out
-}
-
 /// Runs `name` with `args` and `--profile-out`; the profile.
 fn profile(dir: &Path, name: &str, args: &[&str], out: &str) -> Result<Profile, String> {
     let file = dir.join(out);
@@ -339,16 +317,9 @@ fn check_program(dir: &Path, seed: u64) -> Result<usize, String> {
             (Ok(e), Ok(s)) => {
                 let (e, s) = (calls_by_path(&e), calls_by_path(&s));
                 if e != s {
-                    let diff: Vec<_> = e
-                        .keys()
-                        .chain(s.keys())
-                        .filter(|k| e.get(*k) != s.get(*k))
-                        .take(4)
-                        .map(|k| format!("{k:?}: exact {:?}, incremental {:?}", e.get(k), s.get(k)))
-                        .collect();
                     failures.push(format!(
-                        "{name}: every-call CCT differs:\n{}",
-                        diff.join("\n")
+                        "{name}: every-call CCT differs (want: exhaustive, got: incremental):\n{}",
+                        path_diff(&e, &s)
                     ));
                 }
             }

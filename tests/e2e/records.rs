@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 use profiler::profile::Profile;
 
 use crate::contexts::{
-    calls_by_path, cct, contexts_dir, detached, examples, is_detached, is_tail_of_some, paths,
-    profile_in, Path_, EXAMPLES,
+    assert_recursion_keeps_context, calls_by_path, cct, contexts_dir, detached, examples,
+    is_detached, is_tail_of_some, path_diff, paths, profile_in, Path_, EXAMPLES,
 };
 use crate::harness::{run_vm_in, scratch, write_program, DEFAULT_TIMEOUT};
 
@@ -158,20 +158,11 @@ fn sampling_every_call_gives_the_exhaustive_cct() {
             let (r, got) = profile_in(&examples(), name, &args, "rec-every");
             let got_calls = calls_by_path(&got);
             if got_calls != want {
-                let diff: Vec<_> = want
-                    .keys()
-                    .chain(got_calls.keys())
-                    .filter(|k| want.get(*k) != got_calls.get(*k))
-                    .take(5)
-                    .map(|k| {
-                        format!(
-                            "{k:?}: exact {:?}, sampled {:?}",
-                            want.get(k),
-                            got_calls.get(k)
-                        )
-                    })
-                    .collect();
-                panic!("{}: contexts differ:\n{}", r.cmd, diff.join("\n"));
+                panic!(
+                    "{}: contexts differ:\n{}",
+                    r.cmd,
+                    path_diff(&want, &got_calls)
+                );
             }
             let selfs: u64 = cct(&got).iter().map(|n| n.self_).sum();
             assert_eq!(selfs, got.run.samples, "{}", r.cmd);
@@ -198,19 +189,7 @@ fn pcct_recursion_keeps_full_context_whaley_figure_9() {
             &["--profile=counter", "--every=5", seed, "--record=pcct"],
             "rec-w9",
         );
-        let got = calls_by_path(&pcct);
-        assert!(got.contains_key(&deepest), "{}: {got:?}", r.cmd);
-        for path in got.keys() {
-            assert!(
-                exact.contains_key(path),
-                "{}: {path:?} is no context",
-                r.cmd
-            );
-        }
-        // One A per recursion depth: five, where a CCT that folds
-        // recursion has one.
-        let a_nodes = cct(&pcct).iter().filter(|n| n.method == "A").count();
-        assert_eq!(a_nodes, 5, "{}", r.cmd);
+        assert_recursion_keeps_context(&r.cmd, &pcct, &exact, &deepest);
     }
 }
 
