@@ -58,7 +58,7 @@ use vm::instr::YieldKind;
 
 use crate::cct::{CallingContextTree, NO_LINE};
 use crate::config::{AcctUpdate, SampledBit};
-use crate::walk::FrameInfo;
+use crate::walk::{credited_depth, FrameInfo};
 
 /// One thread's ACCT and its splice state.
 pub struct AcctRecorder {
@@ -207,15 +207,9 @@ impl AcctRecorder {
         frames: &mut [Frame],
         kind: YieldKind,
     ) {
-        let n = frames.len();
-        let depth = if kind == YieldKind::Prologue && n >= 2 {
-            n - 1
-        } else {
-            n
-        };
-        if depth == 0 {
+        let Some(depth) = credited_depth(frames.len(), kind) else {
             return;
-        }
+        };
         let node = self.place(s, &mut frames[..depth]);
         self.tree.node_mut(node).self_ += 1;
     }

@@ -70,7 +70,7 @@ use vm::instr::YieldKind;
 
 use crate::cct::{DETACHED_METHOD, NO_LINE, ROOT_METHOD};
 use crate::profile::{CctNode, HotEdge, HotLists, HotNode};
-use crate::walk::FrameInfo;
+use crate::walk::{credited_depth, FrameInfo};
 
 const NONE: u32 = u32::MAX;
 
@@ -689,15 +689,9 @@ impl PcctRecorder {
         frames: &mut [Frame],
         kind: YieldKind,
     ) {
-        let n = frames.len();
-        let depth = if kind == YieldKind::Prologue && n >= 2 {
-            n - 1
-        } else {
-            n
-        };
-        if depth == 0 {
+        let Some(depth) = credited_depth(frames.len(), kind) else {
             return;
-        }
+        };
         let node = self.tree.place(s, &mut frames[..depth], self.max_walk);
         self.tree.add_time(node, 1);
     }

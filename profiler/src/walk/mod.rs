@@ -179,15 +179,9 @@ impl ContextRecorder {
         frames: &mut [Frame],
         kind: YieldKind,
     ) {
-        let n = frames.len();
-        let depth = if kind == YieldKind::Prologue && n >= 2 {
-            n - 1
-        } else {
-            n
-        };
-        if depth == 0 {
+        let Some(depth) = credited_depth(frames.len(), kind) else {
             return;
-        }
+        };
         if self.incremental.is_some() {
             return self.incremental_sample(s, frames, depth, Weight::Self_);
         }
@@ -238,6 +232,19 @@ impl ContextRecorder {
     pub fn into_tree(self) -> CallingContextTree {
         self.tree
     }
+}
+
+/// How many frames, from the bottom, a method sample at a yieldpoint of
+/// `kind` credits with its unit of time: all of them, but at a prologue the
+/// callee has not run yet, so the caller is credited (as Jikes RVM's method
+/// listener does). `None` for an empty stack.
+pub fn credited_depth(frames: usize, kind: YieldKind) -> Option<usize> {
+    let depth = if kind == YieldKind::Prologue && frames >= 2 {
+        frames - 1
+    } else {
+        frames
+    };
+    (depth > 0).then_some(depth)
 }
 
 #[cfg(test)]
