@@ -160,3 +160,47 @@ fn partial_safepoints_never_deadlock() {
 fn self_walking_partial_safepoints_never_deadlock() {
     stress(Selection::First(1), true);
 }
+
+/// A partial safepoint takes the first threads *runnable when it begins*
+/// (Hofer et al. divide runnable and waiting threads up front): a thread
+/// asleep then is not asked, so that waking it cannot make it one of the
+/// first to arrive. A global safepoint asks every thread.
+#[test]
+fn a_partial_safepoint_does_not_ask_a_sleeping_thread() {
+    let module = vm::verify::assemble(
+        "sleeper.bc",
+        ".method main()\n  push 400\n  sleep\n  push 0\n  ret\n.end\n",
+    )
+    .expect("valid program");
+    let vm = Vm::new(Program::load(module, true), VmOptions::default());
+    let runner = {
+        let vm = vm.clone();
+        std::thread::spawn(move || vm.run().status)
+    };
+    let start = Instant::now();
+    let main = loop {
+        if let Some(t) = vm.threads.all().into_iter().next() {
+            if t.state() == vm::thread::ThreadState::Sleeping {
+                break t;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "main never slept");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let stats = vm.safepoint(Selection::First(1), false, |_, _, _| {});
+    assert!(stats.parked.is_empty(), "{stats:?}");
+    assert_eq!(main.state(), vm::thread::ThreadState::Sleeping);
+    assert_eq!(
+        main.control.load(Ordering::SeqCst),
+        0,
+        "the sleeping thread was asked to stop"
+    );
+    vm.safepoint(Selection::All, false, |_, _, _| {});
+    assert_eq!(main.state(), vm::thread::ThreadState::Sleeping);
+    assert_eq!(
+        main.control.load(Ordering::SeqCst),
+        1,
+        "a global safepoint asks every thread"
+    );
+    assert_eq!(runner.join().unwrap(), 0);
+}
