@@ -218,7 +218,15 @@ impl Vm {
                     // as this safepoint goes.
                     ThreadState::Parked => {
                         let slot = t.park.lock();
-                        if slot.held && slot.epoch == epoch {
+                        // Read the state again under the slot's lock (a
+                        // thread parks and unparks under it): the state
+                        // read above may be stale. A thread still parked
+                        // from the previous safepoint can run between the
+                        // two reads, arrive at this one and be walking
+                        // itself, held but not parked yet; counted as
+                        // parked, it let the safepoint end before it
+                        // parked, and its sample went uncounted.
+                        if t.state() == ThreadState::Parked && slot.held && slot.epoch == epoch {
                             parked += 1;
                         } else if asked {
                             running += 1;
