@@ -2,7 +2,9 @@
 //! running managed thread to take its next yieldpoint (the timer interrupt
 //! of Jikes RVM setting the threadswitch flag; Arnold & Grove 2005, section
 //! 3.3). It only sets bits through [`ThreadShared::request`]: the sampling
-//! itself happens on the application thread, at the yieldpoint.
+//! itself happens on the application thread, at the yieldpoint. The
+//! timer thread runs ahead of the application's threads
+//! ([`crate::priority`]), as a timer interrupt would.
 //!
 //! The virtual clock needs no thread: the interpreter raises the same
 //! request itself every `--interval` of cost-model cycles (see
@@ -34,6 +36,7 @@ impl WallTimer {
         let handle = std::thread::Builder::new()
             .name("vm-timer".into())
             .spawn(move || {
+                crate::priority::run_ahead_of_the_application();
                 let mut ticks = 0u64;
                 let mut next = Instant::now() + period();
                 loop {

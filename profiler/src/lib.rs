@@ -28,12 +28,14 @@ pub mod listeners;
 pub mod metrics;
 pub mod organizer;
 pub mod pcct;
+pub mod priority;
 pub mod profile;
 pub mod report;
 pub mod sampler;
 pub mod samples;
 pub mod session;
 pub mod stack;
+pub mod trace;
 pub mod tune;
 pub mod walk;
 

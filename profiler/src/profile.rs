@@ -157,6 +157,9 @@ pub struct RunSection {
     /// summed over safepoints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause_ns: Option<u64>,
+    /// Sampler thread: nanoseconds its ticks came late, summed over ticks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late_ns: Option<u64>,
     /// `--tune` with timer or cbs: the timer period at the end of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_interval_ns: Option<u64>,

@@ -145,6 +145,9 @@ pub struct SamplerTotals {
     pub held_ns: u64,
     /// Nanoseconds the sampler thread spent from requests to releases.
     pub pause_ns: u64,
+    /// Nanoseconds the ticks came late (the sampler thread woke after its
+    /// time), summed over ticks: a busy machine stretches the interval.
+    pub late_ns: u64,
     /// Safepoints that gave up waiting for a thread.
     pub timed_out: u64,
 }
@@ -155,6 +158,7 @@ struct Counters {
     requested: AtomicU64,
     taken: AtomicU64,
     pause_ns: AtomicU64,
+    late_ns: AtomicU64,
     timed_out: AtomicU64,
 }
 
@@ -213,7 +217,7 @@ impl SamplerThread {
             std::thread::Builder::new()
                 .name("vm-sampler".into())
                 .spawn(move || {
-                    raise_priority();
+                    crate::priority::run_ahead_of_the_application();
                     let mut rng = StdRng::seed_from_u64(seed ^ 0x5A3F_11E5);
                     let interval =
                         || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
@@ -224,6 +228,10 @@ impl SamplerThread {
                             Err(RecvTimeoutError::Timeout) => {}
                             _ => return,
                         }
+                        let late = Instant::now().saturating_duration_since(next);
+                        counters
+                            .late_ns
+                            .fetch_add(late.as_nanos() as u64, Ordering::Relaxed);
                         let Some(vm) = weak.upgrade() else { return };
                         tick(&vm, kind, sample_threads as usize, &mut rng, &counters);
                         drop(vm);
@@ -261,6 +269,7 @@ impl SamplerThread {
             taken: c.taken.load(Ordering::Relaxed),
             held_ns,
             pause_ns: c.pause_ns.load(Ordering::Relaxed),
+            late_ns: c.late_ns.load(Ordering::Relaxed),
             timed_out: c.timed_out.load(Ordering::Relaxed),
         }
     }
@@ -276,41 +285,6 @@ impl SamplerThread {
 impl Drop for SamplerThread {
     fn drop(&mut self) {
         self.stop_now();
-    }
-}
-
-/// Asks the kernel to run this thread ahead of the application's threads,
-/// so that its ticks come on time when every core is busy with
-/// application threads, as a timer signal would; HotSpot, too, runs its VM
-/// thread at a raised priority.
-///
-/// First choice: the real-time class `SCHED_FIFO` at its lowest priority.
-/// The thread sleeps between ticks and blocks while it waits for a
-/// safepoint, so it takes a core only for the microseconds a tick needs,
-/// and the kernel runs it the moment its timer fires. Fallback, without
-/// the privilege: nice -10. Measured on 2 cores (docs/PERFORMANCE.md,
-/// "Sampling many threads"): at normal priority the 1 ms ticks came some
-/// 140 times a second with 6 computing threads; at nice -10 a tick was
-/// still a median 0.25 ms late with 6 computing threads and 2.2 ms late
-/// with 24, so that a 0.8 s run took 275 ticks; with `SCHED_FIFO` the
-/// median is 25 us in both. Without either privilege the thread keeps its
-/// priority.
-fn raise_priority() {
-    // SAFETY: `pthread_self` has no preconditions and
-    // `pthread_setschedparam` on the calling thread only changes its
-    // scheduling class, reporting failure through its return value;
-    // `gettid` has no preconditions and `setpriority` on our own thread id
-    // only changes its nice value (failure ignored on purpose: the thread
-    // then keeps its priority).
-    unsafe {
-        let lowest_real_time = libc::sched_param { sched_priority: 1 };
-        if libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &lowest_real_time)
-            == 0
-        {
-            return;
-        }
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, -10);
     }
 }
 

@@ -214,6 +214,7 @@ impl Profiler {
                 samples_taken: sampled.map(|s| s.taken),
                 held_ns: sampled.map(|s| s.held_ns),
                 pause_ns: sampled.map(|s| s.pause_ns),
+                late_ns: sampled.map(|s| s.late_ns),
                 final_interval_ns: tune.filter(|_| !counter).map(|t| t.last),
                 final_every: tune.filter(|_| counter).map(|t| t.last),
                 interval_changes: tune.map(|t| t.changes),

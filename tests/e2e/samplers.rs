@@ -61,6 +61,15 @@ fn check_books(p: &Profile, sampler: &str, what: &str) -> Result<u64, String> {
         .safepoints
         .ok_or(format!("{what}: no run.safepoints"))?;
     p.run.held_ns.ok_or(format!("{what}: no run.held_ns"))?;
+    let late = p.run.late_ns.ok_or(format!("{what}: no run.late_ns"))?;
+    // Each tick is late by at most the time since the previous one's
+    // time: the late spans do not overlap, and all fall in the run.
+    if late > p.run.wall_ns {
+        return Err(format!(
+            "{what}: ticks {late} ns late in all, in a {} ns run",
+            p.run.wall_ns
+        ));
+    }
     if p.config.sampler.as_deref() != Some(sampler) {
         return Err(format!("{what}: config.sampler is {:?}", p.config.sampler));
     }
@@ -336,4 +345,5 @@ fn the_profile_names_its_sampler() {
     let p = Profile::read(&out).unwrap();
     assert_eq!(p.config.sampler.as_deref(), Some("self"));
     assert!(p.run.samples_taken.is_none() && p.run.held_ns.is_none());
+    assert!(p.run.late_ns.is_none());
 }

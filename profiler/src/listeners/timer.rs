@@ -34,6 +34,7 @@ impl ThreadListener for TimerListener {
         if requests & request::TICK == 0 {
             return;
         }
+        crate::trace::sample(t, Some(kind));
         self.rec.count_sample();
         self.rec.method_sample(t, kind);
         if kind != YieldKind::Backedge {
@@ -62,6 +63,7 @@ impl ThreadListener for TimerListener {
     /// at a backedge (its method, no call edge).
     fn safepoint(&mut self, t: &mut ThreadCtx<'_>) {
         let kind = crate::sampler::stopped_at(t);
+        crate::trace::sample(t, kind);
         self.rec.count_sample();
         let at = kind.unwrap_or(YieldKind::Backedge);
         self.rec.method_sample(t, at);
