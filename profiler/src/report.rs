@@ -44,6 +44,9 @@ pub fn summary(p: &Profile) -> String {
         let _ = write!(run, ", {i} instructions");
     }
     let _ = writeln!(s, "{run}");
+    if let Some(hint) = no_samples_hint(p) {
+        let _ = writeln!(s, "    {hint}");
+    }
     let unit = if c.profile == "exhaustive" {
         "instructions"
     } else {
@@ -131,6 +134,37 @@ pub fn summary(p: &Profile) -> String {
     s
 }
 
+/// Why a sampled profile is empty, and what to try, when it took no
+/// sample at all: a program shorter than one `--interval` gets no tick
+/// (the SPEC's examples run well under 1 ms), one that makes fewer calls
+/// than `--every` gets no counter sample. `None` for a profile with
+/// samples, and for `exhaustive` and `none`, which do not sample.
+pub fn no_samples_hint(p: &Profile) -> Option<String> {
+    if p.run.samples > 0 {
+        return None;
+    }
+    let c = &p.config;
+    match c.profile.as_str() {
+        "timer" | "cbs" => {
+            let length = match (c.clock.as_deref(), p.run.cycles) {
+                (Some("virtual"), Some(cycles)) => format!("{cycles} cycles of virtual time"),
+                _ => duration(p.run.wall_ns),
+            };
+            let every = c.interval_ns.map_or("one interval".into(), duration);
+            Some(format!(
+                "no samples: no tick came during the run ({length}, a tick every {every}); \
+                 a shorter --interval sees it, --profile=exhaustive counts it exactly"
+            ))
+        }
+        "counter" => Some(format!(
+            "no samples: the run made fewer calls than --every={}; a smaller --every sees \
+             it, --profile=exhaustive counts it exactly",
+            c.every.unwrap_or(0)
+        )),
+        _ => None,
+    }
+}
+
 /// How many innermost levels of a context `--report` shows.
 const CONTEXT_LEVELS: usize = 5;
 
@@ -179,5 +213,72 @@ fn duration(ns: u64) -> String {
         format!("{:.1} us", ns as f64 / 1e3)
     } else {
         format!("{ns} ns")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(config: &str, run: &str) -> Profile {
+        Profile {
+            format: crate::profile::FORMAT.into(),
+            program: "p.bc".into(),
+            config: serde_json::from_str(config).unwrap(),
+            run: serde_json::from_str(run).unwrap(),
+            methods: None,
+            dcg: None,
+            cct: None,
+            hot: None,
+        }
+    }
+
+    #[test]
+    fn an_empty_sampled_profile_says_why_and_what_to_try() {
+        let wall = profile(
+            r#"{"profile": "cbs", "interval_ns": 1000000, "clock": "wall"}"#,
+            r#"{"wall_ns": 214599, "samples": 0, "threads": 1}"#,
+        );
+        let hint = no_samples_hint(&wall).expect("a hint");
+        assert!(
+            hint.contains("no tick came during the run (214.6 us, a tick every 1.0 ms)"),
+            "{hint}"
+        );
+        assert!(
+            hint.contains("--interval") && hint.contains("--profile=exhaustive"),
+            "{hint}"
+        );
+        assert!(summary(&wall).contains(&hint));
+        let virt = profile(
+            r#"{"profile": "timer", "interval_ns": 1000000, "clock": "virtual"}"#,
+            r#"{"wall_ns": 5, "samples": 0, "threads": 1, "cycles": 725}"#,
+        );
+        assert!(no_samples_hint(&virt)
+            .unwrap()
+            .contains("(725 cycles of virtual time"));
+        let counter = profile(
+            r#"{"profile": "counter", "every": 100}"#,
+            r#"{"wall_ns": 5, "samples": 0, "threads": 1}"#,
+        );
+        assert!(no_samples_hint(&counter)
+            .unwrap()
+            .contains("fewer calls than --every=100"));
+    }
+
+    #[test]
+    fn profiles_with_samples_or_that_do_not_sample_get_no_hint() {
+        let sampled = profile(
+            r#"{"profile": "cbs", "interval_ns": 1000000}"#,
+            r#"{"wall_ns": 5, "samples": 3, "threads": 1}"#,
+        );
+        assert_eq!(no_samples_hint(&sampled), None);
+        assert!(!summary(&sampled).contains("no samples"));
+        for kind in ["exhaustive", "none"] {
+            let p = profile(
+                &format!(r#"{{"profile": "{kind}"}}"#),
+                r#"{"wall_ns": 5, "samples": 0, "threads": 1}"#,
+            );
+            assert_eq!(no_samples_hint(&p), None, "{kind}");
+        }
     }
 }

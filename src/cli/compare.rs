@@ -18,8 +18,8 @@
 
 use std::path::Path;
 
-use profiler::metrics;
 use profiler::profile::{Profile, ReadError, FORMAT};
+use profiler::{metrics, report};
 
 use super::args::CompareArgs;
 use super::{io_reason, Failure, EXIT_INVALID, EXIT_NO_INPUT};
@@ -27,6 +27,11 @@ use super::{io_reason, Failure, EXIT_INVALID, EXIT_NO_INPUT};
 pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
     let profile = load_profile(&a.profile)?;
     let reference = load_profile(&a.reference)?;
+    for (p, path) in [(&profile, &a.profile), (&reference, &a.reference)] {
+        if let Some(hint) = report::no_samples_hint(p) {
+            eprintln!("vm: note: `{}`: {hint}", path.display());
+        }
+    }
     let c = metrics::compare(&profile, &reference);
     if c.is_empty() {
         eprintln!(

@@ -222,6 +222,75 @@ fn figure_1_timer_is_fooled_and_cbs_is_not() {
     );
 }
 
+/// A program shorter than one interval gets no tick: `--report` and
+/// `vm compare` say so, and what to try, instead of an empty summary and a
+/// bare 0.
+#[test]
+fn an_empty_sampled_profile_is_explained() {
+    let dir = scratch("profiles-empty");
+    let arrays = examples().join("arrays.bc");
+    let arrays = arrays.to_str().unwrap();
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            arrays,
+            "--profile=cbs",
+            "--clock=virtual",
+            "--seed=1",
+            "--report",
+            "--profile-out=cbs.json",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    assert!(
+        r.stderr.contains("no samples: no tick came during the run")
+            && r.stderr.contains("--profile=exhaustive"),
+        "{}",
+        r.stderr
+    );
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            arrays,
+            "--profile=exhaustive",
+            "--profile-out=exact.json",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    let r = run_vm_in(
+        &dir,
+        &["compare", "cbs.json", "exact.json"],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    assert!(r.stdout.contains("dcg-overlap: 0.00"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("note: `cbs.json`: no samples") && !r.stderr.contains("exact.json"),
+        "{}",
+        r.stderr
+    );
+    // With ticks every 100 ns of virtual time the same program is seen.
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            arrays,
+            "--profile=cbs",
+            "--clock=virtual",
+            "--interval=100ns",
+            "--seed=1",
+            "--report",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    assert!(!r.stderr.contains("no samples"), "{}", r.stderr);
+}
+
 #[test]
 fn profile_is_written_when_the_program_dies() {
     let dir = scratch("profiles-dies");
