@@ -13,7 +13,9 @@
 #   select_programs [NAME..] set `programs` to these bench programs (names,
 #                            with or without .bc), or to every
 #                            programs/bench/*.bc when none is given
-#   build_vm                 build the release binary; set `vm` to it
+#   build_vm [CARGO ARGS..]  build the release binary (into $CARGO_TARGET_DIR
+#                            if set), with these extra cargo arguments
+#                            (e.g. --features sample-trace); set `vm` to it
 
 script="${0##*/}"
 root="$(cd "$here/.." && pwd)"
@@ -47,8 +49,8 @@ select_programs() {
 }
 
 build_vm() {
-    echo "== building the release binary" >&2
-    (cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
+    echo "== building the release binary${*:+ ($*)}" >&2
+    (cd "$root" && cargo build --release --quiet "$@") || die "cargo build --release $* failed"
     vm="${CARGO_TARGET_DIR:-$root/target}/release/vm"
     [[ -x "$vm" ]] || die "no binary at $vm"
 }

@@ -47,11 +47,8 @@ read -r -a thread_counts <<< "${THREADS:-2 8 32}"
 read -r -a seeds <<< "${SEEDS:-1 2 3}"
 positive WORK "$work"
 
-echo "== building the release binary with --features sample-trace" >&2
-trace_target="$root/target/sample-trace"
-(cd "$root" && CARGO_TARGET_DIR="$trace_target" cargo build --release --quiet --features sample-trace) ||
-    die "cargo build --features sample-trace failed"
-vm="$trace_target/release/vm"
+export CARGO_TARGET_DIR="$root/target/sample-trace"   # apart from the normal build
+build_vm --features sample-trace
 mkdir -p "$results"
 rows="$results/rows.tsv"
 : > "$rows"

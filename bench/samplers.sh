@@ -39,7 +39,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
+source "$here/lib.sh"
 prog="$root/tests/programs/samplers/many.bc"
 results="${RESULTS_DIR:-$root/bench-results/samplers}"
 rounds="${ROUNDS:-5}"
@@ -50,16 +50,12 @@ read -r -a intervals <<< "${INTERVALS:-10ms 1ms 100us}"
 read -r -a samplers <<< "${SAMPLERS:-safepoint partial self}"
 read -r -a walks <<< "${WALKS:-full incremental}"
 
-die() { echo "samplers.sh: $*" >&2; exit 1; }
-command -v hyperfine >/dev/null || die "hyperfine is missing (apt-get install -y hyperfine)"
-command -v python3 >/dev/null || die "python3 is missing"
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer (got '$rounds')"
-[[ "$work" =~ ^[1-9][0-9]*$ ]] || die "WORK must be a positive integer (got '$work')"
-[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer (got '$repeats')"
+need hyperfine python3
+positive ROUNDS "$rounds"
+positive WORK "$work"
+positive REPEATS "$repeats"
 
-echo "== building the release binary" >&2
-(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
-vm="$root/target/release/vm"
+build_vm
 mkdir -p "$results"
 rows="$results/rows.tsv"
 : > "$rows"

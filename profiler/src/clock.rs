@@ -14,16 +14,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossbeam::channel::{bounded, RecvTimeoutError, Sender};
 use parking_lot::Mutex;
 use vm::thread::{request, ThreadShared, ThreadState};
+
+use crate::stop::StopSignal;
 
 /// The threads a timer ticks.
 pub type LiveThreads = Arc<Mutex<Vec<Arc<ThreadShared>>>>;
 
 /// A running timer thread; dropping it stops the thread.
 pub struct WallTimer {
-    stop: Option<Sender<()>>,
+    stop: Arc<StopSignal>,
     handle: Option<std::thread::JoinHandle<u64>>,
 }
 
@@ -31,7 +32,8 @@ impl WallTimer {
     /// Starts ticking `threads` every `interval_ns` nanoseconds, read
     /// again at every tick (`--tune` changes it while the timer runs).
     pub fn start(interval_ns: Arc<AtomicU64>, threads: LiveThreads) -> WallTimer {
-        let (stop, stopped) = bounded::<()>(1);
+        let stop = Arc::new(StopSignal::default());
+        let stopped = stop.clone();
         let period = move || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
         let handle = std::thread::Builder::new()
             .name("vm-timer".into())
@@ -40,10 +42,8 @@ impl WallTimer {
                 let mut ticks = 0u64;
                 let mut next = Instant::now() + period();
                 loop {
-                    let wait = next.saturating_duration_since(Instant::now());
-                    match stopped.recv_timeout(wait) {
-                        Err(RecvTimeoutError::Timeout) => {}
-                        _ => return ticks,
+                    if stopped.sleep_until(next) {
+                        return ticks;
                     }
                     for t in threads.lock().iter() {
                         if t.state() == ThreadState::Running {
@@ -63,7 +63,7 @@ impl WallTimer {
             })
             .expect("spawn the timer thread");
         WallTimer {
-            stop: Some(stop),
+            stop,
             handle: Some(handle),
         }
     }
@@ -74,7 +74,7 @@ impl WallTimer {
     }
 
     fn stop_now(&mut self) -> u64 {
-        drop(self.stop.take());
+        self.stop.stop();
         self.handle.take().map_or(0, |h| h.join().unwrap_or(0))
     }
 }

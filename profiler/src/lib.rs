@@ -35,6 +35,7 @@ pub mod sampler;
 pub mod samples;
 pub mod session;
 pub mod stack;
+pub mod stop;
 pub mod trace;
 pub mod tune;
 pub mod walk;

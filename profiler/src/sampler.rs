@@ -46,7 +46,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use crossbeam::channel::{bounded, RecvTimeoutError, Sender};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use vm::hooks::{ThreadCtx, ThreadListener};
@@ -54,6 +53,8 @@ use vm::instr::YieldKind;
 use vm::runtime::Vm;
 use vm::safepoint::Selection;
 use vm::thread::{ThreadShared, ThreadState};
+
+use crate::stop::StopSignal;
 
 /// `--sampler`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -190,7 +191,7 @@ pub fn sample_held(t: &mut ThreadCtx<'_>, listener: Option<&mut dyn ThreadListen
 
 /// The sampler thread of one run.
 pub struct SamplerThread {
-    stop: Option<Sender<()>>,
+    stop: Arc<StopSignal>,
     handle: Option<std::thread::JoinHandle<()>>,
     counters: Arc<Counters>,
     vm: Weak<Vm>,
@@ -208,7 +209,8 @@ impl SamplerThread {
         sample_threads: u32,
         seed: u64,
     ) -> SamplerThread {
-        let (stop, stopped) = bounded::<()>(1);
+        let stop = Arc::new(StopSignal::default());
+        let stopped = stop.clone();
         let counters = Arc::new(Counters::default());
         let weak = Arc::downgrade(vm);
         let held_at_start = vm.parked_ns();
@@ -223,10 +225,8 @@ impl SamplerThread {
                         || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
                     let mut next = Instant::now() + interval();
                     loop {
-                        let wait = next.saturating_duration_since(Instant::now());
-                        match stopped.recv_timeout(wait) {
-                            Err(RecvTimeoutError::Timeout) => {}
-                            _ => return,
+                        if stopped.sleep_until(next) {
+                            return;
                         }
                         let late = Instant::now().saturating_duration_since(next);
                         counters
@@ -247,7 +247,7 @@ impl SamplerThread {
                 .ok()
         };
         SamplerThread {
-            stop: Some(stop),
+            stop,
             handle,
             counters,
             vm: weak,
@@ -275,7 +275,7 @@ impl SamplerThread {
     }
 
     fn stop_now(&mut self) {
-        drop(self.stop.take());
+        self.stop.stop();
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }

@@ -230,43 +230,33 @@ fn an_empty_sampled_profile_is_explained() {
     let dir = scratch("profiles-empty");
     let arrays = examples().join("arrays.bc");
     let arrays = arrays.to_str().unwrap();
-    let r = run_vm_in(
-        &dir,
-        &[
-            "run",
-            arrays,
-            "--profile=cbs",
-            "--clock=virtual",
-            "--seed=1",
-            "--report",
-            "--profile-out=cbs.json",
-        ],
-        DEFAULT_TIMEOUT,
-    );
-    r.assert_status(0);
+    let vm = |args: &[&str]| {
+        let r = run_vm_in(&dir, args, DEFAULT_TIMEOUT);
+        r.assert_status(0);
+        r
+    };
+    let cbs = [
+        "run",
+        arrays,
+        "--profile=cbs",
+        "--clock=virtual",
+        "--seed=1",
+        "--report",
+    ];
+    let r = vm(&[&cbs[..], &["--profile-out=cbs.json"]].concat());
     assert!(
         r.stderr.contains("no samples: no tick came during the run")
             && r.stderr.contains("--profile=exhaustive"),
         "{}",
         r.stderr
     );
-    let r = run_vm_in(
-        &dir,
-        &[
-            "run",
-            arrays,
-            "--profile=exhaustive",
-            "--profile-out=exact.json",
-        ],
-        DEFAULT_TIMEOUT,
-    );
-    r.assert_status(0);
-    let r = run_vm_in(
-        &dir,
-        &["compare", "cbs.json", "exact.json"],
-        DEFAULT_TIMEOUT,
-    );
-    r.assert_status(0);
+    vm(&[
+        "run",
+        arrays,
+        "--profile=exhaustive",
+        "--profile-out=exact.json",
+    ]);
+    let r = vm(&["compare", "cbs.json", "exact.json"]);
     assert!(r.stdout.contains("dcg-overlap: 0.00"), "{}", r.stdout);
     assert!(
         r.stderr.contains("note: `cbs.json`: no samples") && !r.stderr.contains("exact.json"),
@@ -274,20 +264,7 @@ fn an_empty_sampled_profile_is_explained() {
         r.stderr
     );
     // With ticks every 100 ns of virtual time the same program is seen.
-    let r = run_vm_in(
-        &dir,
-        &[
-            "run",
-            arrays,
-            "--profile=cbs",
-            "--clock=virtual",
-            "--interval=100ns",
-            "--seed=1",
-            "--report",
-        ],
-        DEFAULT_TIMEOUT,
-    );
-    r.assert_status(0);
+    let r = vm(&[&cbs[..], &["--interval=100ns"]].concat());
     assert!(!r.stderr.contains("no samples"), "{}", r.stderr);
 }
 
