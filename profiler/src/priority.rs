@@ -38,3 +38,30 @@ pub fn run_ahead_of_the_application() {
         libc::setpriority(libc::PRIO_PROCESS, tid, -10);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thread_gets_real_time_or_nice_minus_ten_when_privileged() {
+        let (policy, nice, privileged) = std::thread::spawn(|| {
+            run_ahead_of_the_application();
+            // SAFETY: plain queries about the calling thread and process.
+            unsafe {
+                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                (
+                    libc::sched_getscheduler(0),
+                    libc::getpriority(libc::PRIO_PROCESS, tid),
+                    libc::geteuid() == 0,
+                )
+            }
+        })
+        .join()
+        .unwrap();
+        assert!(
+            policy == libc::SCHED_FIFO || nice == -10 || !privileged,
+            "policy {policy}, nice {nice}"
+        );
+    }
+}
