@@ -13,6 +13,10 @@
 #   select_programs [NAME..] set `programs` to these bench programs (names,
 #                            with or without .bc), or to every
 #                            programs/bench/*.bc when none is given
+#   many_threads N           for tests/programs/samplers/many.bc with N
+#                            threads and `work`/N iterations each: set
+#                            `base` to the command that runs it and `ref`
+#                            to its exact CCT, written into `results`
 #   build_vm [CARGO ARGS..]  build the release binary (into $CARGO_TARGET_DIR
 #                            if set), with these extra cargo arguments
 #                            (e.g. --features sample-trace); set `vm` to it
@@ -53,4 +57,11 @@ build_vm() {
     (cd "$root" && cargo build --release --quiet "$@") || die "cargo build --release $* failed"
     vm="${CARGO_TARGET_DIR:-$root/target}/release/vm"
     [[ -x "$vm" ]] || die "no binary at $vm"
+}
+
+many_threads() {
+    base="$vm run $root/tests/programs/samplers/many.bc --set threads=$1 --set work=$((work / $1))"
+    ref="$results/exact-$1.json"
+    mkdir -p "$results"
+    $base --profile=exhaustive --record=cct --profile-out "$ref" >/dev/null
 }

@@ -39,7 +39,6 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
 need python3
-prog="$root/tests/programs/samplers/many.bc"
 results="${RESULTS_DIR:-$root/bench-results/lockstep}"
 work="${WORK:-12000000}"
 interval="${INTERVAL:-1ms}"
@@ -54,9 +53,7 @@ rows="$results/rows.tsv"
 : > "$rows"
 
 for n in "${thread_counts[@]}"; do
-    base="$vm run $prog --set threads=$n --set work=$((work / n))"
-    ref="$results/exact-$n.json"
-    $base --profile=exhaustive --record=cct --profile-out "$ref" >/dev/null
+    many_threads "$n"
     for sw in safepoint:full partial:full self:incremental; do
         s="${sw%%:*}" w="${sw##*:}"
         for seed in "${seeds[@]}"; do

@@ -40,7 +40,6 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
-prog="$root/tests/programs/samplers/many.bc"
 results="${RESULTS_DIR:-$root/bench-results/samplers}"
 rounds="${ROUNDS:-5}"
 work="${WORK:-12000000}"
@@ -61,9 +60,7 @@ rows="$results/rows.tsv"
 : > "$rows"
 
 for n in "${thread_counts[@]}"; do
-    base="$vm run $prog --set threads=$n --set work=$((work / n))"
-    ref="$results/exact-$n.json"
-    $base --profile=exhaustive --record=cct --profile-out "$ref" >/dev/null
+    many_threads "$n"
     for iv in "${intervals[@]}"; do
         cmds=("none=$base")
         for s in "${samplers[@]}"; do
