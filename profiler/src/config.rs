@@ -206,6 +206,8 @@ pub struct ProfileOptions {
     pub sampler: Option<String>,
     /// `--sample-threads`.
     pub sample_threads: Option<u32>,
+    /// `--runnable-only` (an extension: section 3.1 off).
+    pub runnable_only: bool,
     /// `--profile-out` was given.
     pub profile_out: bool,
     /// `--report` was given.
@@ -251,6 +253,9 @@ pub struct ProfileConfig {
     pub sampler: crate::sampler::SamplerKind,
     /// Threads one partial safepoint samples (`partial`, `self`).
     pub sample_threads: u32,
+    /// `--runnable-only`: a partial safepoint samples runnable threads
+    /// only, waiting threads never (section 3.1 off).
+    pub runnable_only: bool,
 }
 
 /// Default `--interval`: 1 ms.
@@ -349,6 +354,12 @@ impl ProfileOptions {
             self.sample_threads.is_some(),
             kind == ProfileKind::Timer,
             "--sample-threads",
+            "--profile=timer",
+        );
+        check(
+            self.runnable_only,
+            kind == ProfileKind::Timer,
+            "--runnable-only",
             "--profile=timer",
         );
         check(
@@ -511,7 +522,7 @@ impl ProfileOptions {
             // Never cut (SPEC section 2).
             Walk::Incremental => u32::MAX,
         };
-        let (sampler, sample_threads) = self.resolve_sampler(kind, &mut problems);
+        let (sampler, sample_threads, runnable_only) = self.resolve_sampler(kind, &mut problems);
         if !problems.is_empty() {
             return Err(problems.join("\n"));
         }
@@ -532,18 +543,21 @@ impl ProfileOptions {
             purge: self.purge,
             sampler,
             sample_threads,
+            runnable_only,
         })
     }
 
-    /// `--sampler` and `--sample-threads` (see [`crate::sampler`]): only
-    /// `--profile=timer` has them; `safepoint` and `partial` need a sampler
-    /// thread on the wall clock; `--sample-threads` bounds a partial
-    /// safepoint (`partial`, and `self` on the wall clock).
+    /// `--sampler`, `--sample-threads` and `--runnable-only` (see
+    /// [`crate::sampler`]): only `--profile=timer` has them; `safepoint`
+    /// and `partial` need a sampler thread on the wall clock;
+    /// `--sample-threads` bounds a partial safepoint (`partial`, and `self`
+    /// on the wall clock), and `--runnable-only` keeps waiting threads out
+    /// of it.
     fn resolve_sampler(
         &self,
         kind: ProfileKind,
         problems: &mut Vec<String>,
-    ) -> (crate::sampler::SamplerKind, u32) {
+    ) -> (crate::sampler::SamplerKind, u32, bool) {
         use crate::sampler::SamplerKind;
         let sampler = match self.sampler.as_deref().map(str::parse::<SamplerKind>) {
             Some(Ok(s)) => s,
@@ -554,7 +568,7 @@ impl ProfileOptions {
             None => SamplerKind::default(),
         };
         if kind != ProfileKind::Timer {
-            return (sampler, 1);
+            return (sampler, 1, false);
         }
         let clock = self.clock.unwrap_or_default();
         if clock == Clock::Virtual && sampler != SamplerKind::SelfSampling {
@@ -581,11 +595,26 @@ impl ProfileOptions {
                 );
             }
         }
+        if self.runnable_only {
+            if sampler == SamplerKind::Safepoint {
+                problems.push(
+                    "--runnable-only does not apply to --sampler=safepoint (a global safepoint \
+                     samples every thread); it applies to --sampler=partial|self"
+                        .into(),
+                );
+            } else if clock == Clock::Virtual {
+                problems.push(
+                    "--runnable-only does not apply with --clock=virtual (every thread samples \
+                     itself at its own virtual ticks; a waiting thread has none)"
+                        .into(),
+                );
+            }
+        }
         let n = self
             .sample_threads
             .unwrap_or_else(crate::sampler::default_sample_threads)
             .max(1);
-        (sampler, n)
+        (sampler, n, self.runnable_only)
     }
 }
 

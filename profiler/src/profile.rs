@@ -120,6 +120,9 @@ pub struct ConfigSection {
     /// wall clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_threads: Option<u64>,
+    /// `--runnable-only` was given: waiting threads were never sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runnable_only: Option<bool>,
 }
 
 /// `run`: facts about the run that produced the profile.

@@ -201,12 +201,14 @@ pub struct SamplerThread {
 impl SamplerThread {
     /// Starts sampling `vm` every `interval` nanoseconds (read again each
     /// period: `--tune` changes it) with `kind`; `sample_threads` bounds a
-    /// partial safepoint; `seed` draws the waiting threads.
+    /// partial safepoint, which takes waiting threads too unless
+    /// `runnable_only`; `seed` draws the waiting threads.
     pub fn start(
         vm: &Arc<Vm>,
         kind: SamplerKind,
         interval_ns: Arc<AtomicU64>,
         sample_threads: u32,
+        runnable_only: bool,
         seed: u64,
     ) -> SamplerThread {
         let stop = Arc::new(StopSignal::default());
@@ -233,7 +235,8 @@ impl SamplerThread {
                             .late_ns
                             .fetch_add(late.as_nanos() as u64, Ordering::Relaxed);
                         let Some(vm) = weak.upgrade() else { return };
-                        tick(&vm, kind, sample_threads as usize, &mut rng, &counters);
+                        let n = sample_threads as usize;
+                        tick(&vm, kind, n, runnable_only, &mut rng, &counters);
                         drop(vm);
                         // Keep to the interval, counting the time the last
                         // sample took (section 7); if behind, start afresh.
@@ -289,7 +292,14 @@ impl Drop for SamplerThread {
 }
 
 /// One tick: choose, request the safepoint, walk, release.
-fn tick(vm: &Vm, kind: SamplerKind, n: usize, rng: &mut StdRng, counters: &Counters) {
+fn tick(
+    vm: &Vm,
+    kind: SamplerKind,
+    n: usize,
+    runnable_only: bool,
+    rng: &mut StdRng,
+    counters: &Counters,
+) {
     let live: Vec<Arc<ThreadShared>> = vm
         .threads
         .all()
@@ -316,7 +326,11 @@ fn tick(vm: &Vm, kind: SamplerKind, n: usize, rng: &mut StdRng, counters: &Count
                 .map(|t| t.id)
                 .collect();
             let runnable = live.len() - waiting.len();
-            let (r, w) = divide(n, runnable, waiting.len(), rng.random::<f64>());
+            let (r, w) = if runnable_only {
+                (n.min(runnable), 0)
+            } else {
+                divide(n, runnable, waiting.len(), rng.random::<f64>())
+            };
             // Draw w waiting threads at random (a partial Fisher-Yates).
             for i in 0..w {
                 let j = rng.random_range(i..waiting.len());
@@ -420,6 +434,42 @@ mod tests {
             .resolve(1)
             .unwrap_err();
             assert!(e.contains("--sampler does not apply"), "{kind}: {e}");
+        }
+    }
+
+    #[test]
+    fn runnable_only_resolves_for_partial_safepoints_only() {
+        use crate::config::{Clock, ProfileKind, ProfileOptions};
+        let resolve = |profile, sampler: &str, clock| {
+            ProfileOptions {
+                profile: Some(profile),
+                sampler: (profile == ProfileKind::Timer).then(|| sampler.to_string()),
+                clock: Some(clock),
+                runnable_only: true,
+                ..Default::default()
+            }
+            .resolve(1)
+        };
+        for s in ["partial", "self"] {
+            let c = resolve(ProfileKind::Timer, s, Clock::Wall).unwrap();
+            assert!(c.runnable_only, "{s}");
+        }
+        let off = ProfileOptions {
+            profile: Some(ProfileKind::Timer),
+            ..Default::default()
+        };
+        assert!(!off.resolve(1).unwrap().runnable_only);
+        for (profile, s, clock) in [
+            (ProfileKind::Timer, "safepoint", Clock::Wall),
+            (ProfileKind::Timer, "self", Clock::Virtual),
+            (ProfileKind::Cbs, "", Clock::Wall),
+            (ProfileKind::Exhaustive, "", Clock::Wall),
+        ] {
+            let e = resolve(profile, s, clock).unwrap_err();
+            assert!(
+                e.contains("--runnable-only"),
+                "{profile} {s} {clock:?}: {e}"
+            );
         }
     }
 

@@ -125,6 +125,7 @@ impl Profiler {
                     c.sampler,
                     self.interval.clone(),
                     c.sample_threads,
+                    c.runnable_only,
                     c.seed,
                 ));
             }
@@ -332,6 +333,7 @@ fn config_section(c: &ProfileConfig) -> ConfigSection {
         sampler: (c.kind == ProfileKind::Timer).then(|| c.sampler.name().to_string()),
         sample_threads: (c.uses_sampler_thread() && c.sampler != SamplerKind::Safepoint)
             .then_some(u64::from(c.sample_threads)),
+        runnable_only: c.runnable_only.then_some(true),
     }
 }
 

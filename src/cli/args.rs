@@ -207,6 +207,11 @@ pub struct ProfileArgs {
     /// tick samples [default: cores]
     #[arg(long, value_name = "N")]
     pub sample_threads: Option<u32>,
+    /// timer with --sampler=partial|self (wall clock): sample only runnable
+    /// threads, never waiting ones (the paper's section 3.1 sampling of
+    /// waiting threads off) [default: waiting threads get their share]
+    #[arg(long)]
+    pub runnable_only: bool,
     /// Recompile hot methods with profile-directed inlining while running
     /// (the `linear` policy, Whaley's cost-benefit model); the profile is
     /// cbs unless --profile names timer, cbs or counter

@@ -169,6 +169,7 @@ pub(super) fn resolve_profile(
         tune: p.tune,
         sampler: p.sampler.clone(),
         sample_threads: p.sample_threads,
+        runnable_only: p.runnable_only,
         profile_out: p.profile_out.is_some(),
         report: p.report,
         no_yieldpoints,

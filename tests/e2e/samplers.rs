@@ -34,6 +34,13 @@ const SAMPLERS: &[&[&str]] = &[
         "--walk=marked",
     ],
     &["--sampler=self"],
+    &[
+        "--sampler=self",
+        "--sample-threads=2",
+        "--runnable-only",
+        "--record=cct",
+        "--walk=incremental",
+    ],
 ];
 
 /// How many times each program runs under each configuration.
@@ -248,6 +255,60 @@ fn a_global_safepoint_samples_sleeping_and_joining_threads() {
 }
 
 #[test]
+fn runnable_only_keeps_waiting_threads_out_of_partial_safepoints() {
+    // many.bc with one computing thread, seven sleepers and main blocked in
+    // `join`; 16 samples a tick are enough for every thread. By default
+    // (section 3.1) a partial safepoint then samples all nine live threads
+    // at each tick; with --runnable-only only the runnable ones: the
+    // computing thread, and a sleeper in the microseconds it is awake.
+    let dir = harness::programs_dir("samplers");
+    let scratch = harness::scratch("samplers-runnable-only");
+    for sampler in ["partial", "self"] {
+        let mut per_tick = Vec::new();
+        for extra in [None, Some("--runnable-only")] {
+            let out = scratch.join(format!("{sampler}-{}.json", extra.is_some()));
+            let out_s = out.display().to_string();
+            let mut args = vec![
+                "run",
+                "many.bc",
+                "--set",
+                "threads=8",
+                "--set",
+                "busy=1",
+                "--set",
+                "work=150000",
+                "--profile=timer",
+                "--interval=100us",
+                "--record=cct",
+                "--sample-threads=16",
+                "--profile-out",
+                &out_s,
+            ];
+            let s = format!("--sampler={sampler}");
+            args.push(&s);
+            args.extend(extra);
+            let r = run_vm_in(&dir, &args, Duration::from_secs(60));
+            r.assert_status(0);
+            let p = Profile::read(&out).unwrap();
+            check_books(&p, sampler, &r.cmd).unwrap();
+            assert_eq!(p.config.runnable_only, extra.map(|_| true), "{}", r.cmd);
+            let safepoints = p.run.safepoints.unwrap();
+            assert!(safepoints >= 20, "{}: {safepoints} ticks", r.cmd);
+            per_tick.push(p.run.samples_requested.unwrap() as f64 / safepoints as f64);
+        }
+        let (all, runnable) = (per_tick[0], per_tick[1]);
+        assert!(
+            all >= 5.0,
+            "{sampler}: {all} samples a tick with waiting threads"
+        );
+        assert!(
+            runnable <= 2.0,
+            "{sampler}: {runnable} samples a tick, runnable only"
+        );
+    }
+}
+
+#[test]
 fn sampler_options_that_do_not_apply_are_usage_errors() {
     let prog = harness::programs_dir("samplers").join("churn.bc");
     let prog = prog.to_str().unwrap();
@@ -266,6 +327,9 @@ fn sampler_options_that_do_not_apply_are_usage_errors() {
         &["--profile=timer", "--sampler=safepoint", "--clock=virtual"],
         &["--profile=timer", "--sampler=partial", "--clock=virtual"],
         &["--profile=timer", "--clock=virtual", "--sample-threads=2"],
+        &["--profile=cbs", "--runnable-only"],
+        &["--profile=timer", "--sampler=safepoint", "--runnable-only"],
+        &["--profile=timer", "--clock=virtual", "--runnable-only"],
     ] {
         let mut args = vec!["run", prog];
         args.extend_from_slice(bad);
@@ -273,7 +337,9 @@ fn sampler_options_that_do_not_apply_are_usage_errors() {
         r.assert_status(2);
         assert!(r.stdout.is_empty(), "{}: the program ran", r.cmd);
         assert!(
-            r.stderr.contains("--sampler") || r.stderr.contains("--sample-threads"),
+            ["--sampler", "--sample-threads", "--runnable-only"]
+                .iter()
+                .any(|o| r.stderr.contains(o)),
             "{}: {}",
             r.cmd,
             r.stderr
