@@ -14,9 +14,13 @@
 #                            with or without .bc), or to every
 #                            programs/bench/*.bc when none is given
 #   many_threads N           for tests/programs/samplers/many.bc with N
-#                            threads and `work`/N iterations each: set
-#                            `base` to the command that runs it and `ref`
-#                            to its exact CCT, written into `results`
+#                            threads and `work`/N iterations each (three
+#                            of every four compute), or if BUSY is set,
+#                            BUSY computing threads and `work`/BUSY
+#                            iterations each; every thread DEPTH frames
+#                            deep if DEPTH is set: set `base` to the command
+#                            that runs it and `ref` to its exact CCT,
+#                            written into `results`
 #   build_vm [CARGO ARGS..]  build the release binary (into $CARGO_TARGET_DIR
 #                            if set), with these extra cargo arguments
 #                            (e.g. --features sample-trace); set `vm` to it
@@ -60,7 +64,10 @@ build_vm() {
 }
 
 many_threads() {
-    base="$vm run $root/tests/programs/samplers/many.bc --set threads=$1 --set work=$((work / $1))"
+    local busy="${BUSY:-0}" depth="${DEPTH:-0}" computing
+    computing=$((busy > 0 ? busy : $1))
+    base="$vm run $root/tests/programs/samplers/many.bc --set threads=$1"
+    base+=" --set work=$((work / computing)) --set busy=$busy --set depth=$depth"
     ref="$results/exact-$1.json"
     mkdir -p "$results"
     $base --profile=exhaustive --record=cct --profile-out "$ref" >/dev/null

@@ -11,18 +11,27 @@
 #   ROUNDS=N       interleaved rounds per (threads, interval) (default 5)
 #   THREADS        thread counts (default "8 32")
 #   INTERVALS      sampling intervals (default "10ms 1ms 100us")
-#   SAMPLERS       samplers (default "safepoint partial self")
+#   SAMPLERS       samplers (default "safepoint partial self"); a sampler
+#                  written NAME/runnable-only runs with --runnable-only
+#                  (partial and self: no waiting thread sampled)
 #   WALKS          walks (default "full incremental": every sampler is
 #                  timed with every walk; the paper's ISPS is
 #                  self+incremental)
-#   WORK           iterations of all computing threads together, divided
-#                  among them (default 12000000: 1.5-2 s on 2 cores)
+#   WORK           iterations, divided by the number of threads: each
+#                  computing thread's share (default 12000000: 1.5-2 s on
+#                  2 cores)
+#   BUSY=N         only N threads compute, the others sleep (default:
+#                  three of every four compute); each does WORK/N
+#   DEPTH=N        every thread starts N frames deep (default 0): the
+#                  deep stacks a full walk examines at every sample
 #   REPEATS=N      profiled runs per setting for the accuracy (default 3)
 #   RESULTS_DIR    where results go (default: bench-results/samplers/)
 #
 # The program is tests/programs/samplers/many.bc with --set threads=N
 # --set work=WORK/N: of every four threads three compute and one sleeps
-# 1 ms at a time for as long as any computing thread runs. Each
+# 1 ms at a time for as long as any computing thread runs (with BUSY, the
+# first BUSY threads compute and the others sleep; with DEPTH, every
+# thread works DEPTH frames deep). Each
 # sampler runs --profile=timer --record=cct --walk=WALK at each interval.
 # Overhead: bench/paired.py, the plain run (--profile=none) and every
 # sampler interleaved, ROUNDS rounds; the median of per-round wall-time
@@ -54,6 +63,14 @@ positive ROUNDS "$rounds"
 positive WORK "$work"
 positive REPEATS "$repeats"
 
+# NAME or NAME/runnable-only, as command-line flags.
+sampler_flags() {
+    case "$1" in
+        */runnable-only) echo "--sampler=${1%/*} --runnable-only" ;;
+        *) echo "--sampler=$1" ;;
+    esac
+}
+
 build_vm
 mkdir -p "$results"
 rows="$results/rows.tsv"
@@ -65,7 +82,7 @@ for n in "${thread_counts[@]}"; do
         cmds=("none=$base")
         for s in "${samplers[@]}"; do
             for w in "${walks[@]}"; do
-                cmds+=("$s-$w=$base --profile=timer --interval=$iv --sampler=$s --record=cct --walk=$w")
+                cmds+=("$s-$w=$base --profile=timer --interval=$iv $(sampler_flags "$s") --record=cct --walk=$w")
             done
         done
         echo "== $n threads, $iv" >&2
@@ -76,8 +93,8 @@ for n in "${thread_counts[@]}"; do
             for w in "${walks[@]}"; do
                 outs=() overlaps=()
                 for ((i = 1; i <= repeats; i++)); do
-                    out="$results/t$n-$iv-$s-$w-$i.json"
-                    $base --profile=timer --interval="$iv" --sampler="$s" --record=cct \
+                    out="$results/t$n-$iv-${s//\//-}-$w-$i.json"
+                    $base --profile=timer --interval="$iv" $(sampler_flags "$s") --record=cct \
                         --walk="$w" --seed="$i" --profile-out "$out" >/dev/null
                     o=$("$vm" compare "$out" "$ref" | sed -n 's/^cct-overlap: //p')
                     outs+=("$out") overlaps+=("${o:-nan}")
