@@ -208,6 +208,8 @@ pub struct ProfileOptions {
     pub sample_threads: Option<u32>,
     /// `--runnable-only` (an extension: section 3.1 off).
     pub runnable_only: bool,
+    /// `--no-hold` (an extension: self-sampling threads are not held).
+    pub no_hold: bool,
     /// `--profile-out` was given.
     pub profile_out: bool,
     /// `--report` was given.
@@ -256,6 +258,9 @@ pub struct ProfileConfig {
     /// `--runnable-only`: a partial safepoint samples runnable threads
     /// only, waiting threads never (section 3.1 off).
     pub runnable_only: bool,
+    /// `--no-hold`: a self-sampling thread goes on as soon as it has walked
+    /// itself.
+    pub no_hold: bool,
 }
 
 /// Default `--interval`: 1 ms.
@@ -360,6 +365,12 @@ impl ProfileOptions {
             self.runnable_only,
             kind == ProfileKind::Timer,
             "--runnable-only",
+            "--profile=timer",
+        );
+        check(
+            self.no_hold,
+            kind == ProfileKind::Timer,
+            "--no-hold",
             "--profile=timer",
         );
         check(
@@ -523,6 +534,7 @@ impl ProfileOptions {
             Walk::Incremental => u32::MAX,
         };
         let (sampler, sample_threads, runnable_only) = self.resolve_sampler(kind, &mut problems);
+        let no_hold = self.no_hold && kind == ProfileKind::Timer;
         if !problems.is_empty() {
             return Err(problems.join("\n"));
         }
@@ -544,6 +556,7 @@ impl ProfileOptions {
             sampler,
             sample_threads,
             runnable_only,
+            no_hold,
         })
     }
 
@@ -606,6 +619,20 @@ impl ProfileOptions {
                 problems.push(
                     "--runnable-only does not apply with --clock=virtual (every thread samples \
                      itself at its own virtual ticks; a waiting thread has none)"
+                        .into(),
+                );
+            }
+        }
+        if self.no_hold {
+            if sampler != SamplerKind::SelfSampling {
+                problems.push(format!(
+                    "--no-hold does not apply to --sampler={sampler} (the sampler thread walks \
+                     the threads it holds); it applies to --sampler=self"
+                ));
+            } else if clock == Clock::Virtual {
+                problems.push(
+                    "--no-hold does not apply with --clock=virtual (every thread samples itself \
+                     at its own virtual ticks, held by nobody)"
                         .into(),
                 );
             }

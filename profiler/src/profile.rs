@@ -123,6 +123,10 @@ pub struct ConfigSection {
     /// `--runnable-only` was given: waiting threads were never sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runnable_only: Option<bool>,
+    /// `--no-hold` was given: self-sampling threads went on after walking
+    /// themselves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_hold: Option<bool>,
 }
 
 /// `run`: facts about the run that produced the profile.

@@ -51,7 +51,7 @@ use rand::{RngExt, SeedableRng};
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 use vm::runtime::Vm;
-use vm::safepoint::Selection;
+use vm::safepoint::{Selection, Walkers};
 use vm::thread::{ThreadShared, ThreadState};
 
 use crate::stop::StopSignal;
@@ -131,6 +131,20 @@ pub fn divide(n: usize, runnable: usize, waiting: usize, u: f64) -> (usize, usiz
     (r, w)
 }
 
+/// How a partial safepoint (`partial`, `self`) chooses its threads and
+/// holds them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartialOptions {
+    /// `--sample-threads`: threads one tick samples.
+    pub threads: u32,
+    /// `--runnable-only`: no share for waiting threads (section 3.1 off).
+    pub runnable_only: bool,
+    /// `--no-hold`: a self-sampling thread goes on as soon as it has
+    /// walked itself, instead of parking until all selected threads have
+    /// ([`Walkers::ThemselvesAndGoOn`]).
+    pub no_hold: bool,
+}
+
 /// What a sampler did over a run (the profile's `run` counters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SamplerTotals {
@@ -200,15 +214,14 @@ pub struct SamplerThread {
 
 impl SamplerThread {
     /// Starts sampling `vm` every `interval` nanoseconds (read again each
-    /// period: `--tune` changes it) with `kind`; `sample_threads` bounds a
-    /// partial safepoint, which takes waiting threads too unless
-    /// `runnable_only`; `seed` draws the waiting threads.
+    /// period: `--tune` changes it) with `kind`; `partial` says how a
+    /// partial safepoint chooses and holds threads; `seed` draws the
+    /// waiting threads.
     pub fn start(
         vm: &Arc<Vm>,
         kind: SamplerKind,
         interval_ns: Arc<AtomicU64>,
-        sample_threads: u32,
-        runnable_only: bool,
+        partial: PartialOptions,
         seed: u64,
     ) -> SamplerThread {
         let stop = Arc::new(StopSignal::default());
@@ -235,8 +248,7 @@ impl SamplerThread {
                             .late_ns
                             .fetch_add(late.as_nanos() as u64, Ordering::Relaxed);
                         let Some(vm) = weak.upgrade() else { return };
-                        let n = sample_threads as usize;
-                        tick(&vm, kind, n, runnable_only, &mut rng, &counters);
+                        tick(&vm, kind, partial, &mut rng, &counters);
                         drop(vm);
                         // Keep to the interval, counting the time the last
                         // sample took (section 7); if behind, start afresh.
@@ -295,8 +307,7 @@ impl Drop for SamplerThread {
 fn tick(
     vm: &Vm,
     kind: SamplerKind,
-    n: usize,
-    runnable_only: bool,
+    partial: PartialOptions,
     rng: &mut StdRng,
     counters: &Counters,
 ) {
@@ -315,7 +326,7 @@ fn tick(
             counters
                 .requested
                 .fetch_add(live.len() as u64, Ordering::Relaxed);
-            vm.safepoint(Selection::All, false, |_, ctx, l| {
+            vm.safepoint(Selection::All, Walkers::Coordinator, |_, ctx, l| {
                 taken += u64::from(sample_held(ctx, l));
             })
         }
@@ -326,7 +337,8 @@ fn tick(
                 .map(|t| t.id)
                 .collect();
             let runnable = live.len() - waiting.len();
-            let (r, w) = if runnable_only {
+            let n = partial.threads as usize;
+            let (r, w) = if partial.runnable_only {
                 (n.min(runnable), 0)
             } else {
                 divide(n, runnable, waiting.len(), rng.random::<f64>())
@@ -341,15 +353,21 @@ fn tick(
             counters
                 .requested
                 .fetch_add((r + w) as u64, Ordering::Relaxed);
-            let self_walk = kind == SamplerKind::SelfSampling;
-            vm.safepoint_including(Selection::First(r), &waiting, self_walk, |t, ctx, l| {
-                if self_walk && t.state() == ThreadState::Parked {
-                    // It took a ticket and walked itself before parking.
-                    taken += 1;
-                } else {
-                    taken += u64::from(sample_held(ctx, l));
-                }
-            })
+            let walkers = match kind {
+                SamplerKind::SelfSampling if partial.no_hold => Walkers::ThemselvesAndGoOn,
+                SamplerKind::SelfSampling => Walkers::ThemselvesThenPark,
+                _ => Walkers::Coordinator,
+            };
+            let stats =
+                vm.safepoint_including(Selection::First(r), &waiting, walkers, |t, ctx, l| {
+                    // A thread parked here after walking itself is counted
+                    // below; the waiting ones are the sampler thread's to walk.
+                    if !(walkers.by_themselves() && t.state() == ThreadState::Parked) {
+                        taken += u64::from(sample_held(ctx, l));
+                    }
+                });
+            taken += stats.walked_themselves as u64;
+            stats
         }
     };
     counters.safepoints.fetch_add(1, Ordering::Relaxed);
@@ -470,6 +488,40 @@ mod tests {
                 e.contains("--runnable-only"),
                 "{profile} {s} {clock:?}: {e}"
             );
+        }
+    }
+
+    #[test]
+    fn no_hold_resolves_for_self_sampling_only() {
+        use crate::config::{Clock, ProfileKind, ProfileOptions};
+        let resolve = |profile, sampler: Option<&str>, clock| {
+            ProfileOptions {
+                profile: Some(profile),
+                sampler: sampler.map(str::to_string),
+                clock: Some(clock),
+                no_hold: true,
+                ..Default::default()
+            }
+            .resolve(1)
+        };
+        assert!(
+            resolve(ProfileKind::Timer, None, Clock::Wall)
+                .unwrap()
+                .no_hold
+        );
+        assert!(
+            resolve(ProfileKind::Timer, Some("self"), Clock::Wall)
+                .unwrap()
+                .no_hold
+        );
+        for (profile, s, clock) in [
+            (ProfileKind::Timer, Some("partial"), Clock::Wall),
+            (ProfileKind::Timer, Some("safepoint"), Clock::Wall),
+            (ProfileKind::Timer, None, Clock::Virtual),
+            (ProfileKind::Cbs, None, Clock::Wall),
+        ] {
+            let e = resolve(profile, s, clock).unwrap_err();
+            assert!(e.contains("--no-hold"), "{profile} {s:?} {clock:?}: {e}");
         }
     }
 

@@ -124,8 +124,11 @@ impl Profiler {
                     vm,
                     c.sampler,
                     self.interval.clone(),
-                    c.sample_threads,
-                    c.runnable_only,
+                    crate::sampler::PartialOptions {
+                        threads: c.sample_threads,
+                        runnable_only: c.runnable_only,
+                        no_hold: c.no_hold,
+                    },
                     c.seed,
                 ));
             }
@@ -334,6 +337,7 @@ fn config_section(c: &ProfileConfig) -> ConfigSection {
         sample_threads: (c.uses_sampler_thread() && c.sampler != SamplerKind::Safepoint)
             .then_some(u64::from(c.sample_threads)),
         runnable_only: c.runnable_only.then_some(true),
+        no_hold: c.no_hold.then_some(true),
     }
 }
 

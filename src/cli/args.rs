@@ -212,6 +212,11 @@ pub struct ProfileArgs {
     /// waiting threads off) [default: waiting threads get their share]
     #[arg(long)]
     pub runnable_only: bool,
+    /// timer with --sampler=self (wall clock): a selected thread goes on as
+    /// soon as it has walked its own stack, instead of parking until every
+    /// selected thread has (the paper's Figure 4) [default: it parks]
+    #[arg(long)]
+    pub no_hold: bool,
     /// Recompile hot methods with profile-directed inlining while running
     /// (the `linear` policy, Whaley's cost-benefit model); the profile is
     /// cbs unless --profile names timer, cbs or counter

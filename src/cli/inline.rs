@@ -179,6 +179,7 @@ fn run_options_given(a: &RunArgs) -> Vec<&'static str> {
     flag(p.sampler.is_some(), "--sampler");
     flag(p.sample_threads.is_some(), "--sample-threads");
     flag(p.runnable_only, "--runnable-only");
+    flag(p.no_hold, "--no-hold");
     flag(p.adaptive, "--adaptive");
     flag(p.profile_out.is_some(), "--profile-out");
     flag(p.report, "--report");

@@ -170,6 +170,7 @@ pub(super) fn resolve_profile(
         sampler: p.sampler.clone(),
         sample_threads: p.sample_threads,
         runnable_only: p.runnable_only,
+        no_hold: p.no_hold,
         profile_out: p.profile_out.is_some(),
         report: p.report,
         no_yieldpoints,

@@ -38,6 +38,15 @@ const PROFILES: &[&[&str]] = &[
         "--sample-threads=2",
         "--record=dcg,cct",
     ],
+    &[
+        "--profile=timer",
+        "--interval=100us",
+        "--sampler=self",
+        "--runnable-only",
+        "--no-hold",
+        "--record=cct",
+        "--walk=incremental",
+    ],
     &["--profile=cbs"],
     &[
         "--profile=cbs",

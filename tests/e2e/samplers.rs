@@ -41,6 +41,12 @@ const SAMPLERS: &[&[&str]] = &[
         "--record=cct",
         "--walk=incremental",
     ],
+    &[
+        "--sampler=self",
+        "--no-hold",
+        "--record=dcg,cct",
+        "--walk=incremental",
+    ],
 ];
 
 /// How many times each program runs under each configuration.
@@ -309,6 +315,49 @@ fn runnable_only_keeps_waiting_threads_out_of_partial_safepoints() {
 }
 
 #[test]
+fn no_hold_lets_self_sampling_threads_go_on() {
+    // Two computing threads, --runnable-only: every sample is a thread
+    // walking itself. The paper's self-sampling parks each one until both
+    // have walked (held_ns > 0); with --no-hold nobody is ever held, and
+    // every sample is still counted.
+    let dir = harness::programs_dir("samplers");
+    let scratch = harness::scratch("samplers-no-hold");
+    let mut held = Vec::new();
+    for extra in [None, Some("--no-hold")] {
+        let out = scratch.join(format!("p-{}.json", extra.is_some()));
+        let out_s = out.display().to_string();
+        let mut args = vec![
+            "run",
+            "many.bc",
+            "--set",
+            "threads=2",
+            "--set",
+            "busy=2",
+            "--set",
+            "work=150000",
+            "--profile=timer",
+            "--interval=100us",
+            "--sampler=self",
+            "--runnable-only",
+            "--record=cct",
+            "--walk=incremental",
+            "--profile-out",
+            &out_s,
+        ];
+        args.extend(extra);
+        let r = run_vm_in(&dir, &args, Duration::from_secs(60));
+        r.assert_status(0);
+        let p = Profile::read(&out).unwrap();
+        check_books(&p, "self", &r.cmd).unwrap();
+        assert_eq!(p.config.no_hold, extra.map(|_| true), "{}", r.cmd);
+        assert!(p.run.samples >= 20, "{}: {} samples", r.cmd, p.run.samples);
+        held.push(p.run.held_ns.unwrap());
+    }
+    assert!(held[0] > 0, "the paper's self-sampling held nobody");
+    assert_eq!(held[1], 0, "--no-hold held threads");
+}
+
+#[test]
 fn sampler_options_that_do_not_apply_are_usage_errors() {
     let prog = harness::programs_dir("samplers").join("churn.bc");
     let prog = prog.to_str().unwrap();
@@ -330,6 +379,10 @@ fn sampler_options_that_do_not_apply_are_usage_errors() {
         &["--profile=cbs", "--runnable-only"],
         &["--profile=timer", "--sampler=safepoint", "--runnable-only"],
         &["--profile=timer", "--clock=virtual", "--runnable-only"],
+        &["--profile=cbs", "--no-hold"],
+        &["--profile=timer", "--sampler=partial", "--no-hold"],
+        &["--profile=timer", "--sampler=safepoint", "--no-hold"],
+        &["--profile=timer", "--clock=virtual", "--no-hold"],
     ] {
         let mut args = vec!["run", prog];
         args.extend_from_slice(bad);
@@ -337,9 +390,14 @@ fn sampler_options_that_do_not_apply_are_usage_errors() {
         r.assert_status(2);
         assert!(r.stdout.is_empty(), "{}: the program ran", r.cmd);
         assert!(
-            ["--sampler", "--sample-threads", "--runnable-only"]
-                .iter()
-                .any(|o| r.stderr.contains(o)),
+            [
+                "--sampler",
+                "--sample-threads",
+                "--runnable-only",
+                "--no-hold"
+            ]
+            .iter()
+            .any(|o| r.stderr.contains(o)),
             "{}: {}",
             r.cmd,
             r.stderr

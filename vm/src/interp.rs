@@ -849,12 +849,20 @@ impl<'vm> Interp<'vm> {
             self.code = current_code(self.prog);
         }
         if req & request::SAFEPOINT != 0 {
-            if let Arrival::Park { self_walk } = self.vm.safepoint_arrive(self.shared) {
-                if self_walk {
-                    self.notify(|l, t| l.safepoint(t));
+            match self.vm.safepoint_arrive(self.shared) {
+                Arrival::Pass => {}
+                Arrival::Park => {
+                    self.park(ThreadState::Parked);
+                    self.unpark();
                 }
-                self.park(ThreadState::Parked);
-                self.unpark();
+                Arrival::WalkYourself { epoch, then_park } => {
+                    self.notify(|l, t| l.safepoint(t));
+                    self.vm.safepoint_walked(epoch);
+                    if then_park {
+                        self.park(ThreadState::Parked);
+                        self.unpark();
+                    }
+                }
             }
         }
         let profiler_bits = req & !request::VM_MASK;

@@ -17,10 +17,14 @@
 //!   threads arriving late are not held at all.
 //!
 //! While the threads are held, the coordinator's visitor runs once per held
-//! thread with a [`ThreadCtx`] over that thread's frames and its listener.
-//! With `self_walk`, each selected thread instead calls its own listener's
-//! [`ThreadListener::safepoint`] before parking (self-sampling, Hofer et al.
-//! section 4), so the coordinator only waits.
+//! thread with a [`ThreadCtx`] over that thread's frames and its listener
+//! ([`Walkers::Coordinator`]). With self-walking, each selected thread
+//! instead calls its own listener's [`ThreadListener::safepoint`] when it
+//! arrives (self-sampling, Hofer et al. section 4), so the coordinator only
+//! waits; then it parks until released, as in the paper's Figure 4
+//! ([`Walkers::ThemselvesThenPark`]), or goes on at once
+//! ([`Walkers::ThemselvesAndGoOn`], an extension: nothing it did needs the
+//! others).
 //!
 //! Invariant: a parked or held-blocked thread does not touch its frames or
 //! its listener until released; only one safepoint runs at a time.
@@ -46,6 +50,29 @@ pub enum Selection {
     First(usize),
 }
 
+/// Who walks the stacks of the threads a safepoint selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walkers {
+    /// The coordinator, through its visitor, while the threads are held.
+    Coordinator,
+    /// Each selected thread walks its own stack when it arrives, then
+    /// parks until the coordinator releases every selected thread
+    /// (self-sampling, Hofer et al. 2015, section 4 and Figure 4).
+    ThemselvesThenPark,
+    /// Each selected thread walks its own stack when it arrives and goes on
+    /// at once, held by nobody: the paper's VM thread resumes the threads
+    /// only when all have sampled, which HotSpot's safepoint protocol
+    /// requires and a sample does not.
+    ThemselvesAndGoOn,
+}
+
+impl Walkers {
+    /// Do the selected threads walk themselves?
+    pub fn by_themselves(self) -> bool {
+        self != Walkers::Coordinator
+    }
+}
+
 /// What a safepoint cost and whom it held.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SafepointStats {
@@ -53,6 +80,8 @@ pub struct SafepointStats {
     pub parked: Vec<u32>,
     /// Thread ids held while blocked in `sleep` or `join`.
     pub blocked: Vec<u32>,
+    /// Selected threads that walked their own stacks (self-walking).
+    pub walked_themselves: usize,
     /// Time from the request until every selected thread was safe.
     pub wait_ns: u64,
     /// Time from the request until the threads were released.
@@ -105,7 +134,9 @@ struct Inner {
     active: bool,
     limit: usize,
     arrived: usize,
-    self_walk: bool,
+    /// Arrived threads that have walked themselves (self-walking).
+    walked: usize,
+    walkers: Option<Walkers>,
 }
 
 impl SafepointState {
@@ -121,8 +152,12 @@ impl SafepointState {
 pub(crate) enum Arrival {
     /// Not selected (stale request, or late for a partial safepoint).
     Pass,
-    /// Selected: park (after walking itself if `self_walk`).
-    Park { self_walk: bool },
+    /// Selected: park until released.
+    Park,
+    /// Selected: walk your own stack, report it with
+    /// [`Vm::safepoint_walked`] (naming this epoch), then park until
+    /// released, or go on at once if `then_park` is false.
+    WalkYourself { epoch: u64, then_park: bool },
 }
 
 impl Vm {
@@ -135,9 +170,31 @@ impl Vm {
         }
         inner.arrived += 1;
         slot.epoch = inner.epoch;
-        slot.held = true;
-        Arrival::Park {
-            self_walk: inner.self_walk,
+        match inner.walkers {
+            Some(Walkers::ThemselvesAndGoOn) => Arrival::WalkYourself {
+                epoch: inner.epoch,
+                then_park: false,
+            },
+            Some(Walkers::ThemselvesThenPark) => {
+                slot.held = true;
+                Arrival::WalkYourself {
+                    epoch: inner.epoch,
+                    then_park: true,
+                }
+            }
+            _ => {
+                slot.held = true;
+                Arrival::Park
+            }
+        }
+    }
+
+    /// Called by a thread that walked itself for safepoint `epoch`.
+    pub(crate) fn safepoint_walked(&self, epoch: u64) {
+        let mut inner = self.safepoints.inner.lock();
+        if inner.epoch == epoch {
+            inner.walked += 1;
+            self.safepoints.changed.notify_all();
         }
     }
 
@@ -150,10 +207,10 @@ impl Vm {
     pub fn safepoint(
         &self,
         selection: Selection,
-        self_walk: bool,
+        walkers: Walkers,
         visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
     ) -> SafepointStats {
-        self.safepoint_including(selection, &[], self_walk, visit)
+        self.safepoint_including(selection, &[], walkers, visit)
     }
 
     /// [`Vm::safepoint`], also holding the threads `blocked` names if they
@@ -165,7 +222,7 @@ impl Vm {
         &self,
         selection: Selection,
         blocked: &[u32],
-        self_walk: bool,
+        walkers: Walkers,
         mut visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
     ) -> SafepointStats {
         let _one = self.safepoints.one_at_a_time.lock();
@@ -181,7 +238,8 @@ impl Vm {
             inner.epoch += 1;
             inner.active = true;
             inner.arrived = 0;
-            inner.self_walk = self_walk;
+            inner.walked = 0;
+            inner.walkers = Some(walkers);
             inner.limit = match selection {
                 Selection::All => usize::MAX,
                 Selection::First(n) => n,
@@ -257,19 +315,30 @@ impl Vm {
                 Selection::All => running == 0,
                 Selection::First(n) => inner.arrived >= n || running == 0,
             };
-            if covered && parked >= inner.arrived {
-                break;
-            }
-            if start.elapsed() > SAFEPOINT_TIMEOUT {
-                stats.timed_out = true;
+            // Every thread that arrived is done: parked, or walked and gone
+            // on.
+            let done = match walkers {
+                Walkers::ThemselvesAndGoOn => inner.walked >= inner.arrived,
+                _ => parked >= inner.arrived,
+            };
+            let timed_out = start.elapsed() > SAFEPOINT_TIMEOUT;
+            if (covered && done) || timed_out {
+                // No more arrivals, decided under the same lock as the
+                // count: a thread arriving after it would be selected, but
+                // neither waited for nor counted.
+                inner.active = false;
+                stats.walked_themselves = if walkers.by_themselves() {
+                    inner.walked
+                } else {
+                    0
+                };
+                stats.timed_out = timed_out && !(covered && done);
                 break;
             }
             self.safepoints
                 .changed
                 .wait_for(&mut inner, Duration::from_millis(2));
         }
-        // No more arrivals for this safepoint.
-        self.safepoints.inner.lock().active = false;
         for t in &candidates {
             t.requests.fetch_and(!request::SAFEPOINT, Ordering::SeqCst);
         }

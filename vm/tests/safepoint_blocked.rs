@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use vm::loader::Program;
 use vm::output::Output;
 use vm::runtime::{Vm, VmOptions};
-use vm::safepoint::Selection;
+use vm::safepoint::{Selection, Walkers};
 use vm::thread::ThreadState;
 
 const PROGRAM: &str = r#"
@@ -78,7 +78,7 @@ fn visit_into<'a>(
 #[test]
 fn a_global_safepoint_walks_sleeping_and_joining_threads() {
     let (out, seen) = run(|vm, seen| {
-        let stats = vm.safepoint(Selection::All, false, visit_into(seen));
+        let stats = vm.safepoint(Selection::All, Walkers::Coordinator, visit_into(seen));
         assert!(!stats.timed_out);
     });
     assert_eq!(out, "7\n");
@@ -98,7 +98,12 @@ fn a_global_safepoint_walks_sleeping_and_joining_threads() {
 fn a_partial_safepoint_holds_only_the_blocked_threads_it_names() {
     // Name thread 1 (the sleeper) only: thread 0, joining, is never held.
     let (out, seen) = run(|vm, seen| {
-        vm.safepoint_including(Selection::First(0), &[1], false, visit_into(seen));
+        vm.safepoint_including(
+            Selection::First(0),
+            &[1],
+            Walkers::Coordinator,
+            visit_into(seen),
+        );
     });
     assert_eq!(out, "7\n");
     assert!(seen.iter().all(|(id, _, _)| *id == 1), "{seen:?}");
@@ -109,7 +114,12 @@ fn a_partial_safepoint_holds_only_the_blocked_threads_it_names() {
     );
     // Without names, a partial safepoint of no runnable thread holds none.
     let (out, seen) = run(|vm, seen| {
-        vm.safepoint_including(Selection::First(0), &[], false, visit_into(seen));
+        vm.safepoint_including(
+            Selection::First(0),
+            &[],
+            Walkers::Coordinator,
+            visit_into(seen),
+        );
     });
     assert_eq!(out, "7\n");
     assert!(seen.is_empty(), "{seen:?}");

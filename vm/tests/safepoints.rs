@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use vm::loader::Program;
 use vm::output::Output;
 use vm::runtime::{Vm, VmOptions};
-use vm::safepoint::Selection;
+use vm::safepoint::{Selection, Walkers};
 
 const PROGRAM: &str = r#"
 .global counter
@@ -95,7 +95,7 @@ h:
 
 const EXPECTED: &str = "3000\n7\n3000\n2000\nboom\n5000\n";
 
-fn run_once(selection: Selection, self_walk: bool) -> (String, i32, usize) {
+fn run_once(selection: Selection, walkers: Walkers) -> (String, i32, usize) {
     let module = vm::verify::assemble("stress.bc", PROGRAM).expect("valid program");
     let (output, buf) = Output::capture();
     let vm = Vm::new(
@@ -111,7 +111,7 @@ fn run_once(selection: Selection, self_walk: bool) -> (String, i32, usize) {
         let (vm, done, visited) = (vm.clone(), done.clone(), visited.clone());
         std::thread::spawn(move || {
             while !done.load(Ordering::SeqCst) {
-                let stats = vm.safepoint(selection, self_walk, |t, ctx, _listener| {
+                let stats = vm.safepoint(selection, walkers, |t, ctx, _listener| {
                     // A held thread's stack is stable: every frame's body is
                     // a real method and the entry frame is at the bottom.
                     assert!(!ctx.frames.is_empty(), "thread {} has no frames", t.id);
@@ -122,6 +122,11 @@ fn run_once(selection: Selection, self_walk: bool) -> (String, i32, usize) {
                     visited.fetch_add(1, Ordering::SeqCst);
                 });
                 assert!(!stats.timed_out, "safepoint timed out: {stats:?}");
+                if walkers == Walkers::ThemselvesAndGoOn {
+                    // Nobody is held: the threads walked themselves.
+                    assert!(stats.parked.is_empty(), "{stats:?}");
+                }
+                visited.fetch_add(stats.walked_themselves, Ordering::SeqCst);
                 std::thread::sleep(Duration::from_micros(200));
             }
         })
@@ -133,32 +138,37 @@ fn run_once(selection: Selection, self_walk: bool) -> (String, i32, usize) {
     (out, status, visited.load(Ordering::SeqCst))
 }
 
-fn stress(selection: Selection, self_walk: bool) {
+fn stress(selection: Selection, walkers: Walkers) {
     let start = Instant::now();
     let mut visits = 0;
     for _ in 0..40 {
-        let (out, status, v) = run_once(selection, self_walk);
+        let (out, status, v) = run_once(selection, walkers);
         assert_eq!(out, EXPECTED);
         assert_eq!(status, 0);
         visits += v;
     }
-    assert!(visits > 0, "no thread was ever held");
+    assert!(visits > 0, "no thread was ever held or walked itself");
     assert!(start.elapsed() < Duration::from_secs(120));
 }
 
 #[test]
 fn global_safepoints_never_deadlock() {
-    stress(Selection::All, false);
+    stress(Selection::All, Walkers::Coordinator);
 }
 
 #[test]
 fn partial_safepoints_never_deadlock() {
-    stress(Selection::First(2), false);
+    stress(Selection::First(2), Walkers::Coordinator);
 }
 
 #[test]
 fn self_walking_partial_safepoints_never_deadlock() {
-    stress(Selection::First(1), true);
+    stress(Selection::First(1), Walkers::ThemselvesThenPark);
+}
+
+#[test]
+fn self_walking_threads_that_go_on_never_deadlock() {
+    stress(Selection::First(2), Walkers::ThemselvesAndGoOn);
 }
 
 /// A partial safepoint takes the first threads *runnable when it begins*
@@ -187,7 +197,7 @@ fn a_partial_safepoint_does_not_ask_a_sleeping_thread() {
         assert!(start.elapsed() < Duration::from_secs(5), "main never slept");
         std::thread::sleep(Duration::from_millis(1));
     };
-    let stats = vm.safepoint(Selection::First(1), false, |_, _, _| {});
+    let stats = vm.safepoint(Selection::First(1), Walkers::Coordinator, |_, _, _| {});
     assert!(stats.parked.is_empty(), "{stats:?}");
     assert_eq!(main.state(), vm::thread::ThreadState::Sleeping);
     assert_eq!(
@@ -195,7 +205,7 @@ fn a_partial_safepoint_does_not_ask_a_sleeping_thread() {
         0,
         "the sleeping thread was asked to stop"
     );
-    vm.safepoint(Selection::All, false, |_, _, _| {});
+    vm.safepoint(Selection::All, Walkers::Coordinator, |_, _, _| {});
     assert_eq!(main.state(), vm::thread::ThreadState::Sleeping);
     assert_eq!(
         main.control.load(Ordering::SeqCst),
