@@ -12,8 +12,8 @@
 #   THREADS        thread counts (default "8 32")
 #   INTERVALS      sampling intervals (default "10ms 1ms 100us")
 #   SAMPLERS       samplers (default "safepoint partial self"); a sampler
-#                  written NAME/runnable-only runs with --runnable-only
-#                  (partial and self: no waiting thread sampled)
+#                  written NAME/FLAG/FLAG.. runs with --FLAG for each,
+#                  e.g. self/runnable-only/no-hold (docs/SAMPLERS.md)
 #   WALKS          walks (default "full incremental": every sampler is
 #                  timed with every walk; the paper's ISPS is
 #                  self+incremental)
@@ -63,12 +63,13 @@ positive ROUNDS "$rounds"
 positive WORK "$work"
 positive REPEATS "$repeats"
 
-# NAME or NAME/runnable-only, as command-line flags.
+# NAME/FLAG/FLAG.. as command-line flags: --sampler=NAME --FLAG --FLAG..
 sampler_flags() {
-    case "$1" in
-        */runnable-only) echo "--sampler=${1%/*} --runnable-only" ;;
-        *) echo "--sampler=$1" ;;
-    esac
+    local parts p flags
+    IFS=/ read -r -a parts <<< "$1"
+    flags="--sampler=${parts[0]}"
+    for p in "${parts[@]:1}"; do flags+=" --$p"; done
+    echo "$flags"
 }
 
 build_vm
