@@ -190,11 +190,21 @@ impl Vm {
     }
 
     /// Called by a thread that walked itself for safepoint `epoch`.
+    ///
+    /// The coordinator is woken only when every selected thread has walked
+    /// (or, in a thread that then parks, by the park): waking it once per
+    /// walker would cost a context switch each, and with
+    /// [`Walkers::ThemselvesAndGoOn`] on a machine with few cores that
+    /// switch preempts the threads it samples. If fewer threads than
+    /// selected can arrive, the coordinator learns it from a thread
+    /// blocking or ending (which notifies), or from its periodic recheck.
     pub(crate) fn safepoint_walked(&self, epoch: u64) {
         let mut inner = self.safepoints.inner.lock();
         if inner.epoch == epoch {
             inner.walked += 1;
-            self.safepoints.changed.notify_all();
+            if inner.walked >= inner.limit {
+                self.safepoints.changed.notify_all();
+            }
         }
     }
 
@@ -307,6 +317,9 @@ impl Vm {
                     // A thread not asked (blocked when the safepoint began)
                     // will not arrive: not worth waiting for.
                     _ if !asked => {}
+                    // A thread that walked itself and went on has arrived:
+                    // it will not arrive again.
+                    _ if walkers == Walkers::ThemselvesAndGoOn && t.park.lock().epoch == epoch => {}
                     _ => running += 1,
                 }
             }
