@@ -594,34 +594,10 @@ impl ProfileOptions {
             if n == 0 {
                 problems.push("--sample-threads must be at least 1".into());
             }
-            if sampler == SamplerKind::Safepoint {
-                problems.push(
-                    "--sample-threads does not apply to --sampler=safepoint (a global safepoint \
-                     samples every thread); it applies to --sampler=partial|self"
-                        .into(),
-                );
-            } else if clock == Clock::Virtual {
-                problems.push(
-                    "--sample-threads does not apply with --clock=virtual (every thread samples \
-                     itself at its own virtual ticks)"
-                        .into(),
-                );
-            }
+            partial_safepoint_option("--sample-threads", sampler, clock, problems);
         }
         if self.runnable_only {
-            if sampler == SamplerKind::Safepoint {
-                problems.push(
-                    "--runnable-only does not apply to --sampler=safepoint (a global safepoint \
-                     samples every thread); it applies to --sampler=partial|self"
-                        .into(),
-                );
-            } else if clock == Clock::Virtual {
-                problems.push(
-                    "--runnable-only does not apply with --clock=virtual (every thread samples \
-                     itself at its own virtual ticks; a waiting thread has none)"
-                        .into(),
-                );
-            }
+            partial_safepoint_option("--runnable-only", sampler, clock, problems);
         }
         if self.no_hold {
             if sampler != SamplerKind::SelfSampling {
@@ -642,6 +618,28 @@ impl ProfileOptions {
             .unwrap_or_else(crate::sampler::default_sample_threads)
             .max(1);
         (sampler, n, self.runnable_only)
+    }
+}
+
+/// `flag` shapes the partial safepoint of a sampler thread
+/// (`--sampler=partial|self` on the wall clock): with a global safepoint or
+/// under the virtual clock it would do nothing, a usage error.
+fn partial_safepoint_option(
+    flag: &str,
+    sampler: crate::sampler::SamplerKind,
+    clock: Clock,
+    problems: &mut Vec<String>,
+) {
+    if sampler == crate::sampler::SamplerKind::Safepoint {
+        problems.push(format!(
+            "{flag} does not apply to --sampler=safepoint (a global safepoint samples every \
+             thread); it applies to --sampler=partial|self"
+        ));
+    } else if clock == Clock::Virtual {
+        problems.push(format!(
+            "{flag} does not apply with --clock=virtual (every thread samples itself at its \
+             own virtual ticks)"
+        ));
     }
 }
 

@@ -260,6 +260,30 @@ fn a_global_safepoint_samples_sleeping_and_joining_threads() {
     assert!(blocked_seen, "no sample of a thread blocked in join");
 }
 
+/// Runs many.bc with `--set` for each of `sets` and `--profile=timer
+/// --interval=100us --record=cct` and `flags`, writing the profile to
+/// `out`; checks the exit status and the profile's books.
+fn run_many(out: &Path, sets: &[&str], flags: &[&str]) -> Profile {
+    let out_s = out.display().to_string();
+    let mut args = vec!["run", "many.bc"];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    args.extend(["--profile=timer", "--interval=100us", "--record=cct"]);
+    args.extend_from_slice(flags);
+    args.extend(["--profile-out", &out_s]);
+    let r = run_vm_in(
+        &harness::programs_dir("samplers"),
+        &args,
+        Duration::from_secs(60),
+    );
+    r.assert_status(0);
+    let p = Profile::read(out).unwrap();
+    let sampler = p.config.sampler.clone().unwrap();
+    check_books(&p, &sampler, &r.cmd).unwrap();
+    p
+}
+
 #[test]
 fn runnable_only_keeps_waiting_threads_out_of_partial_safepoints() {
     // many.bc with one computing thread, seven sleepers and main blocked in
@@ -267,39 +291,19 @@ fn runnable_only_keeps_waiting_threads_out_of_partial_safepoints() {
     // (section 3.1) a partial safepoint then samples all nine live threads
     // at each tick; with --runnable-only only the runnable ones: the
     // computing thread, and a sleeper in the microseconds it is awake.
-    let dir = harness::programs_dir("samplers");
     let scratch = harness::scratch("samplers-runnable-only");
     for sampler in ["partial", "self"] {
         let mut per_tick = Vec::new();
         for extra in [None, Some("--runnable-only")] {
             let out = scratch.join(format!("{sampler}-{}.json", extra.is_some()));
-            let out_s = out.display().to_string();
-            let mut args = vec![
-                "run",
-                "many.bc",
-                "--set",
-                "threads=8",
-                "--set",
-                "busy=1",
-                "--set",
-                "work=150000",
-                "--profile=timer",
-                "--interval=100us",
-                "--record=cct",
-                "--sample-threads=16",
-                "--profile-out",
-                &out_s,
-            ];
             let s = format!("--sampler={sampler}");
-            args.push(&s);
-            args.extend(extra);
-            let r = run_vm_in(&dir, &args, Duration::from_secs(60));
-            r.assert_status(0);
-            let p = Profile::read(&out).unwrap();
-            check_books(&p, sampler, &r.cmd).unwrap();
-            assert_eq!(p.config.runnable_only, extra.map(|_| true), "{}", r.cmd);
+            let mut flags = vec![s.as_str(), "--sample-threads=16"];
+            flags.extend(extra);
+            let sets = ["threads=8", "busy=1", "work=150000"];
+            let p = run_many(&out, &sets, &flags);
+            assert_eq!(p.config.runnable_only, extra.map(|_| true), "{flags:?}");
             let safepoints = p.run.safepoints.unwrap();
-            assert!(safepoints >= 20, "{}: {safepoints} ticks", r.cmd);
+            assert!(safepoints >= 20, "{flags:?}: {safepoints} ticks");
             per_tick.push(p.run.samples_requested.unwrap() as f64 / safepoints as f64);
         }
         let (all, runnable) = (per_tick[0], per_tick[1]);
@@ -320,37 +324,15 @@ fn no_hold_lets_self_sampling_threads_go_on() {
     // walking itself. The paper's self-sampling parks each one until both
     // have walked (held_ns > 0); with --no-hold nobody is ever held, and
     // every sample is still counted.
-    let dir = harness::programs_dir("samplers");
     let scratch = harness::scratch("samplers-no-hold");
     let mut held = Vec::new();
     for extra in [None, Some("--no-hold")] {
         let out = scratch.join(format!("p-{}.json", extra.is_some()));
-        let out_s = out.display().to_string();
-        let mut args = vec![
-            "run",
-            "many.bc",
-            "--set",
-            "threads=2",
-            "--set",
-            "busy=2",
-            "--set",
-            "work=150000",
-            "--profile=timer",
-            "--interval=100us",
-            "--sampler=self",
-            "--runnable-only",
-            "--record=cct",
-            "--walk=incremental",
-            "--profile-out",
-            &out_s,
-        ];
-        args.extend(extra);
-        let r = run_vm_in(&dir, &args, Duration::from_secs(60));
-        r.assert_status(0);
-        let p = Profile::read(&out).unwrap();
-        check_books(&p, "self", &r.cmd).unwrap();
-        assert_eq!(p.config.no_hold, extra.map(|_| true), "{}", r.cmd);
-        assert!(p.run.samples >= 20, "{}: {} samples", r.cmd, p.run.samples);
+        let mut flags = vec!["--sampler=self", "--runnable-only", "--walk=incremental"];
+        flags.extend(extra);
+        let p = run_many(&out, &["threads=2", "busy=2", "work=150000"], &flags);
+        assert_eq!(p.config.no_hold, extra.map(|_| true), "{flags:?}");
+        assert!(p.run.samples >= 20, "{flags:?}: {} samples", p.run.samples);
         held.push(p.run.held_ns.unwrap());
     }
     assert!(held[0] > 0, "the paper's self-sampling held nobody");
