@@ -7,6 +7,9 @@
 //!   reproducible;
 //! - Arnold & Grove's Figure 1: the timer baseline makes `call_1` look much
 //!   hotter than `call_2`, counter-based sampling does not;
+//! - their section 4's adversary: phases with the same calls but not the
+//!   same time per call skew counter-based sampling, whatever its window,
+//!   and not the every-Nth-call counter;
 //! - a profile is written even when the program dies;
 //! - options that do not apply are usage errors.
 
@@ -15,6 +18,7 @@ use std::path::Path;
 
 use profiler::profile::Profile;
 
+use crate::contexts;
 use crate::harness::{self, run_vm_in, scratch, Run, DEFAULT_TIMEOUT};
 
 fn examples() -> std::path::PathBuf {
@@ -431,4 +435,65 @@ fn sampled_profiles_scored_against_the_exhaustive_one() {
     assert!(compared(&dir, "cbs.json", "exact.json", "method-correlation") > 0.9);
     // A profile compared with itself is perfect.
     assert_eq!(compared(&dir, "cbs.json", "cbs.json", "dcg-overlap"), 100.0);
+}
+
+/// The share of phases.bc's sampled calls that went to `slow` (the rest
+/// went to `fast`).
+fn slow_share(p: &Profile) -> f64 {
+    let to = |callee: &str| -> u64 {
+        edges(p)
+            .iter()
+            .filter(|((_, _, d), _)| d == callee)
+            .map(|(_, w)| *w)
+            .sum()
+    };
+    let (slow, fast) = (to("slow"), to("fast"));
+    assert!(slow + fast > 0, "no sample of either phase");
+    slow as f64 / (slow + fast) as f64
+}
+
+#[test]
+fn a_phase_adversary_skews_cbs_at_any_window_but_not_the_counter() {
+    // Arnold & Grove, section 4: "for any fixed values of the parameters
+    // STRIDE and SAMPLES_PER_TIMER_INTERRUPT, an adversary program can be
+    // constructed". phases.bc makes 100,000 calls of `slow` and then
+    // 100,000 of `fast`, a `slow` call taking about four times as long.
+    // A tick falls in a phase in proportion to its time and opens its
+    // window there, so cbs gives `slow` about as large a share of its
+    // samples as of the time (0.85 measured), at the default window and at
+    // a window of 448 yieldpoints alike; counting calls (the counter
+    // trigger) gives the exact half. binary_trees is this program's bias at
+    // scale: its cbs dcg-overlap stays at 86-89 (docs/PERFORMANCE.md).
+    let dir = harness::programs_dir("profiles");
+    let (_, exact) = contexts::profile_in(
+        &dir,
+        "phases.bc",
+        &["--profile=exhaustive"],
+        "profiles-ph-x",
+    );
+    assert_eq!(
+        slow_share(&exact),
+        0.5,
+        "the exact profile: calls half and half"
+    );
+    let timed = ["--clock=virtual", "--interval=50us", "--seed=3"];
+    for (tag, window) in [
+        ("profiles-ph-c", &["--profile=cbs"][..]),
+        (
+            "profiles-ph-c764",
+            &["--profile=cbs", "--stride=7", "--samples=64"][..],
+        ),
+    ] {
+        let args: Vec<&str> = window.iter().chain(&timed).copied().collect();
+        let (_, p) = contexts::profile_in(&dir, "phases.bc", &args, tag);
+        let share = slow_share(&p);
+        assert!(
+            share > 0.75,
+            "{window:?}: slow got {share:.3} of the samples, not ~0.85"
+        );
+    }
+    let every = ["--profile=counter", "--every=97", "--seed=3"];
+    let (_, counter) = contexts::profile_in(&dir, "phases.bc", &every, "profiles-ph-n");
+    let share = slow_share(&counter);
+    assert!((share - 0.5).abs() < 0.02, "counter: slow got {share:.3}");
 }
