@@ -146,8 +146,15 @@ pub fn no_samples_hint(p: &Profile) -> Option<String> {
     let c = &p.config;
     match c.profile.as_str() {
         "timer" | "cbs" => {
-            let length = match (c.clock.as_deref(), p.run.cycles) {
-                (Some("virtual"), Some(cycles)) => format!("{cycles} cycles of virtual time"),
+            // Under the virtual clock every thread ticks on its own cycles,
+            // and `wall_ns` is the longest thread's (the sum over threads,
+            // `cycles`, can pass an interval with no thread reaching one).
+            let length = match c.clock.as_deref() {
+                Some("virtual") if p.run.threads > 1 => format!(
+                    "the longest of its {} threads ran {} cycles of virtual time",
+                    p.run.threads, p.run.wall_ns
+                ),
+                Some("virtual") => format!("{} cycles of virtual time", p.run.wall_ns),
                 _ => duration(p.run.wall_ns),
             };
             let every = c.interval_ns.map_or("one interval".into(), duration);
@@ -251,11 +258,23 @@ mod tests {
         assert!(summary(&wall).contains(&hint));
         let virt = profile(
             r#"{"profile": "timer", "interval_ns": 1000000, "clock": "virtual"}"#,
-            r#"{"wall_ns": 5, "samples": 0, "threads": 1, "cycles": 725}"#,
+            r#"{"wall_ns": 725, "samples": 0, "threads": 1, "cycles": 725}"#,
         );
         assert!(no_samples_hint(&virt)
             .unwrap()
             .contains("(725 cycles of virtual time"));
+        // Seven threads, 1.5 M cycles in all but none reaching 1 ms: the
+        // hint names the longest thread's time, which decides the ticks.
+        let threads = profile(
+            r#"{"profile": "cbs", "interval_ns": 1000000, "clock": "virtual"}"#,
+            r#"{"wall_ns": 360013, "samples": 0, "threads": 7, "cycles": 1502460}"#,
+        );
+        let hint = no_samples_hint(&threads).unwrap();
+        assert!(
+            hint.contains("(the longest of its 7 threads ran 360013 cycles of virtual time"),
+            "{hint}"
+        );
+        assert!(!hint.contains("1502460"), "{hint}");
         let counter = profile(
             r#"{"profile": "counter", "every": 100}"#,
             r#"{"wall_ns": 5, "samples": 0, "threads": 1}"#,
