@@ -440,8 +440,9 @@ fn sampled_profiles_scored_against_the_exhaustive_one() {
 /// The share of phases.bc's sampled calls that went to `slow` (the rest
 /// went to `fast`).
 fn slow_share(p: &Profile) -> f64 {
+    let edges = edges(p);
     let to = |callee: &str| -> u64 {
-        edges(p)
+        edges
             .iter()
             .filter(|((_, _, d), _)| d == callee)
             .map(|(_, w)| *w)
