@@ -498,3 +498,88 @@ fn a_phase_adversary_skews_cbs_at_any_window_but_not_the_counter() {
     let share = slow_share(&counter);
     assert!((share - 0.5).abs() < 0.02, "counter: slow got {share:.3}");
 }
+
+/// SPEC section 3: a method that dies counts the faulting instruction and
+/// nothing after it, even where the loader folded the following `store`
+/// into the faulting instruction, in `main` and in a spawned thread, and
+/// where the fault is an exception rethrown by `join` and caught.
+#[test]
+fn exhaustive_self_stops_at_the_faulting_instruction() {
+    let dir = scratch("profiles-fault-self");
+    // (name, body of the faulting method, that method's expected self)
+    let cases: &[(&str, &str, u64)] = &[
+        ("div", "  push 1\n  push 0\n  div\n  store x\n", 3),
+        ("rem", "  push 1\n  push 0\n  rem\n  store x\n", 3),
+        (
+            "aload",
+            "  push 2\n  newarray\n  push 5\n  aload\n  store x\n",
+            4,
+        ),
+        ("getfield", "  null\n  getfield C.f\n  store x\n", 2),
+        ("add", "  push \"s\"\n  push 1\n  add\n  store x\n", 3),
+        ("alen", "  null\n  alen\n  store x\n", 2),
+    ];
+    let class = ".class C\n  .field f\n.end\n";
+    let mut failures = Vec::new();
+    for (name, body, want) in cases {
+        // In main.
+        let text = format!("{class}.method main()\n  .locals x\n{body}  push 0\n  ret\n.end\n");
+        // In a spawned thread, which main joins.
+        let threaded = format!(
+            "{class}.method w(n)\n  .locals x\n{body}  push 0\n  ret\n.end\n\
+             .method main()\n  push 0\n  spawn w\n  join\n  print\n  push 0\n  ret\n.end\n"
+        );
+        for (tag, text, method) in [("main", &text, "main"), ("thread", &threaded, "w")] {
+            let file = format!("{name}-{tag}.bc");
+            harness::write_program(&dir, &file, text);
+            let out = format!("{name}-{tag}.json");
+            let r = run_vm_in(
+                &dir,
+                &[
+                    "run",
+                    &file,
+                    "--profile=exhaustive",
+                    &format!("--profile-out={out}"),
+                ],
+                DEFAULT_TIMEOUT,
+            );
+            r.assert_no_crash();
+            let p = Profile::read(&dir.join(&out)).expect("profile written");
+            let got = methods(&p).get(method).map(|m| m.0);
+            if got != Some(*want) {
+                failures.push(format!("{file}: {method} self {got:?}, want {want}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A `join` whose thread threw rethrows in the joiner; a handler there
+/// catches it. The `store` after `join` never runs: the method's count
+/// stops at the `join`, then goes on in the handler (a guard for the day
+/// the loader folds that `store` into the `join`).
+#[test]
+fn exhaustive_self_of_a_caught_rethrow_counts_the_handler() {
+    let dir = scratch("profiles-rethrow-self");
+    let text = ".method w(n)\n  push 7\n  throw\n.end\n\
+                .method main()\n  .locals x\n  .catch try end handler\n\
+                try:\n  push 0\n  spawn w\n  join\n  store x\nend:\n  push 1\n  ret\n\
+                handler:\n  print\n  push 0\n  ret\n.end\n";
+    harness::write_program(&dir, "rethrow.bc", text);
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "rethrow.bc",
+            "--profile=exhaustive",
+            "--profile-out=p.json",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    assert_eq!(r.stdout, "7\n");
+    let p = Profile::read(&dir.join("p.json")).expect("profile written");
+    // push 0, spawn, join; then the handler: print, push 0, ret.
+    assert_eq!(methods(&p)["main"].0, 6);
+    assert_eq!(methods(&p)["w"].0, 2);
+}

@@ -225,6 +225,9 @@ impl<'vm> Interp<'vm> {
             ($e:expr) => {{
                 let e = $e;
                 self.pc = cur_pc!();
+                if M::COUNT {
+                    self.uncount_folded_store();
+                }
                 return self.runtime_error(e);
             }};
         }
@@ -772,7 +775,12 @@ impl<'vm> Interp<'vm> {
                             }
                             reload!();
                         }
-                        Err(exit) => return exit,
+                        Err(exit) => {
+                            if M::COUNT {
+                                self.uncount_folded_store();
+                            }
+                            return exit;
+                        }
                     }
                 }
                 Instr::Sleep { a } => {
@@ -969,6 +977,9 @@ impl<'vm> Interp<'vm> {
     /// matching `.catch`, popping frames (and passing their trampolines to
     /// the listener) on the way. `Err` if the exception escapes the thread.
     fn unwind<M: Mode>(&mut self, v: Value) -> Result<(), Exit> {
+        if M::COUNT {
+            self.uncount_folded_store();
+        }
         let mut trace = Vec::new();
         loop {
             let frame = *self.frames.last().expect("a frame");
@@ -1015,6 +1026,21 @@ impl<'vm> Interp<'vm> {
             }
         }
         out
+    }
+
+    /// The instruction at `self.pc` of the top frame faulted: a `store`
+    /// folded into it after its operation did not run, so its source
+    /// instructions and cycles come off the counts (SPEC section 3: the
+    /// faulting instruction counts, nothing after it). Counting modes only.
+    #[cold]
+    fn uncount_folded_store(&mut self) {
+        let Some(top) = self.frames.last() else {
+            return;
+        };
+        if let Some(f) = self.prog.body(top.body).folded_store_at(self.pc) {
+            self.instructions -= u64::from(f.count);
+            self.cycles -= u64::from(f.cost);
+        }
     }
 
     #[cold]

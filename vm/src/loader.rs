@@ -17,7 +17,7 @@
 
 use crate::instr::Instr;
 use crate::module::{Catch, ClassId, MethodId, Module};
-use crate::translate::translate;
+use crate::translate::{translate, FoldedStore};
 
 /// Marks "no method" in a virtual-method table.
 pub const NO_METHOD: u32 = u32::MAX;
@@ -64,6 +64,9 @@ pub struct Body {
     pub counts: Box<[u32]>,
     /// Cost-model cycles each instruction accounts for (counting modes).
     pub costs: Box<[u32]>,
+    /// The `store`s folded into instructions after their operation, by
+    /// instruction (counting modes: a fault takes them back).
+    pub folded_stores: Box<[FoldedStore]>,
     /// `.catch` ranges in instruction indices, in the order written.
     pub catches: Box<[Catch]>,
     /// Parameters (receiver included).
@@ -78,6 +81,16 @@ impl Body {
     /// Source line of the instruction at `pc`.
     pub fn line_at(&self, pc: u32) -> u32 {
         self.lines.get(pc as usize).copied().unwrap_or(0)
+    }
+
+    /// The `store` folded into the instruction at `pc` after its
+    /// operation, if any.
+    pub fn folded_store_at(&self, pc: u32) -> Option<FoldedStore> {
+        let i = self
+            .folded_stores
+            .binary_search_by_key(&pc, |f| f.at)
+            .ok()?;
+        Some(self.folded_stores[i])
     }
 }
 
@@ -188,6 +201,7 @@ pub fn load_body(
         source_index: t.source_index.into_boxed_slice(),
         counts: t.counts.into_boxed_slice(),
         costs: t.costs.into_boxed_slice(),
+        folded_stores: t.folded_stores.into_boxed_slice(),
         catches: t.catches.into_boxed_slice(),
         nparams: m.arity(),
         nlocals: m.frame_locals(),

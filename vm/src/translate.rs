@@ -39,10 +39,26 @@ pub struct Translated {
     pub counts: Vec<u32>,
     /// Cost-model cycles each instruction accounts for.
     pub costs: Vec<u32>,
+    /// Instructions whose `counts`/`costs` include a `store` folded in
+    /// *after* their own operation, in increasing instruction order: if
+    /// the instruction faults, that part did not run.
+    pub folded_stores: Vec<FoldedStore>,
     /// `.catch` ranges in instruction indices.
     pub catches: Vec<Catch>,
     /// Slots a frame needs: locals, then one per stack depth.
     pub frame_size: u32,
+}
+
+/// The part of an instruction's count that runs after its operation: a
+/// `store` the translator folded into it (`div; store x` is one `x = a / b`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FoldedStore {
+    /// The instruction the store was folded into.
+    pub at: u32,
+    /// Source instructions of the folded part.
+    pub count: u32,
+    /// Cost-model cycles of the folded part.
+    pub cost: u32,
 }
 
 /// A symbolic operand-stack entry.
@@ -288,9 +304,17 @@ impl Tx<'_> {
                     // The instruction that computed the value writes `x`.
                     self.out.code[at] = self.out.code[at].with_dest(x);
                     // Its count already covers the computation; the store
-                    // itself is folded in.
-                    self.out.counts[at] += std::mem::take(&mut self.pend_count);
-                    self.out.costs[at] += std::mem::take(&mut self.pend_cost);
+                    // itself is folded in, and remembered as running after
+                    // it (a fault in the computation skips it).
+                    let count = std::mem::take(&mut self.pend_count);
+                    let cost = std::mem::take(&mut self.pend_cost);
+                    self.out.counts[at] += count;
+                    self.out.costs[at] += cost;
+                    self.out.folded_stores.push(FoldedStore {
+                        at: at as u32,
+                        count,
+                        cost,
+                    });
                     self.last_result = None;
                     return;
                 }
