@@ -34,19 +34,16 @@
 //!   summed, before anything else (percentages, the hottest context, the
 //!   threshold) is computed. Edges of `dcg` or entries of `methods` that
 //!   appear twice with the same key are summed likewise.
-//! - **Zero total weight.** Weights are normalized to percentages of their
-//!   profile's total. When *both* totals are 0 (e.g. two profiles of a
-//!   program that makes no call: both `dcg` empty) the two carry the same
-//!   (no) information and the overlap is 100; when only one is 0 it is 0
-//!   (nothing in common), which is also what the formula gives with every
-//!   weight of that side taken as 0.
-//! - **Pearson.** Normalizing does not change a correlation, so the raw
-//!   `self` counts are used. Two series that are equal after normalization
-//!   (including both all-zero, both empty, or one method on each side)
-//!   correlate perfectly: 1. When only one series has zero variance (all its
-//!   methods equally hot, or all zero) the coefficient is undefined; it is
-//!   reported as 0, "no correlation shown", rather than omitted, because
-//!   both files do give the data.
+//! - **Undefined metrics are omitted, with the reason.** Weights are
+//!   normalized to percentages of their profile's total, so an overlap is
+//!   undefined when either total is 0 (e.g. a program that makes no call:
+//!   an empty `dcg`); a Pearson correlation is undefined when either
+//!   series has no variance (one method, all methods equally hot, all
+//!   zero); hot-edge coverage is undefined when the reference has no hot
+//!   context (no calls at all). Such a metric is [`Metric::Undefined`]:
+//!   `vm compare` leaves it out, as it leaves out a metric whose section
+//!   is missing, and says on stderr why. Printing 100 or 1 for "no data"
+//!   would read as a perfect score.
 //! - **Hot-edge coverage.** A reference context is hot when its (summed)
 //!   `calls` is > 0 and at least 0.1 × the hottest context's calls; the
 //!   comparison is done in integers (`10 × calls >= hottest`), so the
@@ -55,8 +52,7 @@
 //!   profile's `cct` at all, **even with `calls` 0**: a node is only written
 //!   because a sample or a call passed through it (an ACCT updated with
 //!   `last-edge` leaves the inner nodes of a sampled stack at 0 calls, yet
-//!   the sample saw them). When the reference has no hot context (no calls
-//!   at all) the coverage is vacuously 100.
+//!   the sample saw them).
 //! - **A malformed tree** (a node whose parent is not listed before it:
 //!   impossible for a profile that came through [`Profile::from_json`])
 //!   makes the context metrics `None` rather than guessing.
@@ -68,53 +64,87 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde::Serialize;
-
 use crate::profile::{CctNode, Profile};
 
 /// A context is hot when `HOT_DIVISOR × calls >= hottest calls`: 0.1 × the
 /// hottest (SPEC section 4).
 pub const HOT_DIVISOR: u128 = 10;
 
-/// The four metrics of SPEC section 4 for one pair of profiles; `None` for
-/// those the two files cannot both give. Serializes (for `vm compare
-/// --json`) with the SPEC's names as keys, leaving out the `None`s.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+/// One metric of one comparison.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Metric {
+    /// The metric's value.
+    Value(f64),
+    /// A file lacks the section the metric reads (or its tree is
+    /// malformed): the metric is left out without comment.
+    #[default]
+    Missing,
+    /// Both files have the data, but the metric is not defined on it; the
+    /// reason, for a note.
+    Undefined(String),
+}
+
+impl Metric {
+    /// The value, if the metric has one.
+    pub fn value(&self) -> Option<f64> {
+        match self {
+            Metric::Value(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// The four metrics of SPEC section 4 for one pair of profiles.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Comparison {
     /// [`dcg_overlap`], 0–100.
-    #[serde(rename = "dcg-overlap", skip_serializing_if = "Option::is_none")]
-    pub dcg_overlap: Option<f64>,
+    pub dcg_overlap: Metric,
     /// [`cct_overlap`], 0–100.
-    #[serde(rename = "cct-overlap", skip_serializing_if = "Option::is_none")]
-    pub cct_overlap: Option<f64>,
+    pub cct_overlap: Metric,
     /// [`method_correlation`], −1 to 1.
-    #[serde(rename = "method-correlation", skip_serializing_if = "Option::is_none")]
-    pub method_correlation: Option<f64>,
+    pub method_correlation: Metric,
     /// [`hot_edge_coverage`], 0–100.
-    #[serde(rename = "hot-edge-coverage", skip_serializing_if = "Option::is_none")]
-    pub hot_edge_coverage: Option<f64>,
+    pub hot_edge_coverage: Metric,
 }
 
 impl Comparison {
-    /// The available metrics as `(name, value)`, in the SPEC's order.
-    pub fn entries(&self) -> Vec<(&'static str, f64)> {
+    /// Every metric with its SPEC name, in the SPEC's order.
+    fn all(&self) -> [(&'static str, &Metric); 4] {
         [
-            ("dcg-overlap", self.dcg_overlap),
-            ("cct-overlap", self.cct_overlap),
-            ("method-correlation", self.method_correlation),
-            ("hot-edge-coverage", self.hot_edge_coverage),
+            ("dcg-overlap", &self.dcg_overlap),
+            ("cct-overlap", &self.cct_overlap),
+            ("method-correlation", &self.method_correlation),
+            ("hot-edge-coverage", &self.hot_edge_coverage),
         ]
-        .into_iter()
-        .filter_map(|(name, v)| v.map(|v| (name, v)))
-        .collect()
     }
 
-    /// True when no metric is available.
+    /// The metrics that have a value, as `(name, value)`, in the SPEC's
+    /// order.
+    pub fn entries(&self) -> Vec<(&'static str, f64)> {
+        self.all()
+            .into_iter()
+            .filter_map(|(name, m)| m.value().map(|v| (name, v)))
+            .collect()
+    }
+
+    /// The metrics the files could give but that are undefined on them, as
+    /// `(name, reason)`.
+    pub fn undefined(&self) -> Vec<(&'static str, &str)> {
+        self.all()
+            .into_iter()
+            .filter_map(|(name, m)| match m {
+                Metric::Undefined(why) => Some((name, why.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// True when no metric has a value.
     pub fn is_empty(&self) -> bool {
         self.entries().is_empty()
     }
 
-    /// One line `name: value` per available metric, the value with two
+    /// One line `name: value` per metric with a value, the value with two
     /// decimals (never `-0.00`).
     pub fn to_text(&self) -> String {
         let mut s = String::new();
@@ -131,12 +161,17 @@ impl Comparison {
         s
     }
 
-    /// One JSON object (ending in a newline) with the available metrics as
-    /// numbers; `{}` when there is none.
+    /// One JSON object (ending in a newline) with the SPEC's names as keys
+    /// and the metrics that have a value as numbers; `{}` when there is
+    /// none.
     pub fn to_json(&self) -> String {
-        let mut s = serde_json::to_string(self).expect("a comparison serializes");
-        s.push('\n');
-        s
+        // Written by hand to keep the SPEC's order (a JSON map would sort).
+        let fields: Vec<String> = self
+            .entries()
+            .into_iter()
+            .map(|(name, v)| format!("\"{name}\":{}", serde_json::Value::from(v)))
+            .collect();
+        format!("{{{}}}\n", fields.join(","))
     }
 }
 
@@ -153,9 +188,13 @@ pub fn compare(profile: &Profile, reference: &Profile) -> Comparison {
 /// Arnold & Ryder overlap of the two dynamic call graphs, 0–100: edges keyed
 /// by `(caller, line, callee)`, weights as percentages of each profile's
 /// total, the sum over the edges in both of the smaller percentage.
-/// Symmetric. `None` unless both files have a `dcg` section.
-pub fn dcg_overlap(a: &Profile, b: &Profile) -> Option<f64> {
-    Some(overlap(&edges(a)?, &edges(b)?))
+/// Symmetric. [`Metric::Missing`] unless both files have a `dcg` section;
+/// undefined when either has no weight.
+pub fn dcg_overlap(a: &Profile, b: &Profile) -> Metric {
+    match (edges(a), edges(b)) {
+        (Some(ea), Some(eb)) => overlap("dcg", "weight", &ea, &eb),
+        _ => Metric::Missing,
+    }
 }
 
 /// A profile's `dcg` weights by `(caller, line, callee)`, repeated edges
@@ -173,23 +212,29 @@ fn edges(p: &Profile) -> Option<BTreeMap<(&str, u32, &str), u64>> {
 
 /// Overlap of the two calling context trees, 0–100: like [`dcg_overlap`],
 /// over contexts (paths of `(method, line)` from the root, root excluded;
-/// nodes with the same path summed) weighted by `calls`. Symmetric. `None`
-/// unless both files have a well-formed `cct` section.
-pub fn cct_overlap(a: &Profile, b: &Profile) -> Option<f64> {
-    let (ca, cb) = (a.cct.as_ref()?, b.cct.as_ref()?);
-    let mut paths = Paths::default();
-    let wa = paths.calls(ca)?;
-    let wb = paths.calls(cb)?;
-    Some(overlap(&wa, &wb))
+/// nodes with the same path summed) weighted by `calls`. Symmetric.
+/// [`Metric::Missing`] unless both files have a well-formed `cct` section;
+/// undefined when either has no calls.
+pub fn cct_overlap(a: &Profile, b: &Profile) -> Metric {
+    let trees = || {
+        let (ca, cb) = (a.cct.as_ref()?, b.cct.as_ref()?);
+        let mut paths = Paths::default();
+        Some((paths.calls(ca)?, paths.calls(cb)?))
+    };
+    match trees() {
+        Some((wa, wb)) => overlap("cct", "calls", &wa, &wb),
+        None => Metric::Missing,
+    }
 }
 
 /// Pearson correlation, −1 to 1, of the methods' `self` counts over the
 /// union of the method names of both files, a method missing from one
-/// counting 0 there. 1 when the two are equal after normalization, 0 when
-/// only one has zero variance (see the module docs). Symmetric. `None`
-/// unless both files have a `methods` section.
-pub fn method_correlation(a: &Profile, b: &Profile) -> Option<f64> {
-    let (ma, mb) = (a.methods.as_ref()?, b.methods.as_ref()?);
+/// counting 0 there. Symmetric. [`Metric::Missing`] unless both files
+/// have a `methods` section; undefined when either series has no variance.
+pub fn method_correlation(a: &Profile, b: &Profile) -> Metric {
+    let (Some(ma), Some(mb)) = (a.methods.as_ref(), b.methods.as_ref()) else {
+        return Metric::Missing;
+    };
     let mut both: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for m in ma {
         let e = both.entry(m.name.as_str()).or_default();
@@ -200,20 +245,31 @@ pub fn method_correlation(a: &Profile, b: &Profile) -> Option<f64> {
         e.1 = e.1.saturating_add(m.self_);
     }
     let pairs: Vec<(u64, u64)> = both.into_values().collect();
+    // No variance: every value equal (a single method or none included).
+    let flat = |side: fn(&(u64, u64)) -> u64| pairs.windows(2).all(|w| side(&w[0]) == side(&w[1]));
+    let (flat_a, flat_b) = (flat(|p| p.0), flat(|p| p.1));
+    if flat_a || flat_b {
+        let which = match (flat_a, flat_b) {
+            (true, true) => "each file",
+            (true, false) => "the profile",
+            _ => "the reference",
+        };
+        return Metric::Undefined(format!(
+            "in {which} the methods' self counts are all equal (no variance), so a correlation is undefined"
+        ));
+    }
+    // Equal shares (x / ta == y / tb for every method, tested without
+    // division): exactly 1, which floating point might miss by an ulp.
     let ta: u128 = pairs.iter().map(|p| p.0 as u128).sum();
     let tb: u128 = pairs.iter().map(|p| p.1 as u128).sum();
-    // Equal shares (x / ta == y / tb for every method, tested without
-    // division; both totals 0 counts as equal, one alone does not): a
-    // perfect correlation, whatever the variances.
-    let equal = (ta == 0) == (tb == 0)
-        && pairs.iter().all(|&(x, y)| {
-            match ((x as u128).checked_mul(tb), (y as u128).checked_mul(ta)) {
-                (Some(l), Some(r)) => l == r,
-                _ => false,
-            }
-        });
+    let equal = pairs.iter().all(|&(x, y)| {
+        match ((x as u128).checked_mul(tb), (y as u128).checked_mul(ta)) {
+            (Some(l), Some(r)) => l == r,
+            _ => false,
+        }
+    });
     if equal {
-        return Some(1.0);
+        return Metric::Value(1.0);
     }
     let n = pairs.len() as f64;
     let mean_a = pairs.iter().map(|p| p.0 as f64).sum::<f64>() / n;
@@ -225,22 +281,25 @@ pub fn method_correlation(a: &Profile, b: &Profile) -> Option<f64> {
         saa += dx * dx;
         sbb += dy * dy;
     }
-    if saa == 0.0 || sbb == 0.0 {
-        return Some(0.0);
-    }
-    Some((sab / (saa * sbb).sqrt()).clamp(-1.0, 1.0))
+    Metric::Value((sab / (saa * sbb).sqrt()).clamp(-1.0, 1.0))
 }
 
 /// Of `reference`'s hot contexts (summed `calls` > 0 and at least 0.1 × its
 /// hottest context's), the percentage, 0–100, whose path is listed in
-/// `profile`'s `cct` (with any `calls`, 0 included). 100 when the reference
-/// has no hot context. Not symmetric. `None` unless both files have a
-/// well-formed `cct` section.
-pub fn hot_edge_coverage(profile: &Profile, reference: &Profile) -> Option<f64> {
-    let (cp, cr) = (profile.cct.as_ref()?, reference.cct.as_ref()?);
-    let mut paths = Paths::default();
-    let wr = paths.calls(cr)?;
-    let present: BTreeSet<u32> = paths.contexts(cp)?.into_iter().flatten().collect();
+/// `profile`'s `cct` (with any `calls`, 0 included). Not symmetric.
+/// [`Metric::Missing`] unless both files have a well-formed `cct` section;
+/// undefined when the reference has no hot context.
+pub fn hot_edge_coverage(profile: &Profile, reference: &Profile) -> Metric {
+    let trees = || {
+        let (cp, cr) = (profile.cct.as_ref()?, reference.cct.as_ref()?);
+        let mut paths = Paths::default();
+        let wr = paths.calls(cr)?;
+        let present: BTreeSet<u32> = paths.contexts(cp)?.into_iter().flatten().collect();
+        Some((wr, present))
+    };
+    let Some((wr, present)) = trees() else {
+        return Metric::Missing;
+    };
     let hottest = wr.values().copied().max().unwrap_or(0) as u128;
     let hot: Vec<u32> = wr
         .iter()
@@ -248,21 +307,34 @@ pub fn hot_edge_coverage(profile: &Profile, reference: &Profile) -> Option<f64> 
         .map(|(&k, _)| k)
         .collect();
     if hot.is_empty() {
-        return Some(100.0);
+        return Metric::Undefined(
+            "the reference's cct has no calls, so no hot context to find".into(),
+        );
     }
     let found = hot.iter().filter(|k| present.contains(k)).count();
-    Some(found as f64 * 100.0 / hot.len() as f64)
+    Metric::Value(found as f64 * 100.0 / hot.len() as f64)
 }
 
-/// The overlap of two weight maps, 0–100 (see the module docs for zero
-/// totals).
-fn overlap<K: Ord>(a: &BTreeMap<K, u64>, b: &BTreeMap<K, u64>) -> f64 {
+/// The overlap of two weight maps, 0–100; undefined when either total is
+/// 0 (`section` and `weight` name them in the reason).
+fn overlap<K: Ord>(
+    section: &str,
+    weight: &str,
+    a: &BTreeMap<K, u64>,
+    b: &BTreeMap<K, u64>,
+) -> Metric {
     let ta: u128 = a.values().map(|&w| w as u128).sum();
     let tb: u128 = b.values().map(|&w| w as u128).sum();
-    match (ta, tb) {
-        (0, 0) => return 100.0,
-        (0, _) | (_, 0) => return 0.0,
-        _ => {}
+    let empty = match (ta, tb) {
+        (0, 0) => Some("each file's"),
+        (0, _) => Some("the profile's"),
+        (_, 0) => Some("the reference's"),
+        _ => None,
+    };
+    if let Some(which) = empty {
+        return Metric::Undefined(format!(
+            "{which} {section} has a total {weight} of 0, so there are no percentages to compare"
+        ));
     }
     // Exact: sum of min(wa / ta, wb / tb) = sum of min(wa × tb, wb × ta) /
     // (ta × tb).
@@ -279,7 +351,7 @@ fn overlap<K: Ord>(a: &BTreeMap<K, u64>, b: &BTreeMap<K, u64>) -> f64 {
         let den = ta.checked_mul(tb)?;
         Some(num.checked_mul(100)? as f64 / den as f64)
     };
-    exact().unwrap_or_else(|| {
+    Metric::Value(exact().unwrap_or_else(|| {
         a.iter()
             .filter_map(|(k, &wa)| {
                 b.get(k)
@@ -287,7 +359,7 @@ fn overlap<K: Ord>(a: &BTreeMap<K, u64>, b: &BTreeMap<K, u64>) -> f64 {
             })
             .sum::<f64>()
             * 100.0
-    })
+    }))
 }
 
 /// Interned calling-context paths shared by the trees of one comparison:
@@ -455,8 +527,8 @@ mod tests {
             ("main", 4, "b", 50),
             ("main", 5, "a", 10),
         ]);
-        assert_eq!(dcg_overlap(&p, &r), Some(70.0));
-        assert_eq!(dcg_overlap(&r, &p), Some(70.0), "symmetric");
+        assert_eq!(dcg_overlap(&p, &r), Metric::Value(70.0));
+        assert_eq!(dcg_overlap(&r, &p), Metric::Value(70.0), "symmetric");
         assert_eq!(compare(&p, &r).to_text(), "dcg-overlap: 70.00\n");
     }
 
@@ -470,7 +542,7 @@ mod tests {
             ("main", 4, "b", 40),
             ("main", 3, "a", 30),
         ]);
-        assert_eq!(dcg_overlap(&p, &r), Some(60.0));
+        assert_eq!(dcg_overlap(&p, &r), Metric::Value(60.0));
     }
 
     #[test]
@@ -499,15 +571,15 @@ mod tests {
             (3, 2, "g", Some(9), 6),
             (4, 1, "f", Some(7), 4),
         ]);
-        assert_eq!(cct_overlap(&p, &r), Some(80.0));
-        assert_eq!(cct_overlap(&r, &p), Some(80.0));
+        assert_eq!(cct_overlap(&p, &r), Metric::Value(80.0));
+        assert_eq!(cct_overlap(&r, &p), Metric::Value(80.0));
         // Hot-edge coverage on the same pair: R's hottest is 8, the bar
         // 0.8, so all four R contexts are hot; P lists main, main>f@5 and
         // main>f@5>g@9 but not main>f@7: 3 of 4 = 75.
-        assert_eq!(hot_edge_coverage(&p, &r), Some(75.0));
+        assert_eq!(hot_edge_coverage(&p, &r), Metric::Value(75.0));
         // And the other way: P's contexts 1, 4, 3, 2 calls, hottest 4, bar
         // 0.4, all hot; R lacks main>g@6: 3 of 4 = 75.
-        assert_eq!(hot_edge_coverage(&r, &p), Some(75.0));
+        assert_eq!(hot_edge_coverage(&r, &p), Metric::Value(75.0));
     }
 
     #[test]
@@ -525,7 +597,7 @@ mod tests {
             (2, 1, "h", Some(3), 0),
             (3, 2, "g", Some(9), 10),
         ]);
-        assert_eq!(cct_overlap(&p, &r), Some(50.0));
+        assert_eq!(cct_overlap(&p, &r), Metric::Value(50.0));
     }
 
     #[test]
@@ -535,7 +607,7 @@ mod tests {
         let p = with_cct(&[(1, 0, "main", None, 1)]);
         let mut r = with_cct(&[(1, 0, "main", None, 3)]);
         r.cct.as_mut().unwrap()[0].calls = 5;
-        assert_eq!(cct_overlap(&p, &r), Some(100.0));
+        assert_eq!(cct_overlap(&p, &r), Metric::Value(100.0));
     }
 
     #[test]
@@ -549,32 +621,37 @@ mod tests {
         //   r = 40 / sqrt(8 * 800) = 40 / 80 = 0.5
         let p = with_methods(&[("a", 4), ("b", 2), ("d", 2)]);
         let r = with_methods(&[("c", 20), ("b", 20), ("a", 40)]);
-        let got = method_correlation(&p, &r).unwrap();
+        let got = method_correlation(&p, &r).value().unwrap();
         assert!(close(got, 0.5), "{got}");
-        assert!(close(method_correlation(&r, &p).unwrap(), 0.5));
+        assert!(close(method_correlation(&r, &p).value().unwrap(), 0.5));
         // Opposite shares: x = (1, 3), y = (3, 1): dx = (-1, 1), dy = (1, -1),
         // r = -2 / sqrt(2 * 2) = -1.
         let p = with_methods(&[("a", 1), ("b", 3)]);
         let r = with_methods(&[("a", 3), ("b", 1)]);
-        assert_eq!(method_correlation(&p, &r), Some(-1.0));
+        assert_eq!(method_correlation(&p, &r), Metric::Value(-1.0));
     }
 
     #[test]
     fn pearson_degenerate_cases() {
-        // Equal after normalization, zero variance on both sides (one
-        // method each; both uniform; both empty): 1.
+        let undefined =
+            |a: &Profile, b: &Profile| matches!(method_correlation(a, b), Metric::Undefined(_));
+        // No variance on either side or both (one method each; uniform;
+        // empty): undefined, however well the shares agree.
         let one = with_methods(&[("main", 5)]);
         let other = with_methods(&[("main", 300)]);
-        assert_eq!(method_correlation(&one, &other), Some(1.0));
+        assert!(undefined(&one, &other));
         let u1 = with_methods(&[("a", 2), ("b", 2)]);
         let u2 = with_methods(&[("b", 7), ("a", 7)]);
-        assert_eq!(method_correlation(&u1, &u2), Some(1.0));
+        assert!(undefined(&u1, &u2));
         let e = with_methods(&[]);
-        assert_eq!(method_correlation(&e, &e), Some(1.0));
-        // Zero variance on one side only: undefined, reported as 0.
+        assert!(undefined(&e, &e));
         let v = with_methods(&[("a", 1), ("b", 3)]);
-        assert_eq!(method_correlation(&u1, &v), Some(0.0));
-        assert_eq!(method_correlation(&e, &v), Some(0.0));
+        assert!(undefined(&u1, &v));
+        assert!(undefined(&v, &u1));
+        assert!(undefined(&e, &v));
+        // Equal shares with variance: exactly 1.
+        let w = with_methods(&[("a", 3), ("b", 9)]);
+        assert_eq!(method_correlation(&v, &w), Metric::Value(1.0));
     }
 
     #[test]
@@ -606,14 +683,14 @@ mod tests {
             (4, 1, "h", Some(3), 7),
             (5, 1, "g", Some(9), 4),
         ]);
-        assert_eq!(hot_edge_coverage(&p, &r), Some(50.0));
+        assert_eq!(hot_edge_coverage(&p, &r), Metric::Value(50.0));
         // cct-overlap of the same pair: R total 90, P total 20.
         //   main       min(1/90, 1/20)  = 1/90
         //   f@5        min(50/90, 0)    = 0
         //   f@5>g@9    min(5/90, 8/20)  = 5/90
         //   h@3        min(4/90, 7/20)  = 4/90
         //   = 10/90 = 11.11%
-        let got = cct_overlap(&p, &r).unwrap();
+        let got = cct_overlap(&p, &r).value().unwrap();
         assert!(close(got, 1000.0 / 90.0), "{got}");
         assert_eq!(
             compare(&p, &r).to_text(),
@@ -622,7 +699,7 @@ mod tests {
     }
 
     #[test]
-    fn hot_edge_coverage_is_summed_by_path_and_vacuous_without_calls() {
+    fn hot_edge_coverage_is_summed_by_path_and_undefined_without_calls() {
         // R lists main>k@8 twice (30 + 30 = 60, the hottest) and main>f@5
         // once with 7: 10 * 7 = 70 >= 60, hot. P has only main>k@8: 1 of 2.
         let r = with_cct(&[
@@ -632,10 +709,10 @@ mod tests {
             (4, 1, "k", Some(8), 30),
         ]);
         let p = with_cct(&[(1, 0, "main", None, 0), (2, 1, "k", Some(8), 1)]);
-        assert_eq!(hot_edge_coverage(&p, &r), Some(50.0));
-        // A reference without calls has no hot context: 100.
+        assert_eq!(hot_edge_coverage(&p, &r), Metric::Value(50.0));
+        // A reference without calls has no hot context: undefined.
         let r0 = with_cct(&[(1, 0, "main", None, 0)]);
-        assert_eq!(hot_edge_coverage(&p, &r0), Some(100.0));
+        assert!(matches!(hot_edge_coverage(&p, &r0), Metric::Undefined(_)));
     }
 
     #[test]
@@ -653,10 +730,10 @@ mod tests {
         assert_eq!(
             c,
             Comparison {
-                dcg_overlap: Some(100.0),
-                cct_overlap: Some(100.0),
-                method_correlation: Some(1.0),
-                hot_edge_coverage: Some(100.0),
+                dcg_overlap: Metric::Value(100.0),
+                cct_overlap: Metric::Value(100.0),
+                method_correlation: Metric::Value(1.0),
+                hot_edge_coverage: Metric::Value(100.0),
             }
         );
         assert_eq!(
@@ -670,30 +747,34 @@ mod tests {
     }
 
     #[test]
-    fn missing_sections_give_none_and_empty_ones_a_value() {
+    fn missing_sections_are_left_out_and_empty_ones_undefined() {
         let dcg = with_dcg(&[("main", 3, "a", 1)]);
         let nothing = empty();
         assert_eq!(compare(&dcg, &nothing), Comparison::default());
         assert!(compare(&dcg, &nothing).is_empty());
         assert_eq!(compare(&dcg, &nothing).to_text(), "");
         assert_eq!(compare(&dcg, &nothing).to_json(), "{}\n");
-        // Present but empty: both empty agree (100), one empty shares
-        // nothing (0).
+        // Present but without weight, on either side or both: undefined,
+        // and said why.
+        let undefined = |m: Metric| matches!(m, Metric::Undefined(_));
         let none = with_dcg(&[]);
-        assert_eq!(dcg_overlap(&none, &none), Some(100.0));
-        assert_eq!(dcg_overlap(&dcg, &none), Some(0.0));
-        assert_eq!(dcg_overlap(&none, &dcg), Some(0.0));
+        assert!(undefined(dcg_overlap(&none, &none)));
+        assert!(undefined(dcg_overlap(&dcg, &none)));
+        assert!(undefined(dcg_overlap(&none, &dcg)));
         // Only zero-weight edges: a zero total, like an empty section.
         let zero = with_dcg(&[("main", 3, "a", 0)]);
-        assert_eq!(dcg_overlap(&zero, &none), Some(100.0));
-        assert_eq!(dcg_overlap(&zero, &dcg), Some(0.0));
+        assert!(undefined(dcg_overlap(&zero, &dcg)));
+        let c = compare(&zero, &dcg);
+        assert!(c.is_empty());
+        assert_eq!(c.undefined().len(), 1);
+        assert!(c.undefined()[0].1.contains("the profile's dcg"), "{c:?}");
         // A tree with the root only has no context.
         let root = with_cct(&[]);
         let main = with_cct(&[(1, 0, "main", None, 1)]);
-        assert_eq!(cct_overlap(&root, &root), Some(100.0));
-        assert_eq!(cct_overlap(&root, &main), Some(0.0));
-        assert_eq!(hot_edge_coverage(&root, &main), Some(0.0));
-        assert_eq!(hot_edge_coverage(&main, &root), Some(100.0));
+        assert!(undefined(cct_overlap(&root, &root)));
+        assert!(undefined(cct_overlap(&root, &main)));
+        assert_eq!(hot_edge_coverage(&root, &main), Metric::Value(0.0));
+        assert!(undefined(hot_edge_coverage(&main, &root)));
     }
 
     #[test]
@@ -705,9 +786,9 @@ mod tests {
             (3, 1, "g", Some(6), 1),
         ]);
         let good = with_cct(&[(1, 0, "main", None, 1)]);
-        assert_eq!(cct_overlap(&bad, &good), None);
-        assert_eq!(hot_edge_coverage(&good, &bad), None);
-        assert_eq!(hot_edge_coverage(&bad, &good), None);
+        assert_eq!(cct_overlap(&bad, &good), Metric::Missing);
+        assert_eq!(hot_edge_coverage(&good, &bad), Metric::Missing);
+        assert_eq!(hot_edge_coverage(&bad, &good), Metric::Missing);
     }
 
     #[test]
@@ -718,14 +799,14 @@ mod tests {
             nodes.push((i, i - 1, "f", Some(4), 1));
         }
         let p = with_cct(&nodes);
-        assert_eq!(cct_overlap(&p, &p), Some(100.0));
-        assert_eq!(hot_edge_coverage(&p, &p), Some(100.0));
+        assert_eq!(cct_overlap(&p, &p), Metric::Value(100.0));
+        assert_eq!(hot_edge_coverage(&p, &p), Metric::Value(100.0));
     }
 
     #[test]
     fn text_never_shows_negative_zero() {
         let c = Comparison {
-            method_correlation: Some(-1e-12),
+            method_correlation: Metric::Value(-1e-12),
             ..Default::default()
         };
         assert_eq!(c.to_text(), "method-correlation: 0.00\n");

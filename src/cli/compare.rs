@@ -5,11 +5,14 @@
 //! Output: each available metric as `name: value` (two decimals) on its own
 //! line, in the order dcg-overlap, cct-overlap, method-correlation,
 //! hot-edge-coverage; with `--json`, one JSON object with those keys and
-//! unrounded numbers. A metric the two files cannot both give is left out.
+//! unrounded numbers. A metric the two files cannot both give is left out;
+//! so is one they give but on which it is undefined (a total weight of 0,
+//! a series with no variance, a reference without hot contexts), with a
+//! note on stderr saying why (`vm: note: NAME is left out: REASON`).
 //! When none is left the command still succeeds (the files were read and
-//! compared; they just have no section in common): stdout is empty (`{}`
-//! with `--json`, so that it stays parseable) and a note on stderr says
-//! which sections each file has.
+//! compared): stdout is empty (`{}` with `--json`, so that it stays
+//! parseable) and, if no section was in common, a note on stderr says which
+//! sections each file has.
 //!
 //! Failures: 66 when a file cannot be read (`vm: cannot read `PATH`:
 //! REASON`, as for programs), 65 when it is not a valid `vm-profile/1`
@@ -22,18 +25,22 @@ use profiler::profile::{Profile, ReadError, FORMAT};
 use profiler::{metrics, report};
 
 use super::args::CompareArgs;
+use super::limits::read_bounded;
 use super::{io_reason, Failure, EXIT_INVALID, EXIT_NO_INPUT};
 
 pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
-    let profile = load_profile(&a.profile)?;
-    let reference = load_profile(&a.reference)?;
+    let profile = load_profile(&a.profile, a.max_source)?;
+    let reference = load_profile(&a.reference, a.max_source)?;
     for (p, path) in [(&profile, &a.profile), (&reference, &a.reference)] {
         if let Some(hint) = report::no_samples_hint(p) {
             eprintln!("vm: note: `{}`: {hint}", path.display());
         }
     }
     let c = metrics::compare(&profile, &reference);
-    if c.is_empty() {
+    for (name, why) in c.undefined() {
+        eprintln!("vm: note: {name} is left out: {why}");
+    }
+    if c.is_empty() && c.undefined().is_empty() {
         eprintln!(
             "vm: no metric can be computed: `{}` has {}; `{}` has {}",
             a.profile.display(),
@@ -52,7 +59,7 @@ pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
 
 /// Reads a profile file: 66 if it cannot be read, 65 if it is not a
 /// `vm-profile/1` profile (bytes that are not UTF-8 included).
-fn load_profile(path: &Path) -> Result<Profile, Failure> {
+fn load_profile(path: &Path, max_source: u64) -> Result<Profile, Failure> {
     let shown = path.display().to_string();
     let unreadable = |reason: String| Failure {
         status: EXIT_NO_INPUT,
@@ -62,10 +69,7 @@ fn load_profile(path: &Path) -> Result<Profile, Failure> {
         status: EXIT_INVALID,
         message: format!("vm: `{shown}` is not a {FORMAT} profile: {reason}"),
     };
-    if path.is_dir() {
-        return Err(unreadable("it is a directory".into()));
-    }
-    let bytes = std::fs::read(path).map_err(|e| unreadable(io_reason(&e)))?;
+    let bytes = read_bounded(path, max_source)?;
     let text = String::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".into()))?;
     Profile::from_json(&text).map_err(|e| match e {
         ReadError::Io(e) => unreadable(io_reason(&e)),

@@ -367,3 +367,50 @@ fn help_describes_compare() {
         );
     }
 }
+
+/// Issue 16, bug 8: two real profiles of a program that makes no call and
+/// has one method. Every section is there, but each metric is undefined on
+/// it (no dcg weight, no cct calls below `main`... no variance of one
+/// `self`): nothing is printed as a score, and stderr says why for each.
+#[test]
+fn undefined_metrics_are_left_out_with_the_reason() {
+    let dir = harness::scratch("compare-undefined");
+    harness::write_program(
+        &dir,
+        "flat.bc",
+        ".method main()\n  push 1\n  push 2\n  add\n  print\n  push 0\n  ret\n.end\n",
+    );
+    for (out, profile) in [("a.json", "exhaustive"), ("b.json", "exhaustive")] {
+        let r = harness::run_vm_in(
+            &dir,
+            &[
+                "run",
+                "flat.bc",
+                &format!("--profile={profile}"),
+                &format!("--profile-out={out}"),
+            ],
+            harness::DEFAULT_TIMEOUT,
+        );
+        r.assert_status(0);
+    }
+    let r = compare_in(&dir, &["a.json", "b.json"]);
+    r.assert_status(0);
+    assert!(
+        !r.stdout.contains("dcg-overlap") && !r.stdout.contains("method-correlation"),
+        "an undefined metric printed as a score:\n{}",
+        r.stdout
+    );
+    for name in ["dcg-overlap", "method-correlation"] {
+        assert!(
+            r.stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("vm: note: {name} is left out: "))),
+            "no reason for {name}:\n{}",
+            r.stderr
+        );
+    }
+    let j = compare_in(&dir, &["a.json", "b.json", "--json"]);
+    j.assert_status(0);
+    assert!(!j.stdout.contains("dcg-overlap"), "{}", j.stdout);
+    assert!(j.stdout.trim_end().starts_with('{'), "{}", j.stdout);
+}

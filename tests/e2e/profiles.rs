@@ -261,7 +261,14 @@ fn an_empty_sampled_profile_is_explained() {
         "--profile-out=exact.json",
     ]);
     let r = vm(&["compare", "cbs.json", "exact.json"]);
-    assert!(r.stdout.contains("dcg-overlap: 0.00"), "{}", r.stdout);
+    // No sample, no weight: the overlap is undefined, not 0.
+    assert!(!r.stdout.contains("dcg-overlap"), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("note: dcg-overlap is left out: the profile's dcg has a total weight of 0"),
+        "{}",
+        r.stderr
+    );
     assert!(
         r.stderr.contains("note: `cbs.json`: no samples") && !r.stderr.contains("exact.json"),
         "{}",
