@@ -41,9 +41,12 @@ pub enum Command {
     ///                        least 0.1 x its hottest's) found in PROFILE
     ///
     /// A metric the two files cannot both give (a section missing from one
-    /// of them: `dcg`, `cct`, `methods`) is left out. If none is left, a
-    /// note saying which sections each file has goes to stderr, stdout gets
-    /// nothing (`{}` with --json), and the status is still 0.
+    /// of them: `dcg`, `cct`, `methods`) is left out. So is one that is
+    /// undefined on them (a total weight of 0, self counts that do not
+    /// vary, a reference without calls), with a note on stderr saying why.
+    /// If no section is in common, a note saying which sections each file
+    /// has goes to stderr, stdout gets nothing (`{}` with --json), and the
+    /// status is still 0.
     ///
     /// Exit status: 0 success; 66 a file cannot be read; 65 a file is not
     /// a valid vm-profile/1 profile; 2 bad usage.
@@ -66,6 +69,10 @@ pub enum Command {
 pub struct FileArg {
     /// The program (`.bc` text).
     pub program: PathBuf,
+    /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
+    /// whole; status 66
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
+    pub max_source: u64,
 }
 
 /// Options of `vm disasm`.
@@ -73,6 +80,10 @@ pub struct FileArg {
 pub struct DisasmArgs {
     /// The program (`.bc` text).
     pub program: PathBuf,
+    /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
+    /// whole; status 66
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
+    pub max_source: u64,
     /// Show the code as loaded without yieldpoints.
     #[arg(long)]
     pub no_yieldpoints: bool,
@@ -92,6 +103,10 @@ pub struct CompareArgs {
     /// unrounded numbers as values.
     #[arg(long)]
     pub json: bool,
+    /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
+    /// whole; status 66
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
+    pub max_source: u64,
 }
 
 /// Options of `vm run`.
@@ -99,6 +114,10 @@ pub struct CompareArgs {
 pub struct RunArgs {
     /// The program (`.bc` text).
     pub program: PathBuf,
+    /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
+    /// whole; status 66
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
+    pub max_source: u64,
     /// Load without yieldpoints (to measure their cost).
     #[arg(long)]
     pub no_yieldpoints: bool,

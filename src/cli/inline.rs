@@ -236,7 +236,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
         ));
     }
     let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
-    let module = load_module(&a.run.program)?;
+    let module = load_module(&a.run.program, a.run.max_source)?;
 
     // Open the output files first, so a bad path is reported before the
     // program runs.
@@ -245,7 +245,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
         None => None,
     };
     let (status, profile) = match &a.from_profile {
-        Some(file) => (0, Some(read_profile(file)?)),
+        Some(file) => (0, Some(read_profile(file, a.run.max_source)?)),
         None => run_program(&a.run, config, module.clone())?,
     };
 
@@ -295,11 +295,8 @@ fn create(path: &std::path::Path) -> Result<std::fs::File, Failure> {
     })
 }
 
-fn read_profile(path: &std::path::Path) -> Result<Profile, Failure> {
-    let text = std::fs::read(path).map_err(|e| Failure {
-        status: EXIT_NO_INPUT,
-        message: format!("vm: cannot read `{}`: {e}", path.display()),
-    })?;
+fn read_profile(path: &std::path::Path, max_source: u64) -> Result<Profile, Failure> {
+    let text = super::limits::read_bounded(path, max_source)?;
     let text = String::from_utf8(text).map_err(|_| Failure {
         status: EXIT_INVALID,
         message: format!("vm: `{}` is not UTF-8 text", path.display()),

@@ -6,6 +6,7 @@ mod check;
 mod compare;
 mod disasm;
 mod inline;
+mod limits;
 mod run;
 
 use std::path::Path;
@@ -63,20 +64,12 @@ pub fn main() -> i32 {
     }
 }
 
-/// Reads and assembles `path`: 66 if it cannot be read, 65 with every
-/// diagnostic if it does not assemble or verify.
-pub fn load_module(path: &Path) -> Result<vm::module::Module, Failure> {
+/// Reads and assembles `path`: 66 if it cannot be read or is larger than
+/// `max_source` bytes, 65 with every diagnostic if it does not assemble or
+/// verify.
+pub fn load_module(path: &Path, max_source: u64) -> Result<vm::module::Module, Failure> {
     let shown = path.display().to_string();
-    if path.is_dir() {
-        return Err(Failure {
-            status: EXIT_NO_INPUT,
-            message: format!("vm: cannot read `{shown}`: it is a directory"),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|e| Failure {
-        status: EXIT_NO_INPUT,
-        message: format!("vm: cannot read `{shown}`: {}", io_reason(&e)),
-    })?;
+    let bytes = limits::read_bounded(path, max_source)?;
     vm::verify::assemble_bytes(&shown, &bytes).map_err(|diags| {
         let text = String::from_utf8_lossy(&bytes);
         let mut message = vm::diag::render(&shown, &text, &diags);

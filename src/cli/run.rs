@@ -17,7 +17,7 @@ use super::{load_module, Failure, EXIT_NO_INPUT};
 
 pub fn run(a: RunArgs) -> Result<i32, Failure> {
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
-    let module = load_module(&a.program)?;
+    let module = load_module(&a.program, a.max_source)?;
     Ok(execute(&a, config, module)?.status)
 }
 

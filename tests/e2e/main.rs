@@ -21,6 +21,7 @@ mod incremental;
 mod inline;
 mod inline_generated;
 mod instructions;
+mod limits;
 mod profiles;
 mod records;
 mod runtime_errors;

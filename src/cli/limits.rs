@@ -1,0 +1,118 @@
+//! Resource limits a hostile or runaway program meets (docs/CLI.md,
+//! "Limits"): sizes as the command line writes them (`256M`, `2GiB`), and
+//! reading an input file without ever holding more of it than the limit.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::{io_reason, Failure, EXIT_NO_INPUT};
+
+/// Parses a size: a number of bytes, optionally followed by `K`, `M`, `G`
+/// or `T` (each a power of 1024; `KB`, `KiB` and lower case mean the same).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (e.g. 512M, 2G, 1048576)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "`{s}`: unknown size unit `{unit}` (use K, M, G or T)"
+            ))
+        }
+    };
+    let bytes = n
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{s}` is too large"))?;
+    if bytes == 0 {
+        return Err(format!("`{s}`: a limit must be at least 1 byte"));
+    }
+    Ok(bytes)
+}
+
+/// A size for a message: `256 MiB`, `2.0 GiB`, `1536 bytes`.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [(&str, u32); 4] = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for (unit, shift) in UNITS {
+        let one = 1u64 << shift;
+        if bytes >= one {
+            return if bytes % one == 0 && shift < 30 {
+                format!("{} {unit}", bytes >> shift)
+            } else {
+                format!("{:.1} {unit}", bytes as f64 / one as f64)
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// Reads the whole of `path`, refusing (status 66) a file larger than
+/// `limit` bytes: by its size when it has one, else (a pipe, a device such
+/// as `/dev/zero`) as soon as one byte more than `limit` has been read.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, Failure> {
+    let shown = path.display();
+    let cannot = |reason: String| Failure {
+        status: EXIT_NO_INPUT,
+        message: format!("vm: cannot read `{shown}`: {reason}"),
+    };
+    if path.is_dir() {
+        return Err(cannot("it is a directory".into()));
+    }
+    let too_large = || {
+        cannot(format!(
+            "it is larger than the limit of {} (--max-source=SIZE raises it)",
+            format_size(limit)
+        ))
+    };
+    let file = std::fs::File::open(path).map_err(|e| cannot(io_reason(&e)))?;
+    let known = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    if known.is_some_and(|len| len > limit) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(known.unwrap_or(0) as usize);
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(io_reason(&e)))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_in_powers_of_1024() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("256M"), Ok(256 << 20));
+        assert_eq!(parse_size("256mb"), Ok(256 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("3k"), Ok(3 << 10));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12X").is_err());
+        assert!(parse_size("M").is_err());
+        assert!(parse_size("99999999999T").is_err());
+    }
+
+    #[test]
+    fn sizes_format_for_messages() {
+        assert_eq!(format_size(256 << 20), "256 MiB");
+        assert_eq!(format_size(2 << 30), "2.0 GiB");
+        assert_eq!(format_size(3 << 29), "1.5 GiB");
+        assert_eq!(format_size(1000), "1000 bytes");
+        assert_eq!(format_size(1536), "1.5 KiB");
+    }
+}
