@@ -124,6 +124,10 @@ pub struct RunArgs {
     /// Frame limit per thread; `main` counts as one frame.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub max_frames: u64,
+    /// Threads running at once; `main` counts as one. A `spawn` beyond it
+    /// is a runtime error (status 70), as when the OS refuses a thread
+    #[arg(long, value_name = "N", default_value_t = vm::runtime::DEFAULT_MAX_THREADS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_threads: u64,
     /// Print run statistics on stderr at the end: wall time, threads,
     /// garbage collections, peak resident memory.
     #[arg(long)]

@@ -64,6 +64,7 @@ pub(super) fn execute(
     let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
     let mut options = VmOptions {
         max_frames: a.max_frames as usize,
+        max_threads: a.max_threads as usize,
         globals,
         count: a.cycles,
         ..VmOptions::default()

@@ -59,3 +59,72 @@ fn max_source_refuses_endless_and_oversized_inputs() {
         r.assert_status(2);
     }
 }
+
+/// A program that spawns threads that never end. With `--max-threads` it
+/// meets one runtime error at the `spawn` that would exceed the limit:
+/// printed once (not once per thread), status 70, a trace, and the
+/// profile still written.
+#[test]
+fn max_threads_is_one_runtime_error() {
+    let dir = harness::scratch("limits-max-threads");
+    harness::write_program(
+        &dir,
+        "storm.bc",
+        ".method forever(n)\nloop:\n  push 1000\n  sleep\n  jmp loop\n.end\n\
+         .method spawner(n)\nloop:\n  push 0\n  spawn forever\n  pop\n  jmp loop\n.end\n\
+         .method main()\n  push 0\n  spawn spawner\n  pop\n  push 0\n  spawn spawner\n  pop\n\
+         loop:\n  push 0\n  spawn forever\n  pop\n  jmp loop\n.end\n",
+    );
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "storm.bc",
+            "--max-threads=40",
+            "--profile=exhaustive",
+            "--profile-out=p.json",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(70);
+    let errors: Vec<&str> = r
+        .stderr_lines()
+        .into_iter()
+        .filter(|l| l.starts_with("runtime error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", r.stderr);
+    assert!(
+        errors[0].contains("cannot start thread")
+            && errors[0].contains("40 threads are running (--max-threads)"),
+        "{}",
+        errors[0]
+    );
+    assert!(r.stderr.contains("  at "), "no trace:\n{}", r.stderr);
+    let p = profiler::profile::Profile::read(&dir.join("p.json")).expect("profile written");
+    assert!(p
+        .methods
+        .is_some_and(|m| m.iter().any(|m| m.name == "forever")));
+    // When the OS refuses a thread first (here: address space for thread
+    // stacks runs out under `ulimit -v`), the storm of spawning threads
+    // still makes one runtime error, not one per refused thread.
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 400000; exec timeout 60 '{}' run storm.bc --max-threads=1000000",
+            harness::VM
+        ))
+        .current_dir(&dir)
+        .output()
+        .expect("bash runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(70), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("runtime error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("the OS refused"), "{stderr}");
+    // The default is documented in --help.
+    let help = run_vm_in(&dir, &["run", "--help"], DEFAULT_TIMEOUT);
+    assert!(help.stdout.contains("--max-threads"), "{}", help.stdout);
+}

@@ -68,6 +68,22 @@ pub enum RuntimeError {
     NoSuchThread(i64),
     /// `join` that would wait forever.
     Deadlock(String),
+    /// `spawn` could not start a thread.
+    CannotStartThread {
+        /// The id the thread would have had.
+        id: u32,
+        /// Why: the `--max-threads` limit, or the OS refusing.
+        why: ThreadRefusal,
+    },
+}
+
+/// Why `spawn` could not start a thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadRefusal {
+    /// This many threads were running already (`--max-threads`).
+    Limit(usize),
+    /// The operating system refused a new thread.
+    Os,
 }
 
 impl fmt::Display for RuntimeError {
@@ -96,6 +112,17 @@ impl fmt::Display for RuntimeError {
             }
             NoSuchThread(id) => write!(f, "`join` on {id}, which is not a thread id"),
             Deadlock(s) => write!(f, "deadlock: {s}"),
+            CannotStartThread {
+                id,
+                why: ThreadRefusal::Limit(n),
+            } => write!(
+                f,
+                "cannot start thread {id}: {n} threads are running (--max-threads)"
+            ),
+            CannotStartThread {
+                id,
+                why: ThreadRefusal::Os,
+            } => write!(f, "cannot start thread {id}: the OS refused"),
         }
     }
 }

@@ -758,7 +758,10 @@ impl<'vm> Interp<'vm> {
                         });
                     }
                     let shared: Vec<SharedValue> = args.iter().map(|v| to_shared(*v, "")).collect();
-                    let id = self.vm.spawn(m, shared);
+                    let id = match self.vm.spawn(m, shared) {
+                        Ok(id) => id,
+                        Err(e) => fail!(e),
+                    };
                     self.stack[first] = Value::Int(i64::from(id));
                 }
                 Instr::Join { d, a } => {

@@ -8,13 +8,13 @@
 //! that never reaches a yieldpoint (a loop loaded with `--no-yieldpoints`)
 //! is abandoned after a grace period, so `run` always returns.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::error::format_trace;
+use crate::error::{format_trace, RuntimeError, ThreadRefusal};
 use crate::hooks::{ExecMode, Hooks, NoHooks};
 use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
 use crate::loader::Program;
@@ -27,6 +27,9 @@ use crate::value::Value;
 /// Exit status of a runtime error or an uncaught exception in `main`'s thread.
 pub const STATUS_RUNTIME_ERROR: i32 = 70;
 
+/// Default of [`VmOptions::max_threads`] (`--max-threads`).
+pub const DEFAULT_MAX_THREADS: usize = 4096;
+
 /// How long a stopping program waits for its threads to reach a yieldpoint.
 const STOP_GRACE: Duration = Duration::from_secs(2);
 
@@ -34,6 +37,9 @@ const STOP_GRACE: Duration = Duration::from_secs(2);
 pub struct VmOptions {
     /// Frame limit per thread (`--max-frames`; `main` counts as one).
     pub max_frames: usize,
+    /// Limit of threads running at once (`--max-threads`; `main` counts
+    /// as one).
+    pub max_threads: usize,
     /// Where `print` writes.
     pub output: Output,
     /// The profiler's hooks.
@@ -49,6 +55,7 @@ impl Default for VmOptions {
     fn default() -> Self {
         VmOptions {
             max_frames: 100_000,
+            max_threads: DEFAULT_MAX_THREADS,
             output: Output::stdout(),
             hooks: Arc::new(NoHooks),
             globals: Vec::new(),
@@ -91,6 +98,10 @@ pub struct Vm {
     pub program: Program,
     /// Frame limit per thread.
     pub max_frames: usize,
+    /// Limit of threads running at once.
+    pub max_threads: usize,
+    /// Threads started and not yet ended.
+    running: AtomicUsize,
     /// Global integers.
     pub globals: Box<[AtomicI64]>,
     /// Every thread that ever started.
@@ -124,6 +135,8 @@ impl Vm {
         Arc::new(Vm {
             program,
             max_frames: options.max_frames.max(1),
+            max_threads: options.max_threads.max(1),
+            running: AtomicUsize::new(0),
             globals,
             threads: ThreadRegistry::default(),
             output: options.output,
@@ -141,7 +154,22 @@ impl Vm {
     /// Runs the program to its end and returns its exit status.
     pub fn run(self: &Arc<Self>) -> RunOutcome {
         let started = Instant::now();
-        let main = self.start_thread(self.program.module.main, Vec::new());
+        let main = match self.start_thread(self.program.module.main, Vec::new()) {
+            Ok(main) => main,
+            Err(e) => {
+                // Not even `main` could start: the program never ran.
+                eprintln!("runtime error: {e}");
+                self.stop(STATUS_RUNTIME_ERROR);
+                self.hooks.program_ending(STATUS_RUNTIME_ERROR);
+                return RunOutcome {
+                    status: STATUS_RUNTIME_ERROR,
+                    threads: 0,
+                    collections: 0,
+                    wall_ns: started.elapsed().as_nanos() as u64,
+                    cycles: None,
+                };
+            }
+        };
         let mut stop_seen: Option<Instant> = None;
         loop {
             if self.threads.all_finished() {
@@ -183,12 +211,14 @@ impl Vm {
 
     /// Stops the program with `status` (the first request wins): closes the
     /// output, asks every thread to stop at its next yieldpoint and wakes
-    /// blocked ones.
-    pub fn stop(&self, status: i32) {
+    /// blocked ones. True for the request that won, which is the one that
+    /// reports why the program stopped: a storm of failing threads prints
+    /// one error, not one per thread.
+    pub fn stop(&self, status: i32) -> bool {
         {
             let mut s = self.stopping.lock();
             if s.is_some() {
-                return;
+                return false;
             }
             *s = Some(status);
         }
@@ -198,18 +228,33 @@ impl Vm {
             t.wake_up();
         }
         self.threads.notify_change();
+        true
     }
 
-    /// Starts a thread running `method` with `args`; returns its id.
-    pub(crate) fn spawn(self: &Arc<Self>, method: MethodId, args: Vec<SharedValue>) -> u32 {
-        self.start_thread(method, args).id
+    /// Starts a thread running `method` with `args`; returns its id, or why
+    /// it could not start (`--max-threads`, or the OS refusing).
+    pub(crate) fn spawn(
+        self: &Arc<Self>,
+        method: MethodId,
+        args: Vec<SharedValue>,
+    ) -> Result<u32, RuntimeError> {
+        self.start_thread(method, args).map(|t| t.id)
     }
 
     fn start_thread(
         self: &Arc<Self>,
         method: MethodId,
         args: Vec<SharedValue>,
-    ) -> Arc<ThreadShared> {
+    ) -> Result<Arc<ThreadShared>, RuntimeError> {
+        let running = self.running.fetch_add(1, Ordering::SeqCst);
+        let refuse = |why| {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            let id = self.threads.count() as u32;
+            Err(RuntimeError::CannotStartThread { id, why })
+        };
+        if running >= self.max_threads {
+            return refuse(ThreadRefusal::Limit(running));
+        }
         let shared = self.threads.register(method);
         if self.is_stopping() {
             shared.request(request::STOP);
@@ -220,16 +265,16 @@ impl Vm {
             .name(format!("vm-thread-{}", shared.id))
             .spawn(move || vm.thread_main(&t, method, args));
         if spawned.is_err() {
-            // The OS refused a thread: report it like a runtime error.
-            eprintln!(
-                "runtime error: cannot start thread {} (the OS refused)",
-                shared.id
-            );
-            self.stop(STATUS_RUNTIME_ERROR);
             shared.finish(ThreadResult::Stopped);
+            self.threads.notify_change();
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            return Err(RuntimeError::CannotStartThread {
+                id: shared.id,
+                why: ThreadRefusal::Os,
+            });
         }
         self.threads.notify_change();
-        shared
+        Ok(shared)
     }
 
     fn thread_main(
@@ -268,8 +313,9 @@ impl Vm {
                 ThreadResult::Threw(it.share(v))
             }
             Exit::Error(e, trace) => {
-                self.stop(STATUS_RUNTIME_ERROR);
-                eprint!("runtime error: {e}\n{}", format_trace(&self.file, &trace));
+                if self.stop(STATUS_RUNTIME_ERROR) {
+                    eprint!("runtime error: {e}\n{}", format_trace(&self.file, &trace));
+                }
                 ThreadResult::Stopped
             }
             Exit::Halt(code) => {
@@ -287,6 +333,7 @@ impl Vm {
             self.cycles.fetch_add(cycles, Ordering::Relaxed);
         }
         drop(it);
+        self.running.fetch_sub(1, Ordering::SeqCst);
         shared.finish(result);
         self.safepoints.notify();
         self.threads.notify_change();
