@@ -56,4 +56,5 @@ class Bounce(Benchmark):
         return result == expect(1331)
 
 
-run(Bounce(), "Bounce", 1)
+if __name__ == "__main__":
+    run(Bounce(), "Bounce", 1)

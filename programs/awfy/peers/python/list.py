@@ -51,4 +51,5 @@ class List(Benchmark):
         return z
 
 
-run(List(), "List", 1)
+if __name__ == "__main__":
+    run(List(), "List", 1)

@@ -64,4 +64,5 @@ class Mandelbrot(Benchmark):
         return total
 
 
-run(Mandelbrot(), "Mandelbrot", 100)
+if __name__ == "__main__":
+    run(Mandelbrot(), "Mandelbrot", 100)

@@ -36,4 +36,5 @@ class Permute(Benchmark):
         self.v[j] = tmp
 
 
-run(Permute(), "Permute", 1)
+if __name__ == "__main__":
+    run(Permute(), "Permute", 1)

@@ -52,4 +52,5 @@ class Queens(Benchmark):
         self.free_mins[c - r + 7] = v
 
 
-run(Queens(), "Queens", 1)
+if __name__ == "__main__":
+    run(Queens(), "Queens", 1)

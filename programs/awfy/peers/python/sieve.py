@@ -27,4 +27,5 @@ class Sieve(Benchmark):
         return prime_count
 
 
-run(Sieve(), "Sieve", 1)
+if __name__ == "__main__":
+    run(Sieve(), "Sieve", 1)

@@ -30,4 +30,5 @@ class Storage(Benchmark):
         return arr
 
 
-run(Storage(), "Storage", 1)
+if __name__ == "__main__":
+    run(Storage(), "Storage", 1)

@@ -60,4 +60,5 @@ class Towers(Benchmark):
         return result == expect(8191)
 
 
-run(Towers(), "Towers", 1)
+if __name__ == "__main__":
+    run(Towers(), "Towers", 1)
