@@ -18,7 +18,7 @@ local Towers = harness.Benchmark.subclass()
 function Towers:push_disk(disk, pile)
     local top = self.piles[pile]
     if top and disk.size >= top.size then
-        error("Cannot put a big disk on a smaller one")
+        error("a larger disk cannot go on a smaller one")
     end
     disk.next = top
     self.piles[pile] = disk
@@ -27,7 +27,7 @@ end
 function Towers:pop_disk_from(pile)
     local top = self.piles[pile]
     if not top then
-        error("Attempting to remove a disk from an empty pile")
+        error("no disk to take from an empty pile")
     end
     self.piles[pile] = top.next
     top.next = false

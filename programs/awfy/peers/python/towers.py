@@ -20,14 +20,14 @@ class Towers(Benchmark):
     def push_disk(self, disk, pile):
         top = self.piles[pile]
         if top is not None and disk.size >= top.size:
-            raise Exception("Cannot put a big disk on a smaller one")
+            raise Exception("a larger disk cannot go on a smaller one")
         disk.next = top
         self.piles[pile] = disk
 
     def pop_disk_from(self, pile):
         top = self.piles[pile]
         if top is None:
-            raise Exception("Attempting to remove a disk from an empty pile")
+            raise Exception("no disk to take from an empty pile")
         self.piles[pile] = top.next
         top.next = None
         return top
