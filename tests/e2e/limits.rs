@@ -128,3 +128,52 @@ fn max_threads_is_one_runtime_error() {
     let help = run_vm_in(&dir, &["run", "--help"], DEFAULT_TIMEOUT);
     assert!(help.stdout.contains("--max-threads"), "{}", help.stdout);
 }
+
+/// Issue 16, bug 2: `main` prints and returns while a thread runs on
+/// forever. With stdout a file, the line must reach it in bounded time,
+/// so that killing the process does not lose it; likewise a line printed
+/// by the thread itself while it runs.
+#[test]
+fn output_reaches_a_file_while_a_thread_runs_on() {
+    let dir = harness::scratch("limits-output-flush");
+    harness::write_program(
+        &dir,
+        "runs_on.bc",
+        ".method spin(n)\n  push \"from the thread\"\n  print\nloop:\n  jmp loop\n.end\n\
+         .method main()\n  push \"from main\"\n  print\n  push 0\n  spawn spin\n  pop\n  push 0\n  ret\n.end\n",
+    );
+    let out_path = dir.join("out.txt");
+    let out = std::fs::File::create(&out_path).expect("create out.txt");
+    let mut child = std::process::Command::new(harness::VM)
+        .args(["run", "runs_on.bc"])
+        .current_dir(&dir)
+        .stdout(out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("vm starts");
+    // Poll for the lines rather than sleep a fixed time: bounded, and
+    // quick when it works.
+    let start = Instant::now();
+    let mut text = String::new();
+    while start.elapsed() < Duration::from_secs(10) {
+        text = std::fs::read_to_string(&out_path).unwrap_or_default();
+        if text.contains("from main") && text.contains("from the thread") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let still_running = child.try_wait().expect("try_wait").is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(still_running, "the program should still be running");
+    let text = std::fs::read_to_string(&out_path).unwrap_or(text);
+    assert_eq!(
+        {
+            let mut l: Vec<&str> = text.lines().collect();
+            l.sort();
+            l
+        },
+        ["from main", "from the thread"],
+        "lines lost: {text:?}"
+    );
+}

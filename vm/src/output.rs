@@ -2,18 +2,30 @@
 //!
 //! All threads write through one [`Output`]: a line is written whole under
 //! its lock. Output is buffered (flushed per line when stdout is a terminal)
-//! and flushed when the program ends. Once the program is stopping (a
+//! and flushed when the program ends, when any thread ends, and, while the
+//! program runs, every [`FLUSH_PERIOD`] by the thread that waits for the
+//! program to end ([`crate::runtime::Vm::run`]): a line printed by `main`
+//! while another thread runs on reaches a pipe or file within a few
+//! milliseconds, so killing the process does not lose it. That costs
+//! nothing per `print`, where line buffering would cost a `write` system
+//! call per line. Once the program is stopping (a
 //! runtime error or `halt` somewhere) the output is closed: later `print`s
 //! from other threads are dropped, so nothing appears after the end.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
+use std::time::Duration;
 
 use parking_lot::Mutex;
+
+/// How often buffered output is flushed while the program runs.
+pub const FLUSH_PERIOD: Duration = Duration::from_millis(5);
 
 struct OutState {
     out: Box<dyn Write + Send>,
     flush_each_line: bool,
+    /// Lines written since the last flush.
+    dirty: bool,
     closed: bool,
 }
 
@@ -52,6 +64,7 @@ impl Output {
             state: Mutex::new(OutState {
                 out,
                 flush_each_line,
+                dirty: false,
                 closed: false,
             }),
         }
@@ -69,18 +82,26 @@ impl Output {
         let _ = s.out.write_all(b"\n");
         if s.flush_each_line {
             let _ = s.out.flush();
+        } else {
+            s.dirty = true;
         }
     }
 
-    /// Flushes buffered output.
+    /// Flushes buffered output, if any line was written since the last
+    /// flush.
     pub fn flush(&self) {
-        let _ = self.state.lock().out.flush();
+        let mut s = self.state.lock();
+        if s.dirty {
+            let _ = s.out.flush();
+            s.dirty = false;
+        }
     }
 
     /// Flushes and drops every later line.
     pub fn close(&self) {
         let mut s = self.state.lock();
         let _ = s.out.flush();
+        s.dirty = false;
         s.closed = true;
     }
 }

@@ -19,7 +19,7 @@ use crate::hooks::{ExecMode, Hooks, NoHooks};
 use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
 use crate::loader::Program;
 use crate::module::{GlobalId, MethodId};
-use crate::output::Output;
+use crate::output::{Output, FLUSH_PERIOD};
 use crate::safepoint::SafepointState;
 use crate::thread::{request, SharedValue, ThreadRegistry, ThreadResult, ThreadShared};
 use crate::value::Value;
@@ -181,7 +181,8 @@ impl Vm {
                     break;
                 }
             }
-            self.threads.wait_change(Duration::from_millis(20));
+            self.threads.wait_change(FLUSH_PERIOD);
+            self.output.flush();
         }
         let status = match *self.stopping.lock() {
             Some(s) => s,
@@ -333,6 +334,7 @@ impl Vm {
             self.cycles.fetch_add(cycles, Ordering::Relaxed);
         }
         drop(it);
+        self.output.flush();
         self.running.fetch_sub(1, Ordering::SeqCst);
         shared.finish(result);
         self.safepoints.notify();
