@@ -77,6 +77,13 @@ pub fn load_module(path: &Path) -> Result<vm::module::Module, Failure> {
         status: EXIT_NO_INPUT,
         message: format!("vm: cannot read `{shown}`: {}", io_reason(&e)),
     })?;
+    if let Some(d) = vm::verify::binary_file(&bytes) {
+        // One line, without the usual source line: the bytes are not text.
+        return Err(Failure {
+            status: EXIT_INVALID,
+            message: format!("{shown}:{}: error: {}", d.pos, d.message),
+        });
+    }
     vm::verify::assemble_bytes(&shown, &bytes).map_err(|diags| {
         let text = String::from_utf8_lossy(&bytes);
         let mut message = vm::diag::render(&shown, &text, &diags);

@@ -27,3 +27,4 @@ mod runtime_errors;
 mod samplers;
 mod threads;
 mod verifier;
+mod wording;

@@ -37,7 +37,10 @@ pub fn resolve(file: &str, ast: &Ast, diags: &mut Vec<Diagnostic>) -> (Module, V
     };
     let mut clean = Vec::with_capacity(ast.methods.len());
     for (i, decl) in ast.methods.iter().enumerate() {
-        clean.push(r.body(i, decl, &names));
+        // A method with a skipped line is resolved (its unknown names are
+        // real errors) but not height-checked (see `MethodDecl::malformed`).
+        let resolved = r.body(i, decl, &names);
+        clean.push(resolved && !decl.malformed);
     }
     r.main(&names);
     (r.module, clean)
@@ -228,8 +231,10 @@ impl Resolver<'_> {
                                     self.error(
                                         d.name.pos,
                                         format!(
-                                            "virtual method `{}` takes {} parameter(s) here but {} elsewhere; same-named virtual methods must agree",
-                                            d.name.text, arity, expected
+                                            "virtual method `{}` takes {} here but {} elsewhere; same-named virtual methods must agree",
+                                            d.name.text,
+                                            crate::diag::count(arity, "parameter", "parameters"),
+                                            expected
                                         ),
                                     );
                                 }
@@ -313,8 +318,8 @@ impl Resolver<'_> {
                         r.error(
                             *pos,
                             format!(
-                                "unknown local: index {i} but the method has {} local(s)",
-                                local_names.len()
+                                "unknown local: index {i} but the method has {}",
+                                crate::diag::count(local_names.len() as u64, "local", "locals")
                             ),
                         );
                         None

@@ -104,8 +104,9 @@ pub fn check_method(module: &Module, m: &Method, diags: &mut Vec<Diagnostic>) ->
             diags.push(Diagnostic::new(
                 insn.pos,
                 format!(
-                    "stack underflow: `{}` needs {pops} value(s) but the stack holds {h}",
-                    insn.op.opcode().mnemonic()
+                    "stack underflow: `{}` needs {} but the stack holds {h}",
+                    insn.op.opcode().mnemonic(),
+                    crate::diag::count(pops, "value", "values")
                 ),
             ));
             continue;
