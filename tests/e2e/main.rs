@@ -21,6 +21,7 @@ mod incremental;
 mod inline;
 mod inline_generated;
 mod instructions;
+mod language_doc;
 mod profiles;
 mod records;
 mod runtime_errors;
