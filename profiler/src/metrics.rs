@@ -1,11 +1,11 @@
-//! The accuracy metrics of SPEC section 4 (`vm compare PROFILE.json
+//! The accuracy metrics of docs/LANGUAGE.md "Accuracy metrics" (`vm compare PROFILE.json
 //! REF.json`): how close one profile is to another, usually a sampled
 //! profile to the exhaustive one of the same program.
 //!
 //! - [`dcg_overlap`] is the *overlap* metric of Arnold & Ryder, as used by
 //!   Arnold & Grove ("Collecting and exploiting high-accuracy call graph
-//!   profiles in virtual machines", CGO 2005, section 6.2, see
-//!   `shared/papers/arnold-grove-2005-counter-based-sampling.txt`):
+//!   profiles in virtual machines", CGO 2005, section 6.2, see README.md,
+//!   "Bibliography"):
 //!   `overlap(DCG1, DCG2) = sum over the edges in both of min(Weight(e,
 //!   DCG1), Weight(e, DCG2))`, each weight a percentage of its profile's
 //!   total, so the result is 0 (nothing in common) to 100 (identical).
@@ -22,13 +22,13 @@
 //!   with at least a tenth of the hottest context's calls) the profile found
 //!   at all, the question an inliner asks of a profile.
 //!
-//! # Decisions the SPEC leaves open
+//! # Decisions the language reference leaves open
 //!
 //! - **A missing section** (`dcg`, `cct` or `methods` absent from either
 //!   file) means the metric is `None`: `vm compare` omits it.
 //! - **A context is its path** of `(method, line)` pairs from the root down
 //!   to it, **the root excluded**: the root is the tree's anchor, not a
-//!   calling context, and its `calls` (0 by SPEC section 3) never counts.
+//!   calling context, and its `calls` (0 by docs/LANGUAGE.md "Profiles") never counts.
 //!   The threads' entry methods are the first element of a path (with line
 //!   `null`). Nodes with the same path are one context, their `calls`
 //!   summed, before anything else (percentages, the hottest context, the
@@ -73,12 +73,12 @@ use serde::Serialize;
 use crate::profile::{CctNode, Profile};
 
 /// A context is hot when `HOT_DIVISOR × calls >= hottest calls`: 0.1 × the
-/// hottest (SPEC section 4).
+/// hottest (docs/LANGUAGE.md "Accuracy metrics").
 pub const HOT_DIVISOR: u128 = 10;
 
-/// The four metrics of SPEC section 4 for one pair of profiles; `None` for
+/// The four metrics of docs/LANGUAGE.md "Accuracy metrics" for one pair of profiles; `None` for
 /// those the two files cannot both give. Serializes (for `vm compare
-/// --json`) with the SPEC's names as keys, leaving out the `None`s.
+/// --json`) with the documented names as keys, leaving out the `None`s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Comparison {
     /// [`dcg_overlap`], 0–100.
@@ -96,7 +96,7 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The available metrics as `(name, value)`, in the SPEC's order.
+    /// The available metrics as `(name, value)`, in the documented order.
     pub fn entries(&self) -> Vec<(&'static str, f64)> {
         [
             ("dcg-overlap", self.dcg_overlap),
@@ -530,7 +530,7 @@ mod tests {
 
     #[test]
     fn cct_root_is_not_a_context() {
-        // The root's calls (0 by the SPEC, 5 here) are left out of the
+        // The root's calls (0 by the language reference, 5 here) are left out of the
         // totals: both trees are main 1 = 100%, overlap 100.
         let p = with_cct(&[(1, 0, "main", None, 1)]);
         let mut r = with_cct(&[(1, 0, "main", None, 3)]);

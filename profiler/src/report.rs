@@ -141,7 +141,7 @@ pub fn summary(p: &Profile) -> String {
 
 /// Why a sampled profile is empty, and what to try, when it took no
 /// sample at all: a program shorter than one `--interval` gets no tick
-/// (the SPEC's examples run well under 1 ms), one that makes fewer calls
+/// (the example programs run well under 1 ms), one that makes fewer calls
 /// than `--every` gets no counter sample. `None` for a profile with
 /// samples, and for `exhaustive` and `none`, which do not sample.
 pub fn no_samples_hint(p: &Profile) -> Option<String> {

@@ -1,7 +1,8 @@
 //! End-to-end tests of the `vm` command, run through the real binary.
 //!
-//! The SPEC (`../shared/SPEC.md`, sections 1 and 2) is the contract: every
-//! expected output here was worked out from it by hand. Most tests are
+//! docs/LANGUAGE.md (the language) and docs/CLI.md (the command line) are
+//! the contract: every expected output here was worked out from them by
+//! hand. Most tests are
 //! table-driven over `tests/programs/CATEGORY/*.bc`; the convention for those
 //! programs (header comments and `.out` files) is described in `harness.rs`.
 

@@ -1,5 +1,5 @@
 //! One malformed program per verifier rule (`tests/programs/verifier`):
-//! `vm check` and `vm run` exit 65, the first diagnostic is where the SPEC
+//! `vm check` and `vm run` exit 65, the first diagnostic is where the language reference
 //! puts it, all diagnostics are sorted and each shows its source line with
 //! a caret under the fault.
 

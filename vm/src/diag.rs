@@ -1,7 +1,7 @@
 //! Source positions and compile-time diagnostics.
 //!
 //! Every error the assembler or the verifier finds is a [`Diagnostic`]: a
-//! position and a message. [`render`] prints them in the SPEC's form,
+//! position and a message. [`render`] prints them in the documented form,
 //!
 //! ```text
 //! prog.bc:3:5: error: unknown local `x`
@@ -63,7 +63,7 @@ pub fn sort(diags: &mut Vec<Diagnostic>) {
     diags.dedup();
 }
 
-/// Renders diagnostics for a file: per error the SPEC's first line, then the
+/// Renders diagnostics for a file: per error the documented first line, then the
 /// source line and a caret. `source` may be lossy-decoded text of the file.
 pub fn render(file: &str, source: &str, diags: &[Diagnostic]) -> String {
     let lines: Vec<&str> = source.split('\n').collect();

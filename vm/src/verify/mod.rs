@@ -1,4 +1,4 @@
-//! The verifier: every rule of SPEC "Checks before running".
+//! The verifier: every rule of docs/LANGUAGE.md "Checks before running".
 //!
 //! [`assemble`] is the whole front end: lex, parse, resolve names
 //! ([`resolve`]) and check stack heights ([`stack`]). Either the program is

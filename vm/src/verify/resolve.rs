@@ -1,10 +1,10 @@
-//! Name resolution: an [`Ast`] to a [`Module`], checking the SPEC's rules on
+//! Name resolution: an [`Ast`] to a [`Module`], checking the documented rules on
 //! names: every label, local, global, class, field and method must be known
 //! and defined once; same-named virtual methods agree on arity; class
 //! hierarchies are acyclic; inherited fields are not redeclared; a virtual
 //! method has a receiver; `main()` exists.
 //!
-//! Where a fault has no single token the SPEC fixes the position: the second
+//! Where a fault has no single token the language reference fixes the position: the second
 //! definition (defined twice), the later method (arity), each class on the
 //! cycle, line 1 column 1 (no `main`).
 

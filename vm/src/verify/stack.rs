@@ -1,4 +1,4 @@
-//! The stack-height dataflow check (SPEC "Checks before running").
+//! The stack-height dataflow check (docs/LANGUAGE.md "Checks before running").
 //!
 //! Each reachable instruction gets one operand-stack height: 0 at the method
 //! entry, 1 at each `.catch` handler (the thrown value). Heights flow along
