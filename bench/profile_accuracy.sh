@@ -16,7 +16,7 @@
 #
 # For each program: one `--profile=exhaustive` run gives the reference;
 # each setting then runs REPEATS times (seed i for run i) and is scored
-# with `vm compare ... --json` (SPEC section 4). A cell is the mean
+# with `vm compare ... --json` (docs/LANGUAGE.md "Accuracy metrics"). A cell is the mean
 # dcg-overlap over the repeats, the lowest in brackets, then the mean
 # number of samples. A program with no call at all has an empty exact DCG:
 # any profile that also records no edge scores 100 (they agree).

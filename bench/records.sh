@@ -30,7 +30,7 @@
 # Accuracy: the reference is `vm run P.bc --profile=exhaustive --record=cct
 # --profile-out=REF`; every (record, interval) then runs REPEATS times
 # (--seed=i) with --profile-out and is scored with `vm compare PROF REF
-# --json` (SPEC section 4). A cell is the mean over the seeds, the lowest in
+# --json` (docs/LANGUAGE.md "Accuracy metrics"). A cell is the mean over the seeds, the lowest in
 # brackets; the cct-overlap table also gives the mean number of samples
 # (run.samples) in parentheses. The reference of a deeply recursive program
 # is large (fib: 7 million contexts, about 1 GB of JSON, each compare

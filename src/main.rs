@@ -1,7 +1,7 @@
 //! `vm`: the command-line front end. A thin binary over the `vm`,
 //! `profiler` and `jit-sim` crates: it parses arguments (every flag is
 //! documented in `cli/args.rs` and in docs/CLI.md), loads the program, and
-//! hands it to the libraries. Exit statuses follow SPEC section 1.
+//! hands it to the libraries. Exit statuses follow docs/LANGUAGE.md.
 
 mod cli;
 

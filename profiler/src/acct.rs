@@ -1,6 +1,6 @@
 //! Arnold & Sweeney's approximate calling context tree (`--record=acct`):
 //! Arnold & Sweeney 2000, "Approximating the Calling Context Tree via
-//! Sampling" (../shared/papers/arnold-sweeney-2000-approximate-cct.txt).
+//! Sampling" (IBM Research Report; see README.md, "Bibliography").
 //!
 //! A sample (section 3) has two steps:
 //!

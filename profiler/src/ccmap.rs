@@ -1,11 +1,11 @@
-//! The Call Context Map (CC-Map) of the SSCLI profiler
-//! (`shared/papers/sscli-cc-map-self-tuning-profiler.txt`): section 3.1.2
+//! The Call Context Map (CC-Map) of the SSCLI profiler (Chilingarova &
+//! Safonov 2006, see README.md, "Bibliography"): section 3.1.2
 //! "Call Context Map Structure", section 3.1.4 "CC-Map filling and
 //! updating", with the queries section 3.1.3 "Advantages of CC-Map
 //! structure" promises a compilation controller. The map is built by the
 //! organizer thread (the paper's "CC-Map manager", section 3 "Profiling
-//! Algorithm") from walked stacks; it is written to a profile as the SPEC
-//! section 3 `cct` list by [`CallContextMap::to_cct`].
+//! Algorithm") from walked stacks; it is written to a profile as the `cct`
+//! list of docs/LANGUAGE.md "Profiles" by [`CallContextMap::to_cct`].
 //!
 //! # The structure (section 3.1.2, Figure 3)
 //!
@@ -16,7 +16,7 @@
 //!   table is a vector indexed by method.
 //! - **[`CallSite`]**, one per call instruction: "general information about
 //!   the call site – offset, reference to the caller profile"; our offset
-//!   is the source line of the call (SPEC: `line` names the call site).
+//!   is the source line of the call (docs/LANGUAGE.md: `line` names the call site).
 //! - **[`Callee`]**, one per (call site, called method): "the total number
 //!   of calls from the concrete caller to the concrete callee, in any
 //!   context", and a reference to the callee's profile.
@@ -69,7 +69,7 @@
 //! - **The thread root.** A walk that reached the thread's entry frame
 //!   ([`StackSample::complete`]) gets one more frame at its outer end: the
 //!   virtual method `<root>` ([`ROOT_METHOD`]), whose tree is then exactly
-//!   the calling context tree of SPEC section 3 (its first level the entry
+//!   the calling context tree of docs/LANGUAGE.md "Profiles" (its first level the entry
 //!   methods, line [`NO_LINE`]). [`CallContextMap::to_cct`] writes that tree.
 //!   An incomplete walk (cut by `--max-walk`, or stopped at an already
 //!   visited frame as in the paper) feeds every tree but `<root>`'s: where
@@ -86,7 +86,7 @@
 //!   frame: the counters are then inclusive sample counts. We add an
 //!   `on_top` counter to the nodes
 //!   (samples with that method or context on top of the stack), which the
-//!   paper does not keep, so that `--record=ccmap` can give the SPEC's
+//!   paper does not keep, so that `--record=ccmap` can give the documented
 //!   `self` counts.
 //! - **Lines.** A frame's `call_line` is the line of the call in the frame
 //!   below it; a missing line where a caller is present (which a correct
@@ -220,7 +220,7 @@ pub struct Callee {
     /// Samples with this call on top of the stack (our addition).
     pub on_top: u64,
     /// Edge samples of this call, as the first of its sequence, on top
-    /// (our addition: the `calls` of the SPEC's CCT).
+    /// (our addition: the `calls` of the documented CCT).
     pub sampled_calls: u64,
     /// Method samples crediting this context (our addition: `self`).
     pub sampled_self: u64,
@@ -261,7 +261,7 @@ pub struct CalleeRef {
     /// Samples with this context on top of the stack (our addition).
     pub on_top: u64,
     /// Edge samples with this context on top (our addition: the `calls`
-    /// of the SPEC's CCT).
+    /// of the documented CCT).
     pub sampled_calls: u64,
     /// Method samples crediting this context (our addition: `self`).
     pub sampled_self: u64,
@@ -798,7 +798,7 @@ impl CallContextMap {
         out
     }
 
-    // ----- output (SPEC section 3) -----
+    // ----- output (docs/LANGUAGE.md "Profiles") -----
 
     /// The thread root's tree as a calling context tree: one node per
     /// context seen in a complete walk (or counted as a thread's entry),
@@ -809,7 +809,7 @@ impl CallContextMap {
     /// ([`Self::sampled_self_in`]). The paper's own counters (a context's
     /// `calls_in`: samples with the context anywhere on the stack, an
     /// inclusive count) stay in the map for a controller's queries. The
-    /// root's counts stay 0 (SPEC section 3). Iterative.
+    /// root's counts stay 0 (docs/LANGUAGE.md "Profiles"). Iterative.
     pub fn to_cct(&self) -> CallingContextTree {
         let mut tree = CallingContextTree::new();
         let mut work: Vec<(Context, u32)> = Vec::new();

@@ -232,7 +232,7 @@ impl CallingContextTree {
         self.nodes[0].self_ += other.nodes[0].self_;
     }
 
-    /// The tree in the flat form of SPEC section 3: depth-first, each
+    /// The tree in the flat form of docs/LANGUAGE.md "Profiles": depth-first, each
     /// parent before its children, children by (method name, line), ids
     /// renumbered in that order so the output does not depend on the order
     /// in which contexts were discovered.
@@ -273,7 +273,7 @@ impl CallingContextTree {
     }
 }
 
-/// The nodes of a tree in the flat order of SPEC section 3 (see
+/// The nodes of a tree in the flat order of docs/LANGUAGE.md "Profiles" (see
 /// [`CallingContextTree::flat_iter`]). Depth-first with an explicit stack.
 pub struct FlatIter<'a> {
     tree: &'a CallingContextTree,

@@ -1,4 +1,4 @@
-//! Profile configuration: the options of SPEC section 2 that choose and tune
+//! Profile configuration: the options of docs/CLI.md that choose and tune
 //! a profile, their defaults, and which options apply to which profile.
 //!
 //! The command line hands the options it saw to [`ProfileOptions`];
@@ -530,7 +530,7 @@ impl ProfileOptions {
             Walk::Marked if acct => u32::MAX,
             Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
             Walk::Full => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
-            // Never cut (SPEC section 2).
+            // Never cut (docs/CLI.md).
             Walk::Incremental => u32::MAX,
         };
         let (sampler, sample_threads, runnable_only) = self.resolve_sampler(kind, &mut problems);

@@ -12,10 +12,10 @@
 //!   and [`acct`], Arnold & Sweeney's approximate CCT);
 //! - a **clock** ([`clock`]) decides when samples are taken;
 //! - after the run, a [`session::Profiler`] turns the repositories into the
-//!   profile file ([`profile`], SPEC section 3), which the accuracy
+//!   profile file ([`profile`], docs/LANGUAGE.md "Profiles"), which the accuracy
 //!   metrics and `--report` read.
 //!
-//! Options and their defaults are in [`config`] (SPEC section 2).
+//! Options and their defaults are in [`config`] (docs/CLI.md).
 
 pub mod acct;
 pub mod ccmap;

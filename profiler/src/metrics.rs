@@ -1,11 +1,11 @@
-//! The accuracy metrics of SPEC section 4 (`vm compare PROFILE.json
+//! The accuracy metrics of docs/LANGUAGE.md "Accuracy metrics" (`vm compare PROFILE.json
 //! REF.json`): how close one profile is to another, usually a sampled
 //! profile to the exhaustive one of the same program.
 //!
 //! - [`dcg_overlap`] is the *overlap* metric of Arnold & Ryder, as used by
 //!   Arnold & Grove ("Collecting and exploiting high-accuracy call graph
 //!   profiles in virtual machines", CGO 2005, section 6.2, see
-//!   `shared/papers/arnold-grove-2005-counter-based-sampling.txt`):
+//!   see the README's bibliography):
 //!   `overlap(DCG1, DCG2) = sum over the edges in both of min(Weight(e,
 //!   DCG1), Weight(e, DCG2))`, each weight a percentage of its profile's
 //!   total, so the result is 0 (nothing in common) to 100 (identical).
@@ -22,13 +22,13 @@
 //!   with at least a tenth of the hottest context's calls) the profile found
 //!   at all, the question an inliner asks of a profile.
 //!
-//! # Decisions the SPEC leaves open
+//! # Decisions the definitions leave open
 //!
 //! - **A missing section** (`dcg`, `cct` or `methods` absent from either
 //!   file) means the metric is `None`: `vm compare` omits it.
 //! - **A context is its path** of `(method, line)` pairs from the root down
 //!   to it, **the root excluded**: the root is the tree's anchor, not a
-//!   calling context, and its `calls` (0 by SPEC section 3) never counts.
+//!   calling context, and its `calls` (0 by the profile format) never counts.
 //!   The threads' entry methods are the first element of a path (with line
 //!   `null`). Nodes with the same path are one context, their `calls`
 //!   summed, before anything else (percentages, the hottest context, the
@@ -67,7 +67,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::profile::{CctNode, Profile};
 
 /// A context is hot when `HOT_DIVISOR × calls >= hottest calls`: 0.1 × the
-/// hottest (SPEC section 4).
+/// hottest (docs/LANGUAGE.md "Accuracy metrics").
 pub const HOT_DIVISOR: u128 = 10;
 
 /// One metric of one comparison.
@@ -94,7 +94,8 @@ impl Metric {
     }
 }
 
-/// The four metrics of SPEC section 4 for one pair of profiles.
+/// The four metrics of docs/LANGUAGE.md "Accuracy metrics" for one pair
+/// of profiles.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Comparison {
     /// [`dcg_overlap`], 0–100.
@@ -108,7 +109,7 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Every metric with its SPEC name, in the SPEC's order.
+    /// Every metric with its documented name, in the documented order.
     fn all(&self) -> [(&'static str, &Metric); 4] {
         [
             ("dcg-overlap", &self.dcg_overlap),
@@ -118,7 +119,7 @@ impl Comparison {
         ]
     }
 
-    /// The metrics that have a value, as `(name, value)`, in the SPEC's
+    /// The metrics that have a value, as `(name, value)`, in the documented
     /// order.
     pub fn entries(&self) -> Vec<(&'static str, f64)> {
         self.all()
@@ -161,11 +162,11 @@ impl Comparison {
         s
     }
 
-    /// One JSON object (ending in a newline) with the SPEC's names as keys
+    /// One JSON object (ending in a newline) with the documented names as keys
     /// and the metrics that have a value as numbers; `{}` when there is
     /// none.
     pub fn to_json(&self) -> String {
-        // Written by hand to keep the SPEC's order (a JSON map would sort).
+        // Written by hand to keep the documented order (a JSON map would sort).
         let fields: Vec<String> = self
             .entries()
             .into_iter()
@@ -602,7 +603,7 @@ mod tests {
 
     #[test]
     fn cct_root_is_not_a_context() {
-        // The root's calls (0 by the SPEC, 5 here) are left out of the
+        // The root's calls (0 by the profile format, 5 here) are left out of the
         // totals: both trees are main 1 = 100%, overlap 100.
         let p = with_cct(&[(1, 0, "main", None, 1)]);
         let mut r = with_cct(&[(1, 0, "main", None, 3)]);

@@ -1,6 +1,6 @@
 //! Whaley's partial calling context tree (`--record=pcct`): Whaley 2000,
 //! "A Portable Sampling-Based Profiler for Java Virtual Machines",
-//! section 5 (../shared/papers/whaley-2000-portable-sampling-profiler-pcct.txt).
+//! section 5 (Java Grande 2000; see README.md, "Bibliography").
 //!
 //! The PCCT is a calling context tree built only from stack samples:
 //! "partial" because it holds only the paths that were on a stack when a
@@ -34,7 +34,7 @@
 //!   downward phase passes, i.e. the edge into every frame pushed since the
 //!   previous sample, gains 1. Every walk does this, whichever listener
 //!   asked for it (method or edge sample). Edges into entry frames do not
-//!   exist (SPEC section 3); an entry context counts its threads instead.
+//!   exist (docs/LANGUAGE.md "Profiles"); an entry context counts its threads instead.
 //! - **Node time** (`n1.time += cputime`): a method sample adds 1 to the
 //!   node of the frame it credits (the caller at a prologue, see
 //!   [`crate::listeners::SampleRecorder::method_sample`]). A sample is one
@@ -55,7 +55,7 @@
 //!   a frame whose slot names a freed node is recognised by the node's
 //!   generation and walked past as if unmarked.
 //!
-//! The flat `cct` list of SPEC section 3 has `calls` = the weight of the
+//! The flat `cct` list of docs/LANGUAGE.md "Profiles" has `calls` = the weight of the
 //! edge into the node (threads, for an entry context) and `self` = the
 //! node's time in samples. With `--record=pcct` the profile also has a
 //! `hot` key: the front of both sorted lists ([`crate::profile::HotLists`]).
@@ -581,7 +581,7 @@ impl Pcct {
         }
     }
 
-    /// The tree in the flat form of SPEC section 3 (depth first, parents
+    /// The tree in the flat form of docs/LANGUAGE.md "Profiles" (depth first, parents
     /// before children, children by (method name, line)), and for every
     /// node index its id in that list (`u64::MAX` for freed nodes).
     pub fn to_flat(&self, name_of: impl Fn(u32) -> String) -> (Vec<CctNode>, Vec<u64>) {

@@ -1,4 +1,4 @@
-//! The profile file of SPEC section 3 (`--profile-out`, format
+//! The profile file of docs/LANGUAGE.md "Profiles" (`--profile-out`, format
 //! `vm-profile/1`): the data model, writing and reading.
 //!
 //! Every profile kind produces the same [`Profile`]; `vm compare` reads two
@@ -33,7 +33,7 @@ pub struct Profile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cct: Option<Vec<CctNode>>,
     /// `--record=pcct`: the front of Whaley's sorted hot lists (an
-    /// extension of SPEC section 3).
+    /// extension of docs/LANGUAGE.md "Profiles").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hot: Option<HotLists>,
 }
@@ -69,7 +69,7 @@ pub struct HotEdge {
     pub calls: u64,
 }
 
-/// `config`: the options of SPEC section 2 that shaped the profile.
+/// `config`: the options of docs/CLI.md that shaped the profile.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConfigSection {
     /// `none`, `exhaustive`, `timer`, `cbs` or `counter`.

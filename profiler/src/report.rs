@@ -9,6 +9,7 @@ use std::fmt::Write;
 use std::collections::HashMap;
 
 use crate::profile::{CctNode, Profile};
+use vm::diag::count;
 
 /// How many methods and edges the summary lists.
 pub const TOP: usize = 10;
@@ -25,7 +26,11 @@ pub fn summary(p: &Profile) -> String {
         how.push(format!("stride {st}, samples {sa}"));
     }
     if let Some(e) = c.every {
-        how.push(format!("every {e} calls"));
+        how.push(if e == 1 {
+            "every call".to_string()
+        } else {
+            format!("every {e} calls")
+        });
     }
     if let Some(clock) = &c.clock {
         how.push(format!("{clock} clock"));
@@ -35,13 +40,13 @@ pub fn summary(p: &Profile) -> String {
     }
     let _ = writeln!(s, "vm: {} ({})", p.program, how.join(", "));
     let mut run = format!(
-        "    {} threads, {} samples, {}",
-        p.run.threads,
-        p.run.samples,
+        "    {}, {}, {}",
+        count(p.run.threads, "thread", "threads"),
+        count(p.run.samples, "sample", "samples"),
         duration(p.run.wall_ns)
     );
     if let Some(i) = p.run.instructions {
-        let _ = write!(run, ", {i} instructions");
+        let _ = write!(run, ", {}", count(i, "instruction", "instructions"));
     }
     let _ = writeln!(s, "{run}");
     if let Some(hint) = no_samples_hint(p) {
@@ -60,11 +65,11 @@ pub fn summary(p: &Profile) -> String {
         for m in ms.iter().take(TOP) {
             let _ = writeln!(
                 s,
-                "  {:>6}  {:>12}  {}  ({} calls)",
+                "  {:>6}  {:>12}  {}  ({})",
                 percent(m.self_, total),
                 m.self_,
                 m.name,
-                m.calls
+                count(m.calls, "call", "calls")
             );
         }
         if ms.is_empty() {
@@ -136,7 +141,7 @@ pub fn summary(p: &Profile) -> String {
 
 /// Why a sampled profile is empty, and what to try, when it took no
 /// sample at all: a program shorter than one `--interval` gets no tick
-/// (the SPEC's examples run well under 1 ms), one that makes fewer calls
+/// (the example programs run well under 1 ms), one that makes fewer calls
 /// than `--every` gets no counter sample. `None` for a profile with
 /// samples, and for `exhaustive` and `none`, which do not sample.
 pub fn no_samples_hint(p: &Profile) -> Option<String> {

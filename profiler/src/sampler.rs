@@ -1,8 +1,8 @@
 //! Who walks the stacks of a multi-threaded program (`--sampler`): the
-//! comparison at the core of Hofer, Gnedt & Mössenböck 2015, "Efficient
-//! Sampling-based Lock Contention Profiling / Partial Safepoints and
-//! Incremental Stack Tracing" (../shared/papers/hofer-2015-partial-safepoints-incremental-stack-tracing.txt,
-//! sections 2.2, 3, 3.1, 4 and 7).
+//! comparison at the core of Hofer, Gnedt & Mössenböck 2015, "Lightweight
+//! Java Profiling with Partial Safepoints and Incremental Stack Tracing"
+//! (ICPE 2015, sections 2.2, 3, 3.1, 4 and 7; see README.md,
+//! "Bibliography").
 //!
 //! With `--profile=timer` and the wall clock, a *sampler thread* (the
 //! paper's agent thread and VM thread in one) wakes every `--interval` and

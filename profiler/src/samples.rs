@@ -1,7 +1,7 @@
 //! How samples travel from the application threads to the organizer.
 //!
 //! This is the buffering scheme of the SSCLI profiler
-//! (../shared/papers/sscli-cc-map-self-tuning-profiler.txt, "Profiling
+//! (Chilingarova & Safonov 2006, see README.md, "Bibliography"; "Profiling
 //! Algorithm"): each thread appends raw samples to its own small buffer; a
 //! full buffer is handed to a global queue (a crossbeam channel) and the
 //! thread takes an empty buffer back from a pool of recycled ones. The

@@ -1,5 +1,5 @@
 //! The self-tuning sampling interval (`--tune`) of the SSCLI profiler
-//! (`shared/papers/sscli-cc-map-self-tuning-profiler.txt`, section 3
+//! (Chilingarova & Safonov 2006, see README.md, "Bibliography"; section 3
 //! "Tuning Sampling Interval"; thresholds from section 5 "Results").
 //!
 //! The paper's rule: "it tracks how often the same activation records

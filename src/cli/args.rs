@@ -1,5 +1,4 @@
-//! Every command and flag of the `vm` command, in one place (SPEC section
-//! 2). `vm --help` and `vm COMMAND --help` print these doc comments.
+//! Every command and flag of the `vm` command, in one place (docs/CLI.md). `vm --help` and `vm COMMAND --help` print these doc comments.
 
 use std::path::PathBuf;
 
@@ -24,7 +23,7 @@ pub enum Command {
     Check(FileArg),
     /// Print the loaded code, yieldpoints included.
     Disasm(DisasmArgs),
-    /// Accuracy of one profile against another (SPEC section 4).
+    /// Accuracy of one profile against another (docs/LANGUAGE.md).
     ///
     /// Reads two `vm-profile/1` files (written by `vm run --profile-out`)
     /// and prints, one per line as `name: value` with two decimals, in this
@@ -145,9 +144,9 @@ pub struct RunArgs {
     pub profile: ProfileArgs,
 }
 
-/// The profiling options of `vm run` (SPEC section 2; docs/CLI.md explains
-/// each). An option that does not apply to the chosen `--profile` is a
-/// usage error, never silently ignored.
+/// The profiling options of `vm run` (docs/CLI.md explains each). An
+/// option that does not apply to the chosen `--profile` is a usage error,
+/// never silently ignored.
 #[derive(Args, Debug, Default)]
 #[command(next_help_heading = "Profiling")]
 pub struct ProfileArgs {

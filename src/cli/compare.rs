@@ -1,5 +1,5 @@
 //! `vm compare PROFILE.json REF.json [--json]`: the accuracy metrics of
-//! SPEC section 4 (computed by [`profiler::metrics`]) of one profile
+//! docs/LANGUAGE.md "Accuracy metrics" (computed by [`profiler::metrics`]) of one profile
 //! against a reference.
 //!
 //! Output: each available metric as `name: value` (two decimals) on its own
@@ -77,7 +77,8 @@ fn load_profile(path: &Path, max_source: u64) -> Result<Profile, Failure> {
     })
 }
 
-/// The sections of SPEC section 4's metrics that `p` has, for the note.
+/// The sections that the metrics of docs/LANGUAGE.md "Accuracy metrics"
+/// need and `p` has, for the note.
 fn sections(p: &Profile) -> String {
     let have: Vec<&str> = [
         ("dcg", p.dcg.is_some()),

@@ -208,9 +208,10 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
         let given = run_options_given(&a.run);
         if !given.is_empty() {
             return Err(Failure::usage(format!(
-                "vm: --from-profile={}: the program is not run, so {} do(es) not apply",
+                "vm: --from-profile={}: the program is not run, so {} {} not apply",
                 file.display(),
-                given.join(", ")
+                given.join(", "),
+                if given.len() == 1 { "does" } else { "do" }
             )));
         }
     }

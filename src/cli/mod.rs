@@ -70,6 +70,13 @@ pub fn main() -> i32 {
 pub fn load_module(path: &Path, max_source: u64) -> Result<vm::module::Module, Failure> {
     let shown = path.display().to_string();
     let bytes = limits::read_bounded(path, max_source)?;
+    if let Some(d) = vm::verify::binary_file(&bytes) {
+        // One line, without the usual source line: the bytes are not text.
+        return Err(Failure {
+            status: EXIT_INVALID,
+            message: format!("{shown}:{}: error: {}", d.pos, d.message),
+        });
+    }
     vm::verify::assemble_bytes(&shown, &bytes).map_err(|diags| {
         let text = String::from_utf8_lossy(&bytes);
         let mut message = vm::diag::render(&shown, &text, &diags);

@@ -130,7 +130,7 @@ pub(super) fn execute(
     Ok(Executed { status, profile })
 }
 
-/// Checks the profiling options against each other (SPEC section 2: an
+/// Checks the profiling options against each other (docs/CLI.md: an
 /// option that does not apply is a usage error).
 pub(super) fn resolve_profile(
     p: &ProfileArgs,

@@ -273,3 +273,42 @@ fn a_long_string_constant() {
         "the string was not printed as it is"
     );
 }
+
+/// A binary file (a NUL byte, or bytes that are not UTF-8) is rejected with
+/// one line that names it as binary and echoes none of its bytes.
+#[test]
+fn a_binary_file_is_named_in_one_line() {
+    let dir = harness::scratch("binary_one_line");
+    let mut elf = b"\x7fELF\x02\x01\x01\x00\x00\x00".to_vec();
+    elf.extend((0..2000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    std::fs::write(dir.join("a.out"), &elf).unwrap();
+    let mut latin1 = b".method main() ; caf".to_vec();
+    latin1.push(0xe9);
+    latin1.extend_from_slice(b"\n  push 0\n  ret\n.end\n");
+    std::fs::write(dir.join("latin1.bc"), &latin1).unwrap();
+    std::fs::write(
+        dir.join("nul.bc"),
+        b".method main()\n  push\x00 0\n  ret\n.end\n",
+    )
+    .unwrap();
+    for (file, at) in [("a.out", "1:8"), ("latin1.bc", "1:21"), ("nul.bc", "2:7")] {
+        for cmd in ["check", "run", "disasm"] {
+            let r = run_in(&dir, &[cmd, file]);
+            r.assert_status(65);
+            assert_eq!(r.stdout, "", "`vm {cmd} {file}`");
+            let lines = r.stderr_lines();
+            assert_eq!(lines.len(), 1, "`vm {cmd} {file}`: one line:\n{}", r.stderr);
+            let line = lines[0];
+            assert!(
+                line.starts_with(&format!("{file}:{at}: error: ")) && line.contains("binary file"),
+                "`vm {cmd} {file}`: {line:?}"
+            );
+            assert!(
+                line.chars()
+                    .all(|c| c == '\t' || (!c.is_control() && c != '\u{fffd}'))
+                    && !line.contains("ELF"),
+                "`vm {cmd} {file}` echoes the file's bytes: {line:?}"
+            );
+        }
+    }
+}

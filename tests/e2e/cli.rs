@@ -1,4 +1,4 @@
-//! The command line (SPEC section 2 and "Exit status"): `--help`, usage
+//! The command line (docs/CLI.md and "Exit status"): `--help`, usage
 //! errors (status 2), `--max-frames`, `--set`, `--no-yieldpoints`, FILE as
 //! given, and `vm disasm` showing the yieldpoints.
 

@@ -1,8 +1,8 @@
-//! `vm compare PROFILE.json REF.json [--json]` (SPEC sections 2 to 4),
+//! `vm compare PROFILE.json REF.json [--json]` (docs/CLI.md and docs/LANGUAGE.md),
 //! through the real binary, on the hand-made profiles of
 //! `tests/programs/compare/`.
 //!
-//! The worked examples (every value worked out by hand from SPEC section 4):
+//! The worked examples (every value worked out by hand from docs/LANGUAGE.md "Accuracy metrics"):
 //!
 //! `sample.json` against `exact.json`:
 //!

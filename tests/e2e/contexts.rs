@@ -13,7 +13,7 @@
 //! - walk options that do not apply are usage errors.
 //!
 //! Contexts are compared as paths of (method, line) from the root, the
-//! identity `vm compare` uses (SPEC section 4).
+//! identity `vm compare` uses (docs/LANGUAGE.md "Accuracy metrics").
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -29,7 +29,7 @@
 //! - `; runtime-error: K1, K2|K3` stderr has a line `runtime error: MESSAGE`
 //!   whose MESSAGE contains (case-insensitively) every comma-separated group,
 //!   a group matching if any of its `|`-separated alternatives occurs. Used
-//!   where the SPEC fixes the kind of error but not the wording. Without this
+//!   where the language reference fixes the kind of error but not the wording. Without this
 //!   directive, stderr must have no `runtime error:` line.
 //! - `; uncaught: VALUE` stderr has the exact line `uncaught exception: VALUE`.
 //!   Without this directive or a `stderr:` line naming one, stderr must have no
@@ -51,8 +51,8 @@
 //!
 //! - `; error-at: POS` `vm check NAME.bc` exits 65 and its FIRST diagnostic
 //!   (a stderr line `NAME.bc:LINE:COL: error: MESSAGE`) is at POS. POS is
-//!   `LINE:COL`, or `LINE` alone where the SPEC fixes no column, or `any`
-//!   where it fixes no position; alternatives the SPEC allows equally are
+//!   `LINE:COL`, or `LINE` alone where the language reference fixes no column, or `any`
+//!   where it fixes no position; alternatives the language reference allows equally are
 //!   joined with ` or ` (e.g. `8:12 or 8:14` for `C.F` versus `F`).
 //! - `; errors: L:C L:C ...` the diagnostics are exactly these, in this order.
 //!

@@ -2,7 +2,7 @@
 //! real binary, on programs made to stress it:
 //!
 //! - **trampolines are invisible**: a seeded generator writes a few hundred
-//!   random programs (SPEC section 1) whose methods call each other and
+//!   random programs (docs/LANGUAGE.md) whose methods call each other and
 //!   themselves to a bounded depth, in loops, throw exceptions caught
 //!   several frames up or not at all, sometimes `halt`, die of a runtime
 //!   error, or run in a spawned thread whose exception a `join` rethrows.
@@ -32,7 +32,7 @@ use crate::harness::{self, run_vm_in, scratch, write_program, DEFAULT_TIMEOUT};
 /// How many programs the differential test generates.
 const PROGRAMS: u64 = 240;
 
-/// A random program of SPEC section 1, deterministic for its seed.
+/// A random program of docs/LANGUAGE.md, deterministic for its seed.
 struct Gen {
     rng: StdRng,
     labels: usize,

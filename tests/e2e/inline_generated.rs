@@ -2,7 +2,7 @@
 //! binary:
 //!
 //! - **the optimized program behaves the same**: a seeded generator writes
-//!   about a hundred random programs (SPEC section 1) with class trees
+//!   about a hundred random programs (docs/LANGUAGE.md) with class trees
 //!   whose subclasses override or inherit virtual methods, `callvirt` sites
 //!   whose receivers are of several classes (one dominant, so that `linear`
 //!   makes guarded inlines), static calls, loops, values left on the stack

@@ -5,7 +5,7 @@
 
 use crate::harness::{self, Mode};
 
-/// Every mnemonic of the SPEC's instruction table.
+/// Every mnemonic of the documented instruction table.
 const MNEMONICS: [&str; 58] = [
     "push",
     "null",

@@ -1,7 +1,8 @@
 //! End-to-end tests of the `vm` command, run through the real binary.
 //!
-//! The SPEC (`../shared/SPEC.md`, sections 1 and 2) is the contract: every
-//! expected output here was worked out from it by hand. Most tests are
+//! docs/LANGUAGE.md (the language) and docs/CLI.md (the command line) are
+//! the contract: every expected output here was worked out from them by
+//! hand. Most tests are
 //! table-driven over `tests/programs/CATEGORY/*.bc`; the convention for those
 //! programs (header comments and `.out` files) is described in `harness.rs`.
 
@@ -22,6 +23,7 @@ mod incremental;
 mod inline;
 mod inline_generated;
 mod instructions;
+mod language_doc;
 mod limits;
 mod profiles;
 mod records;
@@ -29,3 +31,4 @@ mod runtime_errors;
 mod samplers;
 mod threads;
 mod verifier;
+mod wording;

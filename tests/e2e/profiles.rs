@@ -506,7 +506,7 @@ fn a_phase_adversary_skews_cbs_at_any_window_but_not_the_counter() {
     assert!((share - 0.5).abs() < 0.02, "counter: slow got {share:.3}");
 }
 
-/// SPEC section 3: a method that dies counts the faulting instruction and
+/// docs/LANGUAGE.md (the profile format): a method that dies counts the faulting instruction and
 /// nothing after it, even where the loader folded the following `store`
 /// into the faulting instruction, in `main` and in a spawned thread, and
 /// where the fault is an exception rethrown by `join` and caught.

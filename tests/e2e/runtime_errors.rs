@@ -1,5 +1,5 @@
 //! One program per runtime error (`tests/programs/runtime_errors`): status 70, the
-//! `runtime error:` line (its key words, where the SPEC does not fix the
+//! `runtime error:` line (its key words, where the language reference does not fix the
 //! wording) and the exact `  at METHOD (FILE:LINE)` trace; uncaught
 //! exceptions in `main`'s thread; runtime errors not being catchable. Also
 //! very deep traces (elided in the middle) and the frame limit.

@@ -1,5 +1,5 @@
-//! `--sampler=safepoint|partial|self` and `--sample-threads` (SPEC section
-//! 2; docs/SAMPLERS.md): multi-threaded programs whose threads start, end,
+//! `--sampler=safepoint|partial|self` and `--sample-threads` (docs/CLI.md
+//! and docs/SAMPLERS.md): multi-threaded programs whose threads start, end,
 //! sleep, join and throw, and programs stopped by `halt` or a runtime error,
 //! while a sampler keeps requesting safepoints every 100 us. Each run must end (no deadlock: every run has a time limit),
 //! print exactly its `.out`, and account for every sample: the samples the

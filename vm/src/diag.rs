@@ -1,7 +1,7 @@
 //! Source positions and compile-time diagnostics.
 //!
 //! Every error the assembler or the verifier finds is a [`Diagnostic`]: a
-//! position and a message. [`render`] prints them in the SPEC's form,
+//! position and a message. [`render`] prints them in the documented form,
 //!
 //! ```text
 //! prog.bc:3:5: error: unknown local `x`
@@ -63,7 +63,7 @@ pub fn sort(diags: &mut Vec<Diagnostic>) {
     diags.dedup();
 }
 
-/// Renders diagnostics for a file: per error the SPEC's first line, then the
+/// Renders diagnostics for a file: per error the documented first line, then the
 /// source line and a caret. `source` may be lossy-decoded text of the file.
 pub fn render(file: &str, source: &str, diags: &[Diagnostic]) -> String {
     let lines: Vec<&str> = source.split('\n').collect();
@@ -116,6 +116,13 @@ fn clip_line(text: &str, col: usize) -> (String, usize) {
     (shown, col - start)
 }
 
+/// `n` and a noun that agrees with it: `count(1, "value", "values")` is
+/// `1 value`, `count(2, ...)` is `2 values` (for messages in English).
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Converts byte offsets into [`Pos`] for one source text.
 pub struct LineIndex {
     starts: Vec<usize>,
@@ -155,6 +162,13 @@ mod tests {
         assert_eq!(lines.next(), Some("p.bc:2:8: error: unknown local `x`"));
         assert_eq!(lines.next(), Some(" 2 |   load x"));
         assert_eq!(lines.next(), Some("   |        ^"));
+    }
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1u32, "value", "values"), "1 value");
+        assert_eq!(count(0u32, "value", "values"), "0 values");
+        assert_eq!(count(3u64, "class", "classes"), "3 classes");
     }
 
     #[test]

@@ -49,11 +49,11 @@ pub fn disassemble(p: &Program) -> String {
         let method = &m.methods[body.method as usize];
         let _ = writeln!(
             out,
-            "\n{}({})  ; {} local(s), frame of {} slot(s)",
+            "\n{}({})  ; {}, frame of {}",
             body.name,
             method.params.join(", "),
-            body.nlocals,
-            body.frame_size
+            crate::diag::count(body.nlocals as u64, "local", "locals"),
+            crate::diag::count(body.frame_size as u64, "slot", "slots")
         );
         for c in body.catches.iter() {
             let _ = writeln!(out, "    .catch [{}, {}) -> {}", c.from, c.to, c.handler);

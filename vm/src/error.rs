@@ -1,6 +1,6 @@
 //! Runtime errors and stack traces.
 //!
-//! A runtime error (SPEC "Runtime errors") is not catchable: it stops the
+//! A runtime error (docs/LANGUAGE.md "Runtime errors") is not catchable: it stops the
 //! whole program with status 70 after printing `runtime error: MESSAGE` and
 //! a trace, innermost frame first, one `  at METHOD (FILE:LINE)` per frame.
 //! Very deep traces keep their first and last frames and say how many they

@@ -1,6 +1,6 @@
 //! A thread's heap and its garbage collector.
 //!
-//! Objects and arrays never leave the thread that made them (SPEC: passing
+//! Objects and arrays never leave the thread that made them (docs/LANGUAGE.md: passing
 //! one across threads is a runtime error), so each thread owns a private
 //! heap and collects it without stopping anyone else. The collector is a
 //! precise mark-sweep: the roots are the thread's value stack (every local

@@ -15,7 +15,7 @@
 //!   without any synchronization.
 //! - **The swap.** [`Vm::install`] fills the method's slot, then asks every
 //!   thread, through its control word, to refresh its table at its next
-//!   yieldpoint (SPEC "Yieldpoints": a yieldpoint is where a thread checks
+//!   yieldpoint (docs/LANGUAGE.md "Yieldpoints": a yieldpoint is where a thread checks
 //!   for "a code swap"). A thread that starts later reads the slots when it
 //!   builds its table. So a thread switches between two yieldpoints, never
 //!   in the middle of a call sequence, and a method's invocations already on

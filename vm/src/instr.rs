@@ -14,7 +14,7 @@
 //! slot. Integer operands written as constants become `i32` immediates where
 //! they fit. Every variant is `Copy` and 16 bytes (asserted in a test).
 //!
-//! The yieldpoints of SPEC "Yieldpoints" are part of the instruction
+//! The yieldpoints of docs/LANGUAGE.md "Yieldpoints" are part of the instruction
 //! stream, but only the prologue is an instruction of its own
 //! ([`Instr::YieldPrologue`], at pc 0); the others are *fused* into the
 //! instruction they guard, so that a yieldpoint costs one load and one

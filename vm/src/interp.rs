@@ -1033,7 +1033,7 @@ impl<'vm> Interp<'vm> {
 
     /// The instruction at `self.pc` of the top frame faulted: a `store`
     /// folded into it after its operation did not run, so its source
-    /// instructions and cycles come off the counts (SPEC section 3: the
+    /// instructions and cycles come off the counts (the profile format, docs/LANGUAGE.md: the
     /// faulting instruction counts, nothing after it). Counting modes only.
     #[cold]
     fn uncount_folded_store(&mut self) {

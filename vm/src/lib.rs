@@ -5,7 +5,7 @@
 //! docs/ARCHITECTURE.md):
 //!
 //! 1. [`asm`]: lexing and parsing `.bc` text into a syntax tree;
-//! 2. [`verify`]: resolving names and checking the SPEC's rules, giving a
+//! 2. [`verify`]: resolving names and checking the documented rules, giving a
 //!    [`module::Module`];
 //! 3. [`loader`]: laying out classes, building virtual-method tables and
 //!    inserting yieldpoints, giving a runnable [`loader::Program`];

@@ -4,7 +4,7 @@
 //! computed by the resolver), builds one virtual-method table per class
 //! (indexed by selector) and an ancestor display for O(1) subclass tests,
 //! and turns each method into a [`Body`] of [`Instr`]s with the yieldpoints
-//! of SPEC "Yieldpoints" inserted:
+//! of docs/LANGUAGE.md "Yieldpoints" inserted:
 //!
 //! - a prologue yieldpoint at entry (an instruction at pc 0),
 //! - an epilogue yieldpoint before each `ret` (fused into it),

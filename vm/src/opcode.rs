@@ -1,4 +1,4 @@
-//! The opcode table: the one place every instruction of SPEC section 1 is
+//! The opcode table: the one place every instruction of docs/LANGUAGE.md is
 //! listed, with its mnemonic, its operand, its stack effect and its cost.
 //!
 //! The assembler reads mnemonics and operand kinds from it, the verifier the
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn spec_has_fifty_eight_mnemonics() {
-        // SPEC section 1 lists these mnemonics; `push` covers both forms.
+        // docs/LANGUAGE.md lists these mnemonics; `push` covers both forms.
         assert_eq!(Opcode::ALL.len(), 58);
     }
 

@@ -8,7 +8,7 @@
 //! methods in the module's order, each with its parameters, `.locals`,
 //! `.catch` ranges and instructions. Operands are symbolic: locals by name,
 //! jump targets and `.catch` bounds by label, methods, selectors, classes,
-//! globals and fields by name, strings quoted with the SPEC's escapes
+//! globals and fields by name, strings quoted with the documented escapes
 //! (`\n \t \\ \"`).
 //!
 //! Declaration order is kept, so assembling the printed text gives back the

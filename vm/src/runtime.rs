@@ -67,7 +67,7 @@ impl Default for VmOptions {
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunOutcome {
-    /// The process exit status the SPEC prescribes.
+    /// The process exit status docs/LANGUAGE.md prescribes.
     pub status: i32,
     /// Threads that ran (main included).
     pub threads: usize,

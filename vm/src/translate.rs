@@ -12,7 +12,7 @@
 //! at the end of a basic block, for call arguments, and before a local that
 //! an alias refers to is overwritten.
 //!
-//! Yieldpoints go where SPEC "Yieldpoints" puts them: a prologue at entry
+//! Yieldpoints go where docs/LANGUAGE.md "Yieldpoints" puts them: a prologue at entry
 //! (the instruction [`Instr::YieldPrologue`] at pc 0), an epilogue before
 //! each `ret` (fused: [`Instr::RetY`]), a backedge before each jump to an
 //! earlier (or the same) instruction (fused: the jump's `…Y` variant). A

@@ -10,8 +10,8 @@
 //! - a receiver class with [`Guard::Subclasses`]: `instanceof C`, sound only
 //!   if no subclass of C overrides the method (class hierarchy analysis;
 //!   the program is closed, no class is loaded later). Refused otherwise.
-//! - a *method* ([`Target::Method`]), which is what a profile records (SPEC
-//!   section 1: a virtual method is named after the class that defines the
+//! - a *method* ([`Target::Method`]), which is what a profile records (docs/LANGUAGE.md:
+//!   a virtual method is named after the class that defines the
 //!   code that ran): every receiver class that runs it. That is "an object
 //!   of C, the method's class, and not of any subclass D of C that defines
 //!   the method again" (below such a D everything runs D's code or an

@@ -1,6 +1,6 @@
 //! Which of a callee's `.locals` an inlined copy must reset to 0.
 //!
-//! A method's locals start as 0 on every call (SPEC section 1). An inlined
+//! A method's locals start as 0 on every call (docs/LANGUAGE.md). An inlined
 //! copy's locals are locals of the caller's frame and keep their values
 //! from the previous time the copy ran (in a loop, say), so the inliner
 //! writes `push 0; store L` at the top of the copy, the work a real call's

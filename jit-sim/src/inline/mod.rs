@@ -537,7 +537,7 @@ pub fn validate(module: &Module) -> Result<(), InlineError> {
 
 /// The call site a profile names: the `call` or `callvirt` on source line
 /// `line` of the method profiles call `method` (`fib`, `Shape.area`).
-/// Profiles name call sites by line (SPEC section 3); a line holds at most
+/// Profiles name call sites by line (docs/LANGUAGE.md "Profiles"); a line holds at most
 /// one instruction.
 pub fn site_at_line(module: &Module, method: &str, line: u32) -> Option<CallSite> {
     site_at_line_of(module, module.method_by_display_name(method)?, line)

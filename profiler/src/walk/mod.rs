@@ -30,7 +30,7 @@
 //! below the examined ones (known from the last examined frame's return
 //! word, with no call-site line), not attached to the thread's tree but
 //! kept under a `<detached>` context, a child of the root, so that the flat
-//! `cct` list of SPEC section 3 still has one root. The examined frames
+//! `cct` list of docs/LANGUAGE.md "Profiles" still has one root. The examined frames
 //! become a path below that node. Later samples whose marked walk stops in
 //! one of those frames attach to the detached subtree, exactly as in
 //! Figure 10(b). A marked walk allocates a fresh detached root per cut;
@@ -40,7 +40,7 @@
 //! per sample. Detached subtrees are never merged with each other when the
 //! threads' trees are merged ([`CallingContextTree::merge`]).
 //!
-//! **Counts** (SPEC section 3): an edge sample (the moment a listener
+//! **Counts** (docs/LANGUAGE.md "Profiles"): an edge sample (the moment a listener
 //! records [`crate::samples::Sample::Edge`]) adds one to `calls` of the
 //! context of the top frame; a method sample adds one to `self` of the
 //! context of the frame it credits (at a prologue the caller, see

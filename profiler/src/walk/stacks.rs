@@ -1,5 +1,5 @@
 //! The walks that feed the SSCLI Call Context Map (`--record=ccmap`;
-//! `shared/papers/sscli-cc-map-self-tuning-profiler.txt`, section 3.1.4):
+//! Chilingarova & Safonov 2006, section 3.1.4; see README.md, "Bibliography"):
 //! the application thread only copies frames, top first, into its flat
 //! [`StackBuffer`]; the organizer (the paper's "CC-Map manager") folds
 //! them into the map ([`crate::ccmap`]) "without hurry".
@@ -14,7 +14,7 @@
 //!   bit of its return word (new frames are pushed unmarked at no cost), so
 //!   a sample costs the frames pushed since the previous one. The paper
 //!   then folds only those frames; we want whole calling contexts for the
-//!   SPEC's `cct`, so the sample also says at which depth the marked frame
+//!   the profile's `cct`, so the sample also says at which depth the marked frame
 //!   sits ([`StackRecord::base`]), and the organizer, which keeps each
 //!   thread's previous stack, takes the frames below it from there: the
 //!   marked activation has stayed on the stack since an earlier sample,

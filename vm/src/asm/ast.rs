@@ -59,6 +59,10 @@ pub struct MethodDecl {
     pub pos: Pos,
     /// Position of the `.end` directive (or of the end of the file).
     pub end: Pos,
+    /// A line of the body did not lex or parse and was skipped: the stack
+    /// heights of what is left would only report follow-on errors, so the
+    /// verifier does not check them.
+    pub malformed: bool,
 }
 
 /// `.catch FROM TO HANDLER`.

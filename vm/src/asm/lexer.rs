@@ -1,6 +1,6 @@
 //! The lexer: `.bc` text to tokens, with [`logos`].
 //!
-//! Tokens follow SPEC section 1: identifiers, integers (decimal with an
+//! Tokens follow docs/LANGUAGE.md: identifiers, integers (decimal with an
 //! optional `-`, or `0x` hex), strings with the escapes `\n \t \\ \"`,
 //! directives (`.method`), qualified names (`Shape.area`, `Point.x`), and the
 //! punctuation `: , ( )`. Newlines are tokens because the language is

@@ -19,7 +19,9 @@ pub fn parse(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Ast {
         eof: Pos::new(lines.len() as u32, 1),
     };
     for line in lines {
-        if !line.bad && !line.tokens.is_empty() {
+        if line.bad {
+            p.method_malformed();
+        } else if !line.tokens.is_empty() {
             p.line(&line.tokens);
         }
     }
@@ -91,6 +93,14 @@ impl Parser<'_> {
         let mut c = Cursor { toks, i: 0 };
         if let Err(d) = self.line_inner(&mut c) {
             self.diags.push(d);
+            self.method_malformed();
+        }
+    }
+
+    /// Marks the open method, if any, as having a line that was skipped.
+    fn method_malformed(&mut self) {
+        if let State::Method(m) = &mut self.state {
+            m.malformed = true;
         }
     }
 
@@ -130,7 +140,10 @@ impl Parser<'_> {
                     ));
                 };
                 let Some(opcode) = Opcode::from_mnemonic(m) else {
-                    return Err(err(first.pos, format!("unknown instruction `{m}`")));
+                    let hint = nearest_mnemonic(m)
+                        .map(|near| format!("; did you mean `{near}`?"))
+                        .unwrap_or_default();
+                    return Err(err(first.pos, format!("unknown instruction `{m}`{hint}")));
                 };
                 let operand = operand(opcode, first.pos, c)?;
                 expect_end(c)?;
@@ -239,6 +252,7 @@ impl Parser<'_> {
                     labels: Vec::new(),
                     pos,
                     end: pos,
+                    malformed: false,
                 }));
             }
             "locals" => {
@@ -319,6 +333,86 @@ impl Parser<'_> {
         let eof = self.eof;
         self.close_open(eof);
     }
+}
+
+/// Names other languages give to our instructions, for "did you mean".
+const SYNONYMS: &[(&str, &str)] = &[
+    ("mod", "rem"),
+    ("modulo", "rem"),
+    ("irem", "rem"),
+    ("goto", "jmp"),
+    ("jump", "jmp"),
+    ("br", "jmp"),
+    ("return", "ret"),
+    ("const", "push"),
+    ("ldc", "push"),
+    ("println", "print"),
+    ("exit", "halt"),
+    ("len", "alen"),
+    ("arraylength", "alen"),
+    ("invokestatic", "call"),
+    ("invokevirtual", "callvirt"),
+    ("getstatic", "getglobal"),
+    ("putstatic", "putglobal"),
+    ("lsh", "shl"),
+    ("rsh", "shr"),
+    ("sar", "shr"),
+    ("neq", "ne"),
+    ("beq", "jeq"),
+    ("bne", "jne"),
+    ("blt", "jlt"),
+    ("ble", "jle"),
+    ("bgt", "jgt"),
+    ("bge", "jge"),
+];
+
+/// The instruction a user probably meant by the unknown mnemonic `m`: the
+/// same letters in another case, a synonym from other languages, or the
+/// mnemonic nearest by edit distance when it is close (one edit for words of
+/// up to four letters, two for longer ones; a swap of neighbours is one
+/// edit). `None` when nothing is close.
+pub fn nearest_mnemonic(m: &str) -> Option<&'static str> {
+    let lower = m.to_ascii_lowercase();
+    if let Some(op) = Opcode::from_mnemonic(&lower) {
+        return Some(op.mnemonic());
+    }
+    if let Some(&(_, meant)) = SYNONYMS.iter().find(|(s, _)| *s == lower) {
+        return Some(meant);
+    }
+    let limit = if lower.chars().count() <= 4 { 1 } else { 2 };
+    Opcode::ALL
+        .iter()
+        .map(|op| (edit_distance(&lower, op.mnemonic()), op.mnemonic()))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, near)| near)
+}
+
+/// Optimal-string-alignment distance: insertions, deletions, substitutions
+/// and swaps of two neighbouring characters each cost one.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 fn expect_end(c: &mut Cursor<'_>) -> Parsed<()> {

@@ -1,4 +1,4 @@
-//! The verifier: every rule of SPEC "Checks before running".
+//! The verifier: every rule of docs/LANGUAGE.md "Checks before running".
 //!
 //! [`assemble`] is the whole front end: lex, parse, resolve names
 //! ([`resolve`]) and check stack heights ([`stack`]). Either the program is
@@ -34,21 +34,37 @@ pub fn assemble(file: &str, src: &str) -> Result<Module, Vec<Diagnostic>> {
     }
 }
 
-/// Assembles bytes that may not be UTF-8: invalid UTF-8 is reported at the
-/// first bad byte's position.
+/// Assembles bytes that may not be program text: a binary file (see
+/// [`binary_file`]) gives one diagnostic saying so.
 pub fn assemble_bytes(file: &str, bytes: &[u8]) -> Result<Module, Vec<Diagnostic>> {
-    match std::str::from_utf8(bytes) {
-        Ok(src) => assemble(file, src),
-        Err(e) => {
-            let good = std::str::from_utf8(&bytes[..e.valid_up_to()]).expect("valid prefix");
-            let line = good.matches('\n').count() as u32 + 1;
-            let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
-            Err(vec![Diagnostic::new(
-                Pos::new(line, col),
-                "the file is not UTF-8 text (a program is a UTF-8 text file)",
-            )])
-        }
+    if let Some(d) = binary_file(bytes) {
+        return Err(vec![d]);
     }
+    assemble(file, std::str::from_utf8(bytes).expect("checked above"))
+}
+
+/// If `bytes` are not program text (they hold a NUL byte, or are not
+/// UTF-8), the one diagnostic that says so, at the first offending byte.
+/// Its message names the file as binary; a caller should not echo the
+/// file's line under it (it is not text).
+pub fn binary_file(bytes: &[u8]) -> Option<Diagnostic> {
+    let utf8_end = std::str::from_utf8(bytes).err().map(|e| e.valid_up_to());
+    let nul = bytes.iter().position(|&b| b == 0);
+    let (at, what) = match (nul, utf8_end) {
+        (Some(n), Some(u)) if n < u => (n, "a NUL byte"),
+        (_, Some(u)) => (u, "a byte that is not UTF-8"),
+        (Some(n), None) => (n, "a NUL byte"),
+        (None, None) => return None,
+    };
+    let good = std::str::from_utf8(&bytes[..at]).expect("valid prefix");
+    let line = good.matches('\n').count() as u32 + 1;
+    let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+    Some(Diagnostic::new(
+        Pos::new(line, col),
+        format!(
+            "{what} here: this is a binary file, not a program (a program is a UTF-8 text file)"
+        ),
+    ))
 }
 
 /// Re-verifies a module built in memory (names are already resolved, so
@@ -196,5 +212,14 @@ h: print
     fn invalid_utf8_is_reported_with_position() {
         let e = assemble_bytes("t.bc", b"ab\n\xffcd").unwrap_err();
         assert_eq!(e[0].pos, Pos::new(2, 1));
+        assert!(e[0].message.contains("binary file"), "{}", e[0].message);
+    }
+
+    #[test]
+    fn the_first_nul_or_bad_byte_names_a_binary_file() {
+        let e = assemble_bytes("t.bc", b"a\n bc\0\xff").unwrap_err();
+        assert_eq!((e.len(), e[0].pos), (1, Pos::new(2, 4)));
+        assert!(e[0].message.contains("a NUL byte"), "{}", e[0].message);
+        assert!(binary_file(b".method main()\n").is_none());
     }
 }

@@ -1,10 +1,10 @@
-//! Name resolution: an [`Ast`] to a [`Module`], checking the SPEC's rules on
+//! Name resolution: an [`Ast`] to a [`Module`], checking the documented rules on
 //! names: every label, local, global, class, field and method must be known
 //! and defined once; same-named virtual methods agree on arity; class
 //! hierarchies are acyclic; inherited fields are not redeclared; a virtual
 //! method has a receiver; `main()` exists.
 //!
-//! Where a fault has no single token the SPEC fixes the position: the second
+//! Where a fault has no single token the language reference fixes the position: the second
 //! definition (defined twice), the later method (arity), each class on the
 //! cycle, line 1 column 1 (no `main`).
 
@@ -37,7 +37,10 @@ pub fn resolve(file: &str, ast: &Ast, diags: &mut Vec<Diagnostic>) -> (Module, V
     };
     let mut clean = Vec::with_capacity(ast.methods.len());
     for (i, decl) in ast.methods.iter().enumerate() {
-        clean.push(r.body(i, decl, &names));
+        // A method with a skipped line is resolved (its unknown names are
+        // real errors) but not height-checked (see `MethodDecl::malformed`).
+        let resolved = r.body(i, decl, &names);
+        clean.push(resolved && !decl.malformed);
     }
     r.main(&names);
     (r.module, clean)
@@ -228,8 +231,10 @@ impl Resolver<'_> {
                                     self.error(
                                         d.name.pos,
                                         format!(
-                                            "virtual method `{}` takes {} parameter(s) here but {} elsewhere; same-named virtual methods must agree",
-                                            d.name.text, arity, expected
+                                            "virtual method `{}` takes {} here but {} elsewhere; same-named virtual methods must agree",
+                                            d.name.text,
+                                            crate::diag::count(arity, "parameter", "parameters"),
+                                            expected
                                         ),
                                     );
                                 }
@@ -313,8 +318,8 @@ impl Resolver<'_> {
                         r.error(
                             *pos,
                             format!(
-                                "unknown local: index {i} but the method has {} local(s)",
-                                local_names.len()
+                                "unknown local: index {i} but the method has {}",
+                                crate::diag::count(local_names.len() as u64, "local", "locals")
                             ),
                         );
                         None

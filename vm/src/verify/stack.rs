@@ -1,4 +1,4 @@
-//! The stack-height dataflow check (SPEC "Checks before running").
+//! The stack-height dataflow check (docs/LANGUAGE.md "Checks before running").
 //!
 //! Each reachable instruction gets one operand-stack height: 0 at the method
 //! entry, 1 at each `.catch` handler (the thrown value). Heights flow along
@@ -104,8 +104,9 @@ pub fn check_method(module: &Module, m: &Method, diags: &mut Vec<Diagnostic>) ->
             diags.push(Diagnostic::new(
                 insn.pos,
                 format!(
-                    "stack underflow: `{}` needs {pops} value(s) but the stack holds {h}",
-                    insn.op.opcode().mnemonic()
+                    "stack underflow: `{}` needs {} but the stack holds {h}",
+                    insn.op.opcode().mnemonic(),
+                    crate::diag::count(pops, "value", "values")
                 ),
             ));
             continue;
