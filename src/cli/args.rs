@@ -127,6 +127,10 @@ pub struct RunArgs {
     /// is a runtime error (status 70), as when the OS refuses a thread
     #[arg(long, value_name = "N", default_value_t = vm::runtime::DEFAULT_MAX_THREADS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_threads: u64,
+    /// Memory for all threads' heaps and frames, e.g. 512M, 2G; reaching it
+    /// is a runtime error (status 70) [default: half the physical memory]
+    #[arg(long, value_name = "SIZE", value_parser = super::limits::parse_size)]
+    pub max_heap: Option<u64>,
     /// Print run statistics on stderr at the end: wall time, threads,
     /// garbage collections, peak resident memory.
     #[arg(long)]

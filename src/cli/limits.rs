@@ -37,21 +37,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
-/// A size for a message: `256 MiB`, `2.0 GiB`, `1536 bytes`.
-pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(&str, u32); 4] = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
-    for (unit, shift) in UNITS {
-        let one = 1u64 << shift;
-        if bytes >= one {
-            return if bytes % one == 0 && shift < 30 {
-                format!("{} {unit}", bytes >> shift)
-            } else {
-                format!("{:.1} {unit}", bytes as f64 / one as f64)
-            };
-        }
-    }
-    format!("{bytes} bytes")
-}
+pub use vm::memory::format_size;
 
 /// Reads the whole of `path`, refusing (status 66) a file larger than
 /// `limit` bytes: by its size when it has one, else (a pipe, a device such
@@ -105,14 +91,5 @@ mod tests {
         assert!(parse_size("12X").is_err());
         assert!(parse_size("M").is_err());
         assert!(parse_size("99999999999T").is_err());
-    }
-
-    #[test]
-    fn sizes_format_for_messages() {
-        assert_eq!(format_size(256 << 20), "256 MiB");
-        assert_eq!(format_size(2 << 30), "2.0 GiB");
-        assert_eq!(format_size(3 << 29), "1.5 GiB");
-        assert_eq!(format_size(1000), "1000 bytes");
-        assert_eq!(format_size(1536), "1.5 KiB");
     }
 }

@@ -65,6 +65,9 @@ pub(super) fn execute(
     let mut options = VmOptions {
         max_frames: a.max_frames as usize,
         max_threads: a.max_threads as usize,
+        max_heap: a
+            .max_heap
+            .map_or_else(vm::memory::default_limit, |b| b as usize),
         globals,
         count: a.cycles,
         ..VmOptions::default()

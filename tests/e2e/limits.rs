@@ -177,3 +177,90 @@ fn output_reaches_a_file_while_a_thread_runs_on() {
         "lines lost: {text:?}"
     );
 }
+
+/// Runs `vm ARGS` in `dir` under `ulimit -v` of `kib`: a limit that does
+/// not hold shows as a different failure (an abort, a refused allocation).
+fn run_under_ulimit(dir: &std::path::Path, kib: u64, args: &str) -> (Option<i32>, String) {
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {kib}; exec timeout 120 '{}' {args}",
+            harness::VM
+        ))
+        .current_dir(dir)
+        .output()
+        .expect("bash runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const GROWS_FOREVER: &str = ".class Node\n  .field next\n  .field pad\n.end\n\
+    .method main()\n  .locals head n\n  null\n  store head\nloop:\n  new Node\n  store n\n\
+    load n\n  load head\n  putfield Node.next\n  load n\n  push 1000\n  newarray\n\
+    putfield Node.pad\n  load n\n  store head\n  jmp loop\n.end\n";
+
+/// Issue 16, bugs 3 and 4: live data that grows forever, and a recursion
+/// allowed a hundred million frames, meet `--max-heap` as a runtime
+/// error: status 70, the message, a trace, the profile written; and the
+/// process stays within its limit (under a `ulimit -v` far below what the
+/// program would take, it still ends with the VM's own error).
+#[test]
+fn max_heap_is_a_runtime_error_with_the_profile_written() {
+    let dir = harness::scratch("limits-max-heap");
+    harness::write_program(&dir, "grow.bc", GROWS_FOREVER);
+    harness::write_program(
+        &dir,
+        "deep.bc",
+        ".method f(n)\n  .locals a b c d\n  load n\n  push 1\n  add\n  call f\n  ret\n.end\n\
+         .method main()\n  push 0\n  call f\n  ret\n.end\n",
+    );
+    for (args, line) in [
+        (
+            "run grow.bc --max-heap=64M --profile=exhaustive --profile-out=grow.json",
+            "grow.bc:17",
+        ),
+        (
+            "run deep.bc --max-frames=100000000 --max-heap=64M --profile=exhaustive --profile-out=deep.json",
+            "deep.bc:6",
+        ),
+    ] {
+        let (status, stderr) = run_under_ulimit(&dir, 1_500_000, args);
+        assert_eq!(status, Some(70), "`{args}`:\n{}", harness::clip(&stderr));
+        assert!(
+            stderr.starts_with("runtime error: out of memory: heap limit 64 MiB reached (--max-heap)\n"),
+            "`{args}`:\n{}",
+            harness::clip(&stderr)
+        );
+        assert!(stderr.contains(line), "no trace at {line}:\n{}", harness::clip(&stderr));
+    }
+    for file in ["grow.json", "deep.json"] {
+        let p = profiler::profile::Profile::read(&dir.join(file)).expect("profile written");
+        assert!(p.methods.is_some_and(|m| !m.is_empty()), "{file} is empty");
+    }
+}
+
+/// The limit is on live data, not on what a program allocates over its
+/// run: garbage is collected and the program goes on, in every thread.
+#[test]
+fn max_heap_leaves_programs_with_small_live_data_alone() {
+    let dir = harness::scratch("limits-max-heap-garbage");
+    harness::write_program(
+        &dir,
+        "garbage.bc",
+        ".method churn(n)\nloop:\n  load n\n  jz done\n  push 10000\n  newarray\n  pop\n\
+         inc n -1\n  jmp loop\ndone:\n  push 0\n  ret\n.end\n\
+         .method main()\n  .locals a b\n  push 3000\n  spawn churn\n  store a\n  push 3000\n  spawn churn\n\
+         store b\n  push 3000\n  call churn\n  load a\n  join\n  load b\n  join\n  add\n  add\n  print\n\
+         push 0\n  ret\n.end\n",
+    );
+    // 9000 arrays of 160 KB: 1.4 GB allocated in all, a few MB live.
+    let r = run_vm_in(
+        &dir,
+        &["run", "garbage.bc", "--max-heap=48M"],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    assert_eq!(r.stdout, "0\n");
+}

@@ -68,6 +68,14 @@ pub enum RuntimeError {
     NoSuchThread(i64),
     /// `join` that would wait forever.
     Deadlock(String),
+    /// The run's memory budget (`--max-heap`) is spent: `limit` bytes.
+    OutOfMemory {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The operating system refused memory (before `--max-heap` was
+    /// reached).
+    SystemOutOfMemory,
     /// `spawn` could not start a thread.
     CannotStartThread {
         /// The id the thread would have had.
@@ -112,6 +120,12 @@ impl fmt::Display for RuntimeError {
             }
             NoSuchThread(id) => write!(f, "`join` on {id}, which is not a thread id"),
             Deadlock(s) => write!(f, "deadlock: {s}"),
+            OutOfMemory { limit } => write!(
+                f,
+                "out of memory: heap limit {} reached (--max-heap)",
+                crate::memory::format_size(*limit as u64)
+            ),
+            SystemOutOfMemory => write!(f, "out of memory: the system refused memory"),
             CannotStartThread {
                 id,
                 why: ThreadRefusal::Limit(n),

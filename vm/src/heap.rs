@@ -16,6 +16,9 @@
 //! without yieldpoints (`--no-yieldpoints`) collects at the allocation that
 //! reaches the trigger, so that it collects as often as with them.
 
+use std::sync::Arc;
+
+use crate::memory::{whole_chunks, MemoryBudget, CHUNK};
 use crate::value::Value;
 
 /// Bytes allocated before the first collection is requested.
@@ -27,6 +30,16 @@ pub const MAX_ARRAY: i64 = 1 << 28;
 
 /// Approximate bytes a cell costs besides its values.
 const CELL_OVERHEAD: usize = 32;
+
+/// Bytes an object of `nfields` fields is counted as.
+pub fn object_bytes(nfields: usize) -> usize {
+    CELL_OVERHEAD + 16 * nfields
+}
+
+/// Bytes an array of `len` elements is counted as.
+pub fn array_bytes(len: usize) -> usize {
+    CELL_OVERHEAD.saturating_add(len.saturating_mul(16))
+}
 
 #[derive(Debug)]
 enum Cell {
@@ -45,6 +58,10 @@ pub struct Heap {
     live: usize,
     trigger: usize,
     collections: u64,
+    /// The run's memory budget (`--max-heap`), shared by all threads.
+    budget: Arc<MemoryBudget>,
+    /// Bytes this heap holds of the budget.
+    charged: usize,
 }
 
 /// What an allocation asks of its caller.
@@ -65,8 +82,13 @@ impl Default for Heap {
 }
 
 impl Heap {
-    /// An empty heap.
+    /// An empty heap with no memory limit.
     pub fn new() -> Heap {
+        Heap::with_budget(Arc::new(MemoryBudget::unlimited()))
+    }
+
+    /// An empty heap that takes its memory from `budget`.
+    pub fn with_budget(budget: Arc<MemoryBudget>) -> Heap {
         Heap {
             cells: Vec::new(),
             marks: Vec::new(),
@@ -75,7 +97,36 @@ impl Heap {
             live: 0,
             trigger: MIN_TRIGGER,
             collections: 0,
+            budget,
+            charged: 0,
         }
+    }
+
+    /// Makes sure the budget covers `bytes` more (an allocation about to be
+    /// made): true if it does. Cheap when the heap already holds enough.
+    #[inline]
+    pub fn reserve(&mut self, bytes: usize) -> bool {
+        let need = self
+            .live
+            .saturating_add(self.allocated)
+            .saturating_add(bytes);
+        need <= self.charged || self.charge_to(need)
+    }
+
+    #[cold]
+    fn charge_to(&mut self, need: usize) -> bool {
+        let more = whole_chunks(need - self.charged);
+        if self.budget.try_take(more) {
+            self.charged += more;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The limit of the budget this heap takes from, in bytes.
+    pub fn budget_limit(&self) -> usize {
+        self.budget.limit()
     }
 
     fn place(&mut self, cell: Cell, bytes: usize) -> (u32, AllocPressure) {
@@ -104,7 +155,7 @@ impl Heap {
     /// A new object of `class` with `nfields` fields, all 0.
     pub fn new_object(&mut self, class: u32, nfields: usize) -> (Value, AllocPressure) {
         let fields = vec![Value::Int(0); nfields].into_boxed_slice();
-        let (i, p) = self.place(Cell::Object { class, fields }, CELL_OVERHEAD + 16 * nfields);
+        let (i, p) = self.place(Cell::Object { class, fields }, object_bytes(nfields));
         (Value::Obj(i), p)
     }
 
@@ -113,7 +164,7 @@ impl Heap {
         let mut v = Vec::new();
         v.try_reserve_exact(len).ok()?;
         v.resize(len, Value::Int(0));
-        let (i, p) = self.place(Cell::Array(v.into_boxed_slice()), CELL_OVERHEAD + 16 * len);
+        let (i, p) = self.place(Cell::Array(v.into_boxed_slice()), array_bytes(len));
         Some((Value::Arr(i), p))
     }
 
@@ -229,6 +280,13 @@ impl Heap {
         self.allocated = 0;
         self.trigger = live.max(MIN_TRIGGER);
         self.collections += 1;
+        // Keep what the live data and the next trigger's worth need; give
+        // back the rest.
+        let keep = whole_chunks(live.saturating_add(CHUNK));
+        if self.charged > keep.saturating_add(CHUNK) {
+            self.budget.give_back(self.charged - keep);
+            self.charged = keep;
+        }
     }
 
     /// Number of collections so far.
@@ -239,6 +297,12 @@ impl Heap {
     /// Cells in use (objects and arrays), for tests and statistics.
     pub fn live_cells(&self) -> usize {
         self.cells.len() - self.free.len()
+    }
+}
+
+impl Drop for Heap {
+    fn drop(&mut self) {
+        self.budget.give_back(self.charged);
     }
 }
 

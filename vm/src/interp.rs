@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use crate::error::{RuntimeError, TraceEntry};
 use crate::frame::{Frame, ReturnWord};
-use crate::heap::{AllocPressure, Heap, MAX_ARRAY};
+use crate::heap::{array_bytes, object_bytes, AllocPressure, Heap, MAX_ARRAY};
 use crate::hooks::{ThreadCtx, ThreadListener};
 use crate::instr::{Instr, YieldKind};
 use crate::loader::{Body, Program, NO_METHOD};
@@ -101,6 +101,8 @@ pub(crate) struct Interp<'vm> {
     cycles: u64,
     next_tick: u64,
     tick: u64,
+    /// Bytes of the memory budget the value stack and frames hold.
+    stack_charged: usize,
 }
 
 impl<'vm> Interp<'vm> {
@@ -116,7 +118,7 @@ impl<'vm> Interp<'vm> {
             shared,
             stack: vec![Value::Int(0); 1024],
             frames: Vec::with_capacity(64),
-            heap: Heap::new(),
+            heap: Heap::with_budget(vm.memory.clone()),
             code: current_code(&vm.program),
             listener,
             control_base: 0,
@@ -125,13 +127,19 @@ impl<'vm> Interp<'vm> {
             cycles: 0,
             next_tick: if tick == 0 { u64::MAX } else { tick },
             tick,
+            stack_charged: 0,
         }
     }
 
     /// Pushes the entry frame of `method` with `args`.
     pub(crate) fn enter(&mut self, method: u32, args: &[Value]) {
         let body = self.code[method as usize];
-        self.ensure_stack(body.frame_size as usize);
+        if !self.ensure_stack(body.frame_size as usize) {
+            // The entry frame goes in whatever the budget says: the
+            // thread's first allocation or call meets the limit instead.
+            let n = (body.frame_size as usize).max(self.stack.len());
+            self.stack.resize(n, Value::Int(0));
+        }
         self.stack[..args.len()].copy_from_slice(args);
         self.stack[args.len()..body.nlocals as usize].fill(Value::Int(0));
         self.frames.push(Frame {
@@ -143,13 +151,30 @@ impl<'vm> Interp<'vm> {
         self.pc = 0;
     }
 
-    /// Grows the value stack to at least `need` slots.
+    /// Grows the value stack to at least `need` slots (and the frame list
+    /// with it), charging the growth to the memory budget: false if the
+    /// budget refuses (`--max-heap`).
     #[cold]
-    fn ensure_stack(&mut self, need: usize) {
+    fn ensure_stack(&mut self, need: usize) -> bool {
         if self.stack.len() < need {
             let size = need.max(self.stack.len() * 2);
+            // A frame per slot at most: charge both stacks' growth.
+            let per_slot = std::mem::size_of::<Value>() + std::mem::size_of::<Frame>();
+            let more = (size - self.stack.len()).saturating_mul(per_slot);
+            if !self.vm.memory.try_take(more) {
+                return false;
+            }
+            self.stack_charged += more;
+            if self
+                .stack
+                .try_reserve_exact(size - self.stack.len())
+                .is_err()
+            {
+                return false;
+            }
             self.stack.resize(size, Value::Int(0));
         }
+        true
     }
 
     /// Runs until the thread's entry method returns or something stops it.
@@ -312,8 +337,10 @@ impl<'vm> Interp<'vm> {
                 let caller_base = self.frames.last().expect("a frame").base as usize;
                 let new_base = caller_base + $base as usize;
                 let need = new_base + callee.frame_size as usize;
-                if need > self.stack.len() {
-                    self.ensure_stack(need);
+                if need > self.stack.len() && !self.ensure_stack(need) {
+                    fail!(RuntimeError::OutOfMemory {
+                        limit: self.vm.memory.limit()
+                    });
                 }
                 self.stack[new_base + callee.nparams as usize..new_base + callee.nlocals as usize]
                     .fill(Value::Int(0));
@@ -385,6 +412,21 @@ impl<'vm> Interp<'vm> {
                 // SAFETY: `self.pc` is an instruction of the body (1).
                 ip = unsafe { code_start.add(self.pc as usize) };
                 resync!();
+            }};
+        }
+        // Before an allocation of `bytes`: the memory budget must cover
+        // it, after a collection if need be; else the run is out of memory.
+        macro_rules! room {
+            ($bytes:expr) => {{
+                let bytes = $bytes;
+                if !self.heap.reserve(bytes) {
+                    self.pc = cur_pc!();
+                    if !self.make_room(bytes) {
+                        fail!(RuntimeError::OutOfMemory {
+                            limit: self.heap.budget_limit()
+                        });
+                    }
+                }
             }};
         }
         macro_rules! alloc_pressure {
@@ -649,9 +691,9 @@ impl<'vm> Interp<'vm> {
                     ret!(a)
                 }
                 Instr::New { d, class } => {
-                    let (v, p) = self
-                        .heap
-                        .new_object(class, prog.classes[class as usize].nfields as usize);
+                    let nfields = prog.classes[class as usize].nfields as usize;
+                    room!(object_bytes(nfields));
+                    let (v, p) = self.heap.new_object(class, nfields);
                     set!(d, v);
                     alloc_pressure!(p);
                 }
@@ -693,12 +735,14 @@ impl<'vm> Interp<'vm> {
                     if n > MAX_ARRAY {
                         fail!(RuntimeError::ArrayTooLarge(n));
                     }
+                    room!(array_bytes(n as usize));
                     match self.heap.new_array(n as usize) {
                         Some((v, p)) => {
                             set!(d, v);
                             alloc_pressure!(p);
                         }
-                        None => fail!(RuntimeError::ArrayTooLarge(n)),
+                        // Within the budget, yet the system said no.
+                        None => fail!(RuntimeError::SystemOutOfMemory),
                     }
                 }
                 Instr::ALoad { d, arr, i } => {
@@ -939,6 +983,38 @@ impl<'vm> Interp<'vm> {
     /// frame. (Dead temporaries of the top frame may keep a stale reference
     /// alive until the next collection; the heap ignores stale references
     /// to freed cells.)
+    /// The memory budget refused `bytes`: collects this heap and, if that
+    /// is not enough, asks every other thread to collect its own (their
+    /// garbage holds budget too) and waits a little for them. False if the
+    /// live data really fills the budget.
+    #[cold]
+    fn make_room(&mut self, bytes: usize) -> bool {
+        self.collect_garbage();
+        if self.heap.reserve(bytes) {
+            return true;
+        }
+        let others: Vec<_> = self
+            .vm
+            .threads
+            .all()
+            .into_iter()
+            .filter(|t| t.id != self.shared.id && t.state() != ThreadState::Finished)
+            .collect();
+        if others.is_empty() {
+            return false;
+        }
+        for t in &others {
+            t.request(request::GC);
+        }
+        for _ in 0..20 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            if self.heap.reserve(bytes) {
+                return true;
+            }
+        }
+        false
+    }
+
     fn collect_garbage(&mut self) {
         let top = self.frames.last().expect("a frame");
         let end = top.base as usize + self.prog.body(top.body).frame_size as usize;
@@ -1203,6 +1279,12 @@ enum JoinOutcome {
 }
 
 /// How `print` writes `v`.
+impl Drop for Interp<'_> {
+    fn drop(&mut self) {
+        self.vm.memory.give_back(self.stack_charged);
+    }
+}
+
 fn display(prog: &Program, heap: &Heap, v: Value) -> String {
     match v {
         Value::Int(i) => i.to_string(),

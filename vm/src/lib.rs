@@ -28,6 +28,7 @@ pub mod install;
 pub mod instr;
 mod interp;
 pub mod loader;
+pub mod memory;
 pub mod module;
 pub mod opcode;
 pub mod output;

@@ -18,6 +18,7 @@ use crate::error::{format_trace, RuntimeError, ThreadRefusal};
 use crate::hooks::{ExecMode, Hooks, NoHooks};
 use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
 use crate::loader::Program;
+use crate::memory::MemoryBudget;
 use crate::module::{GlobalId, MethodId};
 use crate::output::{Output, FLUSH_PERIOD};
 use crate::safepoint::SafepointState;
@@ -40,6 +41,9 @@ pub struct VmOptions {
     /// Limit of threads running at once (`--max-threads`; `main` counts
     /// as one).
     pub max_threads: usize,
+    /// Limit of the bytes held by all threads' heaps and frames
+    /// (`--max-heap`); see [`crate::memory`].
+    pub max_heap: usize,
     /// Where `print` writes.
     pub output: Output,
     /// The profiler's hooks.
@@ -56,6 +60,7 @@ impl Default for VmOptions {
         VmOptions {
             max_frames: 100_000,
             max_threads: DEFAULT_MAX_THREADS,
+            max_heap: crate::memory::default_limit(),
             output: Output::stdout(),
             hooks: Arc::new(NoHooks),
             globals: Vec::new(),
@@ -102,6 +107,8 @@ pub struct Vm {
     pub max_threads: usize,
     /// Threads started and not yet ended.
     running: AtomicUsize,
+    /// The memory budget every thread's heap and frames take from.
+    pub memory: Arc<MemoryBudget>,
     /// Global integers.
     pub globals: Box<[AtomicI64]>,
     /// Every thread that ever started.
@@ -137,6 +144,7 @@ impl Vm {
             max_frames: options.max_frames.max(1),
             max_threads: options.max_threads.max(1),
             running: AtomicUsize::new(0),
+            memory: Arc::new(MemoryBudget::new(options.max_heap)),
             globals,
             threads: ThreadRegistry::default(),
             output: options.output,
