@@ -64,6 +64,10 @@ pub fn main() -> i32 {
     }
 }
 
+/// Diagnostics printed for one file; the rest are counted ("... and N
+/// more"), so that a mangled or generated file cannot flood the terminal.
+pub const MAX_DIAGNOSTICS: usize = 100;
+
 /// Reads and assembles `path`: 66 if it cannot be read or is larger than
 /// `max_source` bytes, 65 with every diagnostic if it does not assemble or
 /// verify.
@@ -79,8 +83,12 @@ pub fn load_module(path: &Path, max_source: u64) -> Result<vm::module::Module, F
     }
     vm::verify::assemble_bytes(&shown, &bytes).map_err(|diags| {
         let text = String::from_utf8_lossy(&bytes);
-        let mut message = vm::diag::render(&shown, &text, &diags);
+        let shown_diags = &diags[..diags.len().min(MAX_DIAGNOSTICS)];
+        let mut message = vm::diag::render(&shown, &text, shown_diags);
         let n = diags.len();
+        if n > shown_diags.len() {
+            message.push_str(&format!("... and {} more\n", n - shown_diags.len()));
+        }
         message.push_str(&format!(
             "{n} error{} in {shown}\n",
             if n == 1 { "" } else { "s" }

@@ -264,3 +264,35 @@ fn max_heap_leaves_programs_with_small_live_data_alone() {
     r.assert_status(0);
     assert_eq!(r.stdout, "0\n");
 }
+
+/// Issue 16, bug 5: a file with thousands of errors prints the first 100
+/// diagnostics, then "... and N more", then the count; quickly.
+#[test]
+fn diagnostics_are_capped_at_100() {
+    let dir = harness::scratch("limits-diagnostics");
+    let mut text = String::from(".method main()\n");
+    for i in 0..5000 {
+        text.push_str(&format!("  load nosuch{i}\n"));
+    }
+    text.push_str("  push 0\n  ret\n.end\n");
+    harness::write_program(&dir, "many.bc", &text);
+    let start = Instant::now();
+    let r = run_vm_in(&dir, &["check", "many.bc"], DEFAULT_TIMEOUT);
+    r.assert_status(65);
+    assert!(start.elapsed() < Duration::from_secs(20));
+    let diags = r.diagnostics("many.bc");
+    assert_eq!(diags.len(), 100, "{}", harness::clip(&r.stderr));
+    let lines = r.stderr_lines();
+    let n = lines.len();
+    assert!(n >= 2, "{}", r.stderr);
+    assert!(
+        lines[n - 2].starts_with("... and ") && lines[n - 2].ends_with(" more"),
+        "{}",
+        lines[n - 2]
+    );
+    let more: usize = lines[n - 2]["... and ".len()..lines[n - 2].len() - " more".len()]
+        .parse()
+        .expect("a count");
+    assert_eq!(lines[n - 1], format!("{} errors in many.bc", 100 + more));
+    assert!(100 + more >= 5000, "{}", lines[n - 1]);
+}
