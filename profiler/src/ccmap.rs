@@ -109,7 +109,7 @@ use std::collections::HashMap;
 
 use crate::cct::CallingContextTree;
 pub use crate::cct::{NO_LINE, ROOT_METHOD};
-use crate::profile::CctNode;
+use profile::CctNode;
 
 /// The longest call sequence the organizer records in the tree of a real
 /// method (see the module documentation, "Sequence length").
@@ -1314,8 +1314,8 @@ mod tests {
         assert_eq!(got, expected.to_flat(name));
         assert!(got.len() > 50, "the walks made a real tree: {}", got.len());
         // Parents before children, as a profile file requires.
-        let profile = crate::profile::Profile {
-            format: crate::profile::FORMAT.into(),
+        let profile = profile::Profile {
+            format: profile::FORMAT.into(),
             program: "p.bc".into(),
             config: Default::default(),
             run: Default::default(),
@@ -1324,7 +1324,7 @@ mod tests {
             cct: Some(got.clone()),
             hot: None,
         };
-        let back = crate::profile::Profile::from_json(&profile.to_json()).unwrap();
+        let back = profile::Profile::from_json(&profile.to_json()).unwrap();
         assert_eq!(back.cct.unwrap(), got);
         check_links(&map);
     }

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use crate::profile::CctNode;
+use profile::CctNode;
 
 /// "No line": the root and the threads' entry methods.
 pub const NO_LINE: u32 = u32::MAX;

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use vm::loader::Program;
 
 use crate::exact::ExactThreadProfile;
-use crate::profile::{DcgEdge, MethodEntry};
 use crate::samples::Sample;
+use profile::{DcgEdge, MethodEntry};
 
 /// Edges and hot methods.
 #[derive(Clone, Debug, Default)]

@@ -58,7 +58,7 @@
 //! The flat `cct` list of docs/LANGUAGE.md "Profiles" has `calls` = the weight of the
 //! edge into the node (threads, for an entry context) and `self` = the
 //! node's time in samples. With `--record=pcct` the profile also has a
-//! `hot` key: the front of both sorted lists ([`crate::profile::HotLists`]).
+//! `hot` key: the front of both sorted lists ([`profile::HotLists`]).
 //!
 //! Each thread builds its own PCCT (no lock per sample); the organizer
 //! merges them when threads end. Nothing here recurses on the Rust stack.
@@ -69,8 +69,8 @@ use vm::frame::Frame;
 use vm::instr::YieldKind;
 
 use crate::cct::{DETACHED_METHOD, NO_LINE, ROOT_METHOD};
-use crate::profile::{CctNode, HotEdge, HotLists, HotNode};
 use crate::walk::{credited_depth, FrameInfo};
+use profile::{CctNode, HotEdge, HotLists, HotNode};
 
 const NONE: u32 = u32::MAX;
 

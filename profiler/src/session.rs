@@ -28,11 +28,11 @@ use crate::listeners::timer::TimerListener;
 use crate::listeners::{SampleRecorder, StackRecorder};
 use crate::organizer::{self, Repositories, Setup};
 use crate::pcct::{PcctRecorder, HOT_IN_PROFILE};
-use crate::profile::{ConfigSection, Profile, RunSection, FORMAT};
 use crate::sampler::{SamplerKind, SamplerThread};
 use crate::samples::{Message, Sample, SampleSink, StackBuffer, TuneLink};
 use crate::tune::{IntervalBounds, IntervalTuner};
 use crate::walk::ContextRecorder;
+use profile::{ConfigSection, Profile, RunSection, FORMAT};
 
 /// What the run itself reports, for the profile's `run` section.
 #[derive(Clone, Copy, Debug, Default)]

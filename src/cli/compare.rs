@@ -1,5 +1,5 @@
 //! `vm compare PROFILE.json REF.json [--json]`: the accuracy metrics of
-//! docs/LANGUAGE.md "Accuracy metrics" (computed by [`profiler::metrics`]) of one profile
+//! docs/LANGUAGE.md "Accuracy metrics" (computed by [`profile::metrics`]) of one profile
 //! against a reference.
 //!
 //! Output: each available metric as `name: value` (two decimals) on its own
@@ -19,14 +19,10 @@
 //! profile (`vm: `PATH` is not a vm-profile/1 profile: REASON`). PROFILE is
 //! read before REF; the first failure is the one reported.
 
-use std::path::Path;
-
-use profiler::profile::{Profile, ReadError, FORMAT};
-use profiler::{metrics, report};
+use profile::{metrics, report, Profile};
 
 use super::args::CompareArgs;
-use super::limits::read_bounded;
-use super::{io_reason, Failure, EXIT_INVALID, EXIT_NO_INPUT};
+use super::{load_profile, Failure};
 
 pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
     let profile = load_profile(&a.profile, a.max_source)?;
@@ -57,27 +53,6 @@ pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
-/// Reads a profile file: 66 if it cannot be read, 65 if it is not a
-/// `vm-profile/1` profile (bytes that are not UTF-8 included).
-fn load_profile(path: &Path, max_source: u64) -> Result<Profile, Failure> {
-    let shown = path.display().to_string();
-    let unreadable = |reason: String| Failure {
-        status: EXIT_NO_INPUT,
-        message: format!("vm: cannot read `{shown}`: {reason}"),
-    };
-    let invalid = |reason: String| Failure {
-        status: EXIT_INVALID,
-        message: format!("vm: `{shown}` is not a {FORMAT} profile: {reason}"),
-    };
-    let bytes = read_bounded(path, max_source)?;
-    let text = String::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".into()))?;
-    Profile::from_json(&text).map_err(|e| match e {
-        ReadError::Io(e) => unreadable(io_reason(&e)),
-        ReadError::Malformed(m) => invalid(m),
-    })
-}
-
-/// The sections that the metrics of docs/LANGUAGE.md "Accuracy metrics"
 /// need and `p` has, for the note.
 fn sections(p: &Profile) -> String {
     let have: Vec<&str> = [

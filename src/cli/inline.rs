@@ -13,12 +13,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 use jit_sim::policy::{self, EdgeWeights, PolicyKind, Thresholds};
+use profile::Profile;
 use profiler::config::ProfileKind;
-use profiler::profile::Profile;
 
 use super::args::RunArgs;
 use super::run::{execute, resolve_profile};
-use super::{load_module, Failure, EXIT_INVALID, EXIT_NO_INPUT};
+use super::{load_module, Failure, EXIT_NO_INPUT};
 
 /// Options of `vm inline`.
 #[derive(Args, Debug)]
@@ -246,7 +246,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
         None => None,
     };
     let (status, profile) = match &a.from_profile {
-        Some(file) => (0, Some(read_profile(file, a.run.max_source)?)),
+        Some(file) => (0, Some(super::load_profile(file, a.run.max_source)?)),
         None => run_program(&a.run, config, module.clone())?,
     };
 
@@ -293,21 +293,6 @@ fn create(path: &std::path::Path) -> Result<std::fs::File, Failure> {
     std::fs::File::create(path).map_err(|e| Failure {
         status: EXIT_NO_INPUT,
         message: format!("vm: cannot write `{}`: {e}", path.display()),
-    })
-}
-
-fn read_profile(path: &std::path::Path, max_source: u64) -> Result<Profile, Failure> {
-    let text = super::limits::read_bounded(path, max_source)?;
-    let text = String::from_utf8(text).map_err(|_| Failure {
-        status: EXIT_INVALID,
-        message: format!("vm: `{}` is not UTF-8 text", path.display()),
-    })?;
-    Profile::from_json(&text).map_err(|e| Failure {
-        status: EXIT_INVALID,
-        message: format!(
-            "vm: `{}` is not a vm-profile/1 profile: {e}",
-            path.display()
-        ),
     })
 }
 

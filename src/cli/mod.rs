@@ -11,6 +11,8 @@ mod run;
 
 use std::path::Path;
 
+use profile::{Profile, ReadError, FORMAT};
+
 use clap::Parser;
 
 pub use args::{Cli, Command};
@@ -100,6 +102,28 @@ pub fn load_module(path: &Path, max_source: u64) -> Result<vm::module::Module, F
     })
 }
 
+/// Reads a profile file (`vm compare`, `vm inline --from-profile`: one
+/// reader, one set of messages): 66 if it cannot be read, 65 if it is not a
+/// `vm-profile/1` profile (bytes that are not UTF-8 included).
+pub fn load_profile(path: &Path, max_source: u64) -> Result<Profile, Failure> {
+    let shown = path.display().to_string();
+    let unreadable = |reason: String| Failure {
+        status: EXIT_NO_INPUT,
+        message: format!("vm: cannot read `{shown}`: {reason}"),
+    };
+    let invalid = |reason: String| Failure {
+        status: EXIT_INVALID,
+        message: format!("vm: `{shown}` is not a {FORMAT} profile: {reason}"),
+    };
+    let bytes = limits::read_bounded(path, max_source)?;
+    let text = String::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".into()))?;
+    Profile::from_json(&text).map_err(|e| match e {
+        ReadError::Io(e) => unreadable(io_reason(&e)),
+        ReadError::Malformed(m) => invalid(m),
+    })
+}
+
+/// The sections that the metrics of docs/LANGUAGE.md "Accuracy metrics"
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".into(),

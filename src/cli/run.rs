@@ -121,7 +121,7 @@ pub(super) fn execute(
             }
         }
         if a.profile.report {
-            eprint!("{}", profiler::report::summary(&finished.profile));
+            eprint!("{}", profile::report::summary(&finished.profile));
         }
     }
     if let Some(c) = outcome.cycles.filter(|_| a.cycles) {

@@ -113,7 +113,7 @@ fn the_profile_is_still_written() {
         out.to_str().unwrap(),
     ]);
     r.assert_status(0);
-    let p = profiler::profile::Profile::read(&out).unwrap();
+    let p = profile::Profile::read(&out).unwrap();
     assert_eq!(p.config.profile, "cbs", "cbs by default");
     assert!(p.dcg.is_some_and(|d| !d.is_empty()));
 }

@@ -24,7 +24,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use profiler::profile::Profile;
+use profile::Profile;
 
 use crate::contexts::{self, calls_by_path, cct, examples, path_diff, Path_, EXAMPLES};
 use crate::harness::{run_vm_in, scratch, write_program, Run, DEFAULT_TIMEOUT};

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use profiler::profile::{CctNode, Profile};
+use profile::{CctNode, Profile};
 
 use crate::harness::{self, run_vm_in, scratch, Mode, Run, DEFAULT_TIMEOUT};
 

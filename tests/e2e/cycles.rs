@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use profiler::profile::Profile;
+use profile::Profile;
 
 use crate::harness::{self, run_vm_in, vm, DEFAULT_TIMEOUT};
 

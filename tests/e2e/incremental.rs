@@ -22,7 +22,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use profiler::profile::Profile;
+use profile::Profile;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

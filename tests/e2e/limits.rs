@@ -100,7 +100,7 @@ fn max_threads_is_one_runtime_error() {
         errors[0]
     );
     assert!(r.stderr.contains("  at "), "no trace:\n{}", r.stderr);
-    let p = profiler::profile::Profile::read(&dir.join("p.json")).expect("profile written");
+    let p = profile::Profile::read(&dir.join("p.json")).expect("profile written");
     assert!(p
         .methods
         .is_some_and(|m| m.iter().any(|m| m.name == "forever")));
@@ -236,7 +236,7 @@ fn max_heap_is_a_runtime_error_with_the_profile_written() {
         assert!(stderr.contains(line), "no trace at {line}:\n{}", harness::clip(&stderr));
     }
     for file in ["grow.json", "deep.json"] {
-        let p = profiler::profile::Profile::read(&dir.join(file)).expect("profile written");
+        let p = profile::Profile::read(&dir.join(file)).expect("profile written");
         assert!(p.methods.is_some_and(|m| !m.is_empty()), "{file} is empty");
     }
 }

@@ -9,6 +9,7 @@
 mod harness;
 
 mod adaptive;
+mod architecture;
 mod awfy;
 mod bad_input;
 mod ccmap;

@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use profiler::profile::Profile;
+use profile::Profile;
 
 use crate::contexts;
 use crate::harness::{self, run_vm_in, scratch, Run, DEFAULT_TIMEOUT};

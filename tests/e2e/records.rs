@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use profiler::profile::Profile;
+use profile::Profile;
 
 use crate::contexts::{
     assert_recursion_keeps_context, calls_by_path, cct, contexts_dir, detached, examples,

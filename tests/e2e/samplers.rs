@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use profiler::profile::Profile;
+use profile::Profile;
 
 use crate::harness::{self, run_vm_in, vm};
 

@@ -30,8 +30,8 @@
 
 use std::collections::HashMap;
 
+use profile::Profile;
 use profiler::dcg::DynamicCallGraph;
-use profiler::profile::Profile;
 use vm::module::{MethodId, Module, Op};
 
 use crate::inline::{Budget, CallSite, Decision, Outcome, Status, Target};

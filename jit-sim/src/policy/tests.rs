@@ -1,6 +1,6 @@
 //! The policies on hand-built profiles: worked examples of the thresholds.
 
-use profiler::profile::{ConfigSection, DcgEdge, Profile, RunSection, FORMAT};
+use profile::{ConfigSection, DcgEdge, Profile, RunSection, FORMAT};
 
 use super::*;
 

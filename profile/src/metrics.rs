@@ -64,7 +64,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::profile::{CctNode, Profile};
+use crate::{CctNode, Profile};
 
 /// A context is hot when `HOT_DIVISOR × calls >= hottest calls`: 0.1 × the
 /// hottest (docs/LANGUAGE.md "Accuracy metrics").
@@ -426,7 +426,7 @@ impl Paths {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::{ConfigSection, DcgEdge, MethodEntry, RunSection, FORMAT};
+    use crate::{ConfigSection, DcgEdge, MethodEntry, RunSection, FORMAT};
 
     fn empty() -> Profile {
         Profile {

@@ -1,5 +1,11 @@
-//! The profile file of docs/LANGUAGE.md "Profiles" (`--profile-out`, format
-//! `vm-profile/1`): the data model, writing and reading.
+//! The offline half of profiling: the profile file of docs/LANGUAGE.md
+//! "Profiles" (`--profile-out`, format `vm-profile/1`), its data model,
+//! writing and reading ([`Profile`]), the accuracy metrics of `vm compare`
+//! ([`metrics`]) and the readable summaries ([`report`]).
+//!
+//! This crate depends on neither the VM nor the live profiler: anything
+//! that only reads profiles (`vm compare`, `vm inline --from-profile`, a
+//! report, a notebook) needs nothing else.
 //!
 //! Every profile kind produces the same [`Profile`]; `vm compare` reads two
 //! of them back. Reading tolerates keys it does not know ("more keys may be
@@ -7,6 +13,9 @@
 //! give the context metrics).
 
 use serde::{Deserialize, Serialize};
+
+pub mod metrics;
+pub mod report;
 
 /// The format tag every profile carries.
 pub const FORMAT: &str = "vm-profile/1";

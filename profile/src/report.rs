@@ -8,8 +8,7 @@ use std::fmt::Write;
 
 use std::collections::HashMap;
 
-use crate::profile::{CctNode, Profile};
-use vm::diag::count;
+use crate::{CctNode, Profile};
 
 /// How many methods and edges the summary lists.
 pub const TOP: usize = 10;
@@ -228,13 +227,19 @@ fn duration(ns: u64) -> String {
     }
 }
 
+/// `n` and a noun that agrees with it: `1 sample`, `2 samples`.
+fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn profile(config: &str, run: &str) -> Profile {
         Profile {
-            format: crate::profile::FORMAT.into(),
+            format: crate::FORMAT.into(),
             program: "p.bc".into(),
             config: serde_json::from_str(config).unwrap(),
             run: serde_json::from_str(run).unwrap(),

@@ -1,0 +1,57 @@
+//! The layering of docs/ARCHITECTURE.md, checked on the sources: the
+//! offline `profile` crate depends on neither the VM nor the live
+//! profiler, so anything that only reads profiles needs nothing else.
+
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The crate names in the `[dependencies]` table of `manifest`.
+fn dependencies(manifest: &str) -> Vec<String> {
+    let mut in_deps = false;
+    let mut out = Vec::new();
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+            continue;
+        }
+        if in_deps && !line.is_empty() && !line.starts_with('#') {
+            let name = line.split(['=', '.']).next().unwrap_or("").trim();
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn the_profile_crate_needs_neither_the_vm_nor_the_profiler() {
+    let manifest = std::fs::read_to_string(root().join("profile/Cargo.toml")).unwrap();
+    let deps = dependencies(&manifest);
+    assert!(
+        !deps.is_empty(),
+        "no [dependencies] read from profile/Cargo.toml"
+    );
+    for d in &deps {
+        assert!(
+            d == "serde" || d == "serde_json",
+            "profile/ depends on `{d}`: it must stay offline"
+        );
+    }
+    for entry in std::fs::read_dir(root().join("profile/src")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for forbidden in ["vm::", "profiler::", "jit_sim::"] {
+            assert!(
+                !text.contains(forbidden),
+                "{} names `{forbidden}`",
+                path.display()
+            );
+        }
+    }
+    // The parser sees a real dependency table (it would see `vm` here).
+    let profiler = std::fs::read_to_string(root().join("profiler/Cargo.toml")).unwrap();
+    assert!(dependencies(&profiler).contains(&"vm".to_string()));
+}
