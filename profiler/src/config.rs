@@ -276,128 +276,156 @@ pub const DEFAULT_MAX_WALK_MARKED: u32 = 16;
 /// Default `--max-walk` of `--walk=full`.
 pub const DEFAULT_MAX_WALK_FULL: u32 = 256;
 
+/// The sampling profiles: their samples build records through walks.
+const SAMPLING: &[ProfileKind] = &[ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter];
+/// The profiles driven by a timer tick.
+const TICKING: &[ProfileKind] = &[ProfileKind::Timer, ProfileKind::Cbs];
+/// Every profile but `none`.
+const ANY_PROFILE: &[ProfileKind] = &[
+    ProfileKind::Exhaustive,
+    ProfileKind::Timer,
+    ProfileKind::Cbs,
+    ProfileKind::Counter,
+];
+
+/// One row of [`APPLIES_TO`]: an option and the profiles it applies to.
+struct Applicability {
+    /// The flag, as the usage error names it.
+    flag: &'static str,
+    /// Was the option given?
+    given: fn(&ProfileOptions) -> bool,
+    /// The `--profile` kinds it applies to; given with any other, it is a
+    /// usage error.
+    profiles: &'static [ProfileKind],
+}
+
+/// Which option applies to which `--profile`, one row per option, in the
+/// order the usage errors are reported. The finer rules (which `--walk`
+/// goes with which `--record`, the sampler's options) follow in
+/// [`ProfileOptions::resolve`].
+const APPLIES_TO: &[Applicability] = &[
+    Applicability {
+        flag: "--interval",
+        given: |o| o.interval_ns.is_some(),
+        profiles: TICKING,
+    },
+    Applicability {
+        flag: "--stride",
+        given: |o| o.stride.is_some(),
+        profiles: &[ProfileKind::Cbs],
+    },
+    Applicability {
+        flag: "--samples",
+        given: |o| o.samples.is_some(),
+        profiles: &[ProfileKind::Cbs],
+    },
+    Applicability {
+        flag: "--every",
+        given: |o| o.every.is_some(),
+        profiles: &[ProfileKind::Counter],
+    },
+    Applicability {
+        flag: "--clock",
+        given: |o| o.clock.is_some(),
+        profiles: TICKING,
+    },
+    Applicability {
+        flag: "--seed",
+        given: |o| o.seed.is_some(),
+        profiles: ANY_PROFILE,
+    },
+    Applicability {
+        flag: "--record",
+        given: |o| o.record.is_some(),
+        profiles: ANY_PROFILE,
+    },
+    Applicability {
+        flag: "--walk",
+        given: |o| o.walk.is_some(),
+        profiles: SAMPLING,
+    },
+    Applicability {
+        flag: "--max-walk",
+        given: |o| o.max_walk.is_some(),
+        profiles: SAMPLING,
+    },
+    Applicability {
+        flag: "--tune",
+        given: |o| o.tune,
+        profiles: SAMPLING,
+    },
+    Applicability {
+        flag: "--sampler",
+        given: |o| o.sampler.is_some(),
+        profiles: &[ProfileKind::Timer],
+    },
+    Applicability {
+        flag: "--sample-threads",
+        given: |o| o.sample_threads.is_some(),
+        profiles: &[ProfileKind::Timer],
+    },
+    Applicability {
+        flag: "--runnable-only",
+        given: |o| o.runnable_only,
+        profiles: &[ProfileKind::Timer],
+    },
+    Applicability {
+        flag: "--no-hold",
+        given: |o| o.no_hold,
+        profiles: &[ProfileKind::Timer],
+    },
+    Applicability {
+        flag: "--profile-out",
+        given: |o| o.profile_out,
+        profiles: ANY_PROFILE,
+    },
+    Applicability {
+        flag: "--report",
+        given: |o| o.report,
+        profiles: ANY_PROFILE,
+    },
+    Applicability {
+        flag: "--no-yieldpoints",
+        given: |o| o.no_yieldpoints,
+        profiles: &[ProfileKind::None, ProfileKind::Exhaustive],
+    },
+];
+
+/// How a usage error names a set of profiles: `--profile=timer|cbs`, or
+/// `every --profile but none`.
+fn describe(profiles: &[ProfileKind]) -> String {
+    if profiles == ANY_PROFILE {
+        "every --profile but none".into()
+    } else {
+        let names: Vec<&str> = profiles.iter().map(|k| k.name()).collect();
+        format!("--profile={}", names.join("|"))
+    }
+}
+
 impl ProfileOptions {
     /// Fills in defaults and checks that every option given applies to the
-    /// chosen profile. `random_seed` is used when `--seed` is absent.
+    /// chosen profile ([`APPLIES_TO`], then the rules between options).
+    /// `random_seed` is used when `--seed` is absent.
     pub fn resolve(&self, random_seed: u64) -> Result<ProfileConfig, String> {
         let kind = self.profile.unwrap_or_default();
-        let uses_timer = matches!(kind, ProfileKind::Timer | ProfileKind::Cbs);
-        let sampling = matches!(
-            kind,
-            ProfileKind::Timer | ProfileKind::Cbs | ProfileKind::Counter
-        );
-        let mut problems = Vec::new();
-        let mut check = |given: bool, applies: bool, flag: &str, applies_to: &str| {
-            if given && !applies {
-                problems.push(format!(
-                    "{flag} does not apply to --profile={kind} (it applies to {applies_to})"
-                ));
-            }
-        };
-        check(
-            self.interval_ns.is_some(),
-            uses_timer,
-            "--interval",
-            "--profile=timer|cbs",
-        );
-        check(
-            self.stride.is_some(),
-            kind == ProfileKind::Cbs,
-            "--stride",
-            "--profile=cbs",
-        );
-        check(
-            self.samples.is_some(),
-            kind == ProfileKind::Cbs,
-            "--samples",
-            "--profile=cbs",
-        );
-        check(
-            self.every.is_some(),
-            kind == ProfileKind::Counter,
-            "--every",
-            "--profile=counter",
-        );
-        check(
-            self.clock.is_some(),
-            uses_timer,
-            "--clock",
-            "--profile=timer|cbs",
-        );
-        check(
-            self.seed.is_some(),
-            kind != ProfileKind::None,
-            "--seed",
-            "every --profile but none",
-        );
-        check(
-            self.record.is_some(),
-            kind != ProfileKind::None,
-            "--record",
-            "every --profile but none",
-        );
-        check(
-            self.walk.is_some(),
-            sampling,
-            "--walk",
-            "--profile=timer|cbs|counter",
-        );
-        check(
-            self.max_walk.is_some(),
-            sampling,
-            "--max-walk",
-            "--profile=timer|cbs|counter",
-        );
-        check(self.tune, sampling, "--tune", "--profile=timer|cbs|counter");
-        check(
-            self.sampler.is_some(),
-            kind == ProfileKind::Timer,
-            "--sampler",
-            "--profile=timer",
-        );
-        check(
-            self.sample_threads.is_some(),
-            kind == ProfileKind::Timer,
-            "--sample-threads",
-            "--profile=timer",
-        );
-        check(
-            self.runnable_only,
-            kind == ProfileKind::Timer,
-            "--runnable-only",
-            "--profile=timer",
-        );
-        check(
-            self.no_hold,
-            kind == ProfileKind::Timer,
-            "--no-hold",
-            "--profile=timer",
-        );
-        check(
-            self.profile_out,
-            kind != ProfileKind::None,
-            "--profile-out",
-            "every --profile but none",
-        );
-        check(
-            self.report,
-            kind != ProfileKind::None,
-            "--report",
-            "every --profile but none",
-        );
-        check(
-            self.no_yieldpoints,
-            matches!(kind, ProfileKind::None | ProfileKind::Exhaustive),
-            "--no-yieldpoints",
-            "--profile=none|exhaustive",
-        );
-        if let Some(records) = &self.record {
-            if records.contains(&Record::Acct) || self.acct_update.is_none() {
-                // fine
-            } else {
-                problems.push("--acct-update applies only with --record including acct".into());
-            }
-        } else if self.acct_update.is_some() {
+        let sampling = SAMPLING.contains(&kind);
+        let mut problems: Vec<String> = APPLIES_TO
+            .iter()
+            .filter(|row| (row.given)(self) && !row.profiles.contains(&kind))
+            .map(|row| {
+                format!(
+                    "{} does not apply to --profile={kind} (it applies to {})",
+                    row.flag,
+                    describe(row.profiles)
+                )
+            })
+            .collect();
+        if self.acct_update.is_some()
+            && !self
+                .record
+                .as_ref()
+                .is_some_and(|r| r.contains(&Record::Acct))
+        {
             problems.push("--acct-update applies only with --record including acct".into());
         }
         for (flag, v) in [
@@ -410,6 +438,41 @@ impl ProfileOptions {
                 problems.push(format!("{flag} must be at least 1"));
             }
         }
+        let record = self.resolve_record(kind, &mut problems);
+        let pcct = sampling && record.contains(&Record::Pcct);
+        let acct = sampling && record.contains(&Record::Acct);
+        let (walk, max_walk) = self.resolve_walk(sampling, &record, &mut problems);
+        let acct_update = self.resolve_record_extensions(pcct, acct, &mut problems);
+        let (sampler, sample_threads, runnable_only) = self.resolve_sampler(kind, &mut problems);
+        let no_hold = self.no_hold && kind == ProfileKind::Timer;
+        if !problems.is_empty() {
+            return Err(problems.join("\n"));
+        }
+        Ok(ProfileConfig {
+            kind,
+            interval_ns: self.interval_ns.unwrap_or(DEFAULT_INTERVAL_NS),
+            stride: self.stride.unwrap_or(DEFAULT_STRIDE),
+            samples: self.samples.unwrap_or(DEFAULT_SAMPLES),
+            every: self.every.unwrap_or(DEFAULT_EVERY),
+            clock: self.clock.unwrap_or_default(),
+            seed: self.seed.unwrap_or(random_seed),
+            record,
+            walk,
+            max_walk,
+            tune: self.tune,
+            acct_update,
+            sampled_bit: self.sampled_bit.unwrap_or_default(),
+            purge: self.purge,
+            sampler,
+            sample_threads,
+            runnable_only,
+            no_hold,
+        })
+    }
+
+    /// `--record` (default `dcg`): the exhaustive profile records only what
+    /// it counts (dcg, cct); a profile has one calling-context tree.
+    fn resolve_record(&self, kind: ProfileKind, problems: &mut Vec<String>) -> Vec<Record> {
         let record = self.record.clone().unwrap_or_else(|| vec![Record::Dcg]);
         if kind == ProfileKind::Exhaustive {
             if let Some(r) = record
@@ -423,29 +486,34 @@ impl ProfileOptions {
         }
         // One calling context tree per profile: the file has one `cct`
         // section, and two marked walks would share the frames' marks.
-        let trees: Vec<Record> = record
+        let trees: Vec<&str> = record
             .iter()
-            .copied()
-            .filter(|r| *r != Record::Dcg)
+            .filter(|r| **r != Record::Dcg)
+            .map(|r| r.name())
             .collect();
         if trees.len() > 1 {
             problems.push(format!(
                 "--record may name one calling context tree (cct, pcct, acct or ccmap), not {}: \
                  the profile has one cct section",
-                trees
-                    .iter()
-                    .map(|r| r.name())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
+                trees.join(" and ")
             ));
         }
+        record
+    }
+
+    /// `--walk` and `--max-walk`: only a calling-context record needs more
+    /// than the top frame; the dcg's walk is `top`. The PCCT and the ACCT
+    /// are built by the marked walk (Whaley's Figure 7; Arnold & Sweeney's
+    /// sampled-bit walk), which is their default and only walk; the CCT and
+    /// the ccmap default to the full walk. Returns the walk and its cut.
+    fn resolve_walk(
+        &self,
+        sampling: bool,
+        record: &[Record],
+        problems: &mut Vec<String>,
+    ) -> (Walk, u32) {
         let pcct = sampling && record.contains(&Record::Pcct);
         let acct = sampling && record.contains(&Record::Acct);
-        // Walks: only a calling-context record needs more than the top
-        // frame; the dcg's walk is `top`. The PCCT and the ACCT are built
-        // by the marked walk (Whaley's Figure 7; Arnold & Sweeney's
-        // sampled-bit walk), which is their default and only walk; the
-        // CCT and the ccmap default to the full walk.
         let contexts = sampling
             && (record.contains(&Record::Cct) || record.contains(&Record::Ccmap) || pcct || acct);
         if sampling {
@@ -496,6 +564,31 @@ impl ProfileOptions {
                 );
             }
         }
+        let walk = match self.walk {
+            Some(w) if sampling => w,
+            _ if pcct || acct => Walk::Marked,
+            _ if contexts => Walk::Full,
+            _ => Walk::Top,
+        };
+        let max_walk = match walk {
+            Walk::Top => 1,
+            Walk::Marked if acct => u32::MAX,
+            Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
+            Walk::Full => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
+            // Never cut (docs/CLI.md).
+            Walk::Incremental => u32::MAX,
+        };
+        (walk, max_walk)
+    }
+
+    /// The records' own options: `--acct-update` and `--sampled-bit`
+    /// (acct), `--purge` (pcct). Returns the ACCT update strategy.
+    fn resolve_record_extensions(
+        &self,
+        pcct: bool,
+        acct: bool,
+        problems: &mut Vec<String>,
+    ) -> AcctUpdate {
         let acct_update = match &self.acct_update {
             Some(s) => match s.parse::<AcctUpdate>() {
                 Ok(u) => u,
@@ -519,45 +612,7 @@ impl ProfileOptions {
             Some(0) => problems.push("--purge must be at least 1".into()),
             _ => {}
         }
-        let walk = match self.walk {
-            Some(w) if sampling => w,
-            _ if pcct || acct => Walk::Marked,
-            _ if contexts => Walk::Full,
-            _ => Walk::Top,
-        };
-        let max_walk = match walk {
-            Walk::Top => 1,
-            Walk::Marked if acct => u32::MAX,
-            Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
-            Walk::Full => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
-            // Never cut (docs/CLI.md).
-            Walk::Incremental => u32::MAX,
-        };
-        let (sampler, sample_threads, runnable_only) = self.resolve_sampler(kind, &mut problems);
-        let no_hold = self.no_hold && kind == ProfileKind::Timer;
-        if !problems.is_empty() {
-            return Err(problems.join("\n"));
-        }
-        Ok(ProfileConfig {
-            kind,
-            interval_ns: self.interval_ns.unwrap_or(DEFAULT_INTERVAL_NS),
-            stride: self.stride.unwrap_or(DEFAULT_STRIDE),
-            samples: self.samples.unwrap_or(DEFAULT_SAMPLES),
-            every: self.every.unwrap_or(DEFAULT_EVERY),
-            clock: self.clock.unwrap_or_default(),
-            seed: self.seed.unwrap_or(random_seed),
-            record,
-            walk,
-            max_walk,
-            tune: self.tune,
-            acct_update,
-            sampled_bit: self.sampled_bit.unwrap_or_default(),
-            purge: self.purge,
-            sampler,
-            sample_threads,
-            runnable_only,
-            no_hold,
-        })
+        acct_update
     }
 
     /// `--sampler`, `--sample-threads` and `--runnable-only` (see
