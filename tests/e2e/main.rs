@@ -8,6 +8,7 @@
 mod harness;
 
 mod adaptive;
+mod awfy_macro;
 mod bad_input;
 mod ccmap;
 mod cli;
