@@ -1,19 +1,21 @@
 //! The Are We Fast Yet macro benchmarks (`programs/awfy/`, docs/AWFY-macro.md):
 //! each runs at its default size and prints exactly its `NAME.out` with status
-//! 0; each checks its own result, so a program whose expected result is made
-//! wrong exits 1 with "error: wrong result"; the committed `NAME.bc` files are
-//! what `programs/awfy/build-macro.sh` generates from `src/` and `som/`; and
-//! the Lua and Python peers, where their interpreters are installed, print the
-//! same lines.
+//! 0; each checks its own result, so a run told to expect a wrong value
+//! (`--set expected=N`) prints "Benchmark failed with incorrect result" and
+//! exits 1; the committed `NAME.bc` files are what
+//! `programs/awfy/build-macro.sh` generates from `src/` and `som/`; and the
+//! Lua and Python peers, where their interpreters are installed, print the
+//! same lines and fail the same way.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::harness::{clip, run_vm_in, scratch, DEFAULT_TIMEOUT};
 
-/// Each benchmark, with a text in its `.bc` that sets its expected result and
-/// a replacement that makes that expectation wrong.
-const BENCHMARKS: &[(&str, &str, &str)] = &[("richards", "push 23246\n", "push 23247\n")];
+/// Each macro benchmark and a wrong value for its `expected` global.
+const BENCHMARKS: &[(&str, &str)] = &[("richards", "23247")];
+
+const FAILED: &str = "Benchmark failed with incorrect result";
 
 fn awfy_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/awfy")
@@ -27,35 +29,28 @@ fn expected_out(name: &str) -> String {
 #[test]
 fn macro_benchmarks_print_their_out_files() {
     let dir = awfy_dir();
-    for (name, _, _) in BENCHMARKS {
+    for (name, _) in BENCHMARKS {
         let file = format!("{name}.bc");
         let r = run_vm_in(&dir, &["run", &file], DEFAULT_TIMEOUT);
         r.assert_status(0);
         assert_eq!(r.stdout, expected_out(name), "{file}: stderr:\n{}", r.stderr);
-        assert!(r.stdout.ends_with("ok\n"), "{file}: {}", r.stdout);
+        assert!(!r.stdout.contains(FAILED), "{file}: {}", r.stdout);
     }
 }
 
 #[test]
 fn macro_benchmarks_reject_a_wrong_result() {
-    let dir = scratch("awfy_macro_wrong");
-    for (name, needle, wrong) in BENCHMARKS {
-        let text = std::fs::read_to_string(awfy_dir().join(format!("{name}.bc"))).unwrap();
-        assert_eq!(
-            text.matches(needle).count(),
-            1,
-            "{name}.bc: the expected-result text {needle:?} must occur exactly once"
-        );
+    let dir = awfy_dir();
+    for (name, wrong) in BENCHMARKS {
         let file = format!("{name}.bc");
-        std::fs::write(dir.join(&file), text.replace(needle, wrong)).unwrap();
-        let r = run_vm_in(&dir, &["run", &file], DEFAULT_TIMEOUT);
+        let set = format!("expected={wrong}");
+        let r = run_vm_in(&dir, &["run", &file, "--set", &set], DEFAULT_TIMEOUT);
         r.assert_status(1);
         assert!(
-            r.stdout.contains("error: wrong result"),
-            "{file} with {wrong:?}: stdout:\n{}",
+            r.stdout.ends_with(&format!("{FAILED}\n")),
+            "{file} --set {set}: stdout:\n{}",
             clip(&r.stdout)
         );
-        assert!(!r.stdout.contains("ok\n"), "{file}: {}", r.stdout);
     }
 }
 
@@ -86,11 +81,16 @@ fn macro_benchmarks_are_generated_by_the_build_script() {
         }
     }
     std::fs::copy(awfy_dir().join("build-macro.sh"), copy.join("build-macro.sh")).unwrap();
-    for (name, _, _) in BENCHMARKS {
-        let text = std::fs::read_to_string(awfy_dir().join(format!("{name}.bc"))).unwrap();
-        std::fs::write(copy.join(format!("{name}.bc")), text).unwrap();
+    for (name, _) in BENCHMARKS {
+        let file = format!("{name}.bc");
+        std::fs::copy(awfy_dir().join(&file), copy.join(&file)).unwrap();
     }
-    assert!(build_check(&copy).status.success(), "the untouched copy checks");
+    let out = build_check(&copy);
+    assert!(
+        out.status.success(),
+        "the untouched copy must check: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let first = BENCHMARKS[0].0;
     let path = copy.join(format!("{first}.bc"));
     let text = std::fs::read_to_string(&path).unwrap();
@@ -99,21 +99,16 @@ fn macro_benchmarks_are_generated_by_the_build_script() {
     assert!(!out.status.success(), "an edited {first}.bc must fail the check");
 }
 
-/// Runs a peer if its interpreter exists; `None` if it does not.
-fn run_peer(interpreter: &str, script: &Path) -> Option<std::process::Output> {
-    Command::new(interpreter).arg(script).output().ok()
-}
-
 #[test]
 fn macro_peers_print_the_same_lines() {
     let peers = awfy_dir().join("peers");
     let mut ran = 0;
-    for (name, _, _) in BENCHMARKS {
+    for (name, wrong) in BENCHMARKS {
         for (interpreter, sub, ext) in [("python3", "python", "py"), ("lua5.4", "lua", "lua")] {
             let script = peers.join(sub).join(format!("{name}.{ext}"));
             assert!(script.is_file(), "missing peer {}", script.display());
-            let Some(out) = run_peer(interpreter, &script) else {
-                eprintln!("note: {interpreter} not installed, {name}.{ext} not run");
+            let Ok(out) = Command::new(interpreter).arg(&script).output() else {
+                eprintln!("note: {interpreter} is not installed; {name}.{ext} not run");
                 continue;
             };
             ran += 1;
@@ -123,6 +118,13 @@ fn macro_peers_print_the_same_lines() {
                 expected_out(name),
                 "{interpreter} {name}.{ext}"
             );
+            let out = Command::new(interpreter)
+                .arg(&script)
+                .args(["1", "0", wrong])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{interpreter} {name}.{ext} 1 0 {wrong}");
+            assert!(String::from_utf8_lossy(&out.stdout).ends_with(&format!("{FAILED}\n")));
         }
     }
     eprintln!("{ran} peer runs compared");

@@ -1,6 +1,9 @@
 -- richards.lua - peer of ../../richards.bc: the Richards benchmark with the
 -- same classes, methods and checks, printing the same lines.
--- Usage: lua5.4 richards.lua [ITERATIONS [INNER]]   (defaults 1 and 1)
+-- Usage: lua5.4 richards.lua [iterations [inner [expected]]]
+
+package.path = (arg[0]:match("^(.*/)") or "./") .. "?.lua;" .. package.path
+local harness = require("macro_harness")
 
 local IDLER, WORKER, HANDLER_A, HANDLER_B, DEVICE_A, DEVICE_B = 0, 1, 2, 3, 4, 5
 local DEVICE_PACKET_KIND, WORK_PACKET_KIND = 0, 1
@@ -234,7 +237,7 @@ function Scheduler:start()
   self:create_device(DEVICE_A, 4000, nil, TaskState.new():waiting())
   self:create_device(DEVICE_B, 5000, nil, TaskState.new():waiting())
   self:schedule()
-  return self.queue_count == 23246 and self.hold_count == 9297
+  return self.queue_count == harness.expect(23246) and self.hold_count == 9297
 end
 
 function Scheduler:find_task(identity)
@@ -284,36 +287,8 @@ function Scheduler:schedule()
   end
 end
 
-local Benchmark = class()
-function Benchmark:inner_benchmark_loop(inner)
-  for _ = 1, inner do
-    if not self:verify_result(self:benchmark(), inner) then return false end
-  end
-  return true
-end
+local Richards = harness.Benchmark.subclass()
+function Richards:benchmark() return Scheduler.new():start() end
+function Richards:verify_result(result) return result end
 
-local function run_benchmark(bench, name, default_inner)
-  local iterations = tonumber(arg[1] or "1")
-  local inner = tonumber(arg[2] or tostring(default_inner))
-  for _ = 1, iterations do
-    if not bench:inner_benchmark_loop(inner) then
-      print(name)
-      print("error: wrong result")
-      os.exit(1)
-    end
-  end
-end
-
-local Richards = class(Benchmark)
-function Richards:benchmark()
-  self.last = Scheduler.new()
-  return self.last:start()
-end
-function Richards:verify_result(result, inner) return result end
-
-local bench = setmetatable({last = nil}, Richards)
-run_benchmark(bench, "Richards", 1)
-print("Richards")
-print(bench.last.queue_count)
-print(bench.last.hold_count)
-print("ok")
+harness.run(Richards, "Richards", 1)

@@ -1,7 +1,8 @@
 # richards.py - peer of ../../richards.bc: the Richards benchmark with the
 # same classes, methods and checks, printing the same lines.
-# Usage: python3 richards.py [ITERATIONS [INNER]]   (defaults 1 and 1)
-import sys
+# Usage: python3 richards.py [iterations [inner [expected]]]
+
+from macro_harness import Benchmark, expect, run
 
 IDLER, WORKER, HANDLER_A, HANDLER_B, DEVICE_A, DEVICE_B = range(6)
 DEVICE_PACKET_KIND, WORK_PACKET_KIND = 0, 1
@@ -263,7 +264,7 @@ class Scheduler(RBObject):
         self.create_device(DEVICE_A, 4000, None, TaskState().waiting())
         self.create_device(DEVICE_B, 5000, None, TaskState().waiting())
         self.schedule()
-        return self.queue_count == 23246 and self.hold_count == 9297
+        return self.queue_count == expect(23246) and self.hold_count == 9297
 
     def find_task(self, identity):
         t = self.task_table[identity]
@@ -309,43 +310,12 @@ class Scheduler(RBObject):
                 self.current_task = task.run_task()
 
 
-class Benchmark:
-    def inner_benchmark_loop(self, inner):
-        for _ in range(inner):
-            if not self.verify_result(self.benchmark(), inner):
-                return False
-        return True
-
-
-def run_benchmark(bench, name, default_inner):
-    iterations = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-    inner = int(sys.argv[2]) if len(sys.argv) > 2 else default_inner
-    for _ in range(iterations):
-        if not bench.inner_benchmark_loop(inner):
-            print(name)
-            print("error: wrong result")
-            sys.exit(1)
-
-
 class Richards(Benchmark):
-    def __init__(self):
-        self.last = None
-
     def benchmark(self):
-        self.last = Scheduler()
-        return self.last.start()
+        return Scheduler().start()
 
-    def verify_result(self, result, inner):
+    def verify_result(self, result):
         return result
 
 
-def main():
-    bench = Richards()
-    run_benchmark(bench, "Richards", 1)
-    print("Richards")
-    print(bench.last.queue_count)
-    print(bench.last.hold_count)
-    print("ok")
-
-
-main()
+run(Richards(), "Richards", 1)
