@@ -13,7 +13,7 @@ use std::process::Command;
 use crate::harness::{clip, run_vm_in, scratch, DEFAULT_TIMEOUT};
 
 /// Each macro benchmark and a wrong value for its `expected` global.
-const BENCHMARKS: &[(&str, &str)] = &[("richards", "23247")];
+const BENCHMARKS: &[(&str, &str)] = &[("richards", "23247"), ("deltablue", "1171")];
 
 const FAILED: &str = "Benchmark failed with incorrect result";
 
