@@ -1,6 +1,7 @@
 -- deltablue.lua - peer of ../../src/deltablue.bc: the DeltaBlue constraint
 -- solver with the same classes, methods, checks and output. Lua arrays stand
--- for the som Vector (todo lists are worked first-in first-out, as in the .bc).
+-- for the som Vector; todo lists are worked first-in first-out with a head
+-- index, as the som Vector's remove_first does in the .bc.
 -- Usage: lua5.4 deltablue.lua [iterations [inner [expected]]]
 
 package.path = (arg[0]:match("^(.*/)") or "./") .. "?.lua;" .. package.path
@@ -269,9 +270,10 @@ end
 function Planner:make_plan(sources)
   local mark = self:new_mark()
   local plan = setmetatable({}, Plan)
-  local todo = sources
-  while #todo > 0 do
-    local c = table.remove(todo, 1)
+  local todo, head = sources, 1
+  while head <= #todo do
+    local c = todo[head]
+    head = head + 1
     local out = c:get_output()
     if out.mark ~= mark and c:inputs_known(mark) then
       plan[#plan + 1] = c
@@ -288,9 +290,10 @@ function Planner:add_constraints_consuming_to(v, coll)
   end
 end
 function Planner:add_propagate(c, mark)
-  local todo = {c}
-  while #todo > 0 do
-    local d = table.remove(todo, 1)
+  local todo, head = {c}, 1
+  while head <= #todo do
+    local d = todo[head]
+    head = head + 1
     if d:get_output().mark == mark then
       self:incremental_remove(c)
       return false
@@ -325,8 +328,10 @@ function Planner:remove_propagate_from(out)
     c:recalculate()
     todo[#todo + 1] = c:get_output()
   end
-  while #todo > 0 do
-    local v = table.remove(todo, 1)
+  local head = 1
+  while head <= #todo do
+    local v = todo[head]
+    head = head + 1
     for _, c in ipairs(v.constraints) do
       if not c:is_satisfied() then unsatisfied[#unsatisfied + 1] = c end
     end

@@ -1,6 +1,7 @@
 # deltablue.py - peer of ../../src/deltablue.bc: the DeltaBlue constraint
 # solver with the same classes, methods, checks and output. Python lists stand
-# for the som Vector (todo lists are worked first-in first-out, as in the .bc).
+# for the som Vector; todo lists are worked first-in first-out with a head
+# index, as the som Vector's remove_first does in the .bc.
 # Usage: python3 deltablue.py [iterations [inner [expected]]]
 
 from macro_harness import Benchmark, expect, run
@@ -325,9 +326,10 @@ class Planner:
     def make_plan(self, sources):
         mark = self.new_mark()
         plan = Plan()
-        todo = sources
-        while todo:
-            c = todo.pop(0)
+        todo, head = sources, 0
+        while head < len(todo):
+            c = todo[head]
+            head += 1
             out = c.get_output()
             if out.mark != mark and c.inputs_known(mark):
                 plan.append(c)
@@ -342,9 +344,10 @@ class Planner:
                 coll.append(c)
 
     def add_propagate(self, c, mark):
-        todo = [c]
-        while todo:
-            d = todo.pop(0)
+        todo, head = [c], 0
+        while head < len(todo):
+            d = todo[head]
+            head += 1
             if d.get_output().mark == mark:
                 self.incremental_remove(c)
                 return False
@@ -377,8 +380,10 @@ class Planner:
             c.recalculate()
             todo.append(c.get_output())
 
-        while todo:
-            v = todo.pop(0)
+        head = 0
+        while head < len(todo):
+            v = todo[head]
+            head += 1
             for c in v.constraints:
                 if not c.is_satisfied():
                     unsatisfied.append(c)
