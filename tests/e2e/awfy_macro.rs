@@ -33,7 +33,12 @@ fn macro_benchmarks_print_their_out_files() {
         let file = format!("{name}.bc");
         let r = run_vm_in(&dir, &["run", &file], DEFAULT_TIMEOUT);
         r.assert_status(0);
-        assert_eq!(r.stdout, expected_out(name), "{file}: stderr:\n{}", r.stderr);
+        assert_eq!(
+            r.stdout,
+            expected_out(name),
+            "{file}: stderr:\n{}",
+            r.stderr
+        );
         assert!(!r.stdout.contains(FAILED), "{file}: {}", r.stdout);
     }
 }
@@ -80,7 +85,11 @@ fn macro_benchmarks_are_generated_by_the_build_script() {
             std::fs::copy(&p, copy.join(sub).join(p.file_name().unwrap())).unwrap();
         }
     }
-    std::fs::copy(awfy_dir().join("build-macro.sh"), copy.join("build-macro.sh")).unwrap();
+    std::fs::copy(
+        awfy_dir().join("build-macro.sh"),
+        copy.join("build-macro.sh"),
+    )
+    .unwrap();
     for (name, _) in BENCHMARKS {
         let file = format!("{name}.bc");
         std::fs::copy(awfy_dir().join(&file), copy.join(&file)).unwrap();
@@ -96,7 +105,10 @@ fn macro_benchmarks_are_generated_by_the_build_script() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{text}; edited by hand\n")).unwrap();
     let out = build_check(&copy);
-    assert!(!out.status.success(), "an edited {first}.bc must fail the check");
+    assert!(
+        !out.status.success(),
+        "an edited {first}.bc must fail the check"
+    );
 }
 
 #[test]
@@ -123,7 +135,11 @@ fn macro_peers_print_the_same_lines() {
                 .args(["1", "0", wrong])
                 .output()
                 .unwrap();
-            assert_eq!(out.status.code(), Some(1), "{interpreter} {name}.{ext} 1 0 {wrong}");
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{interpreter} {name}.{ext} 1 0 {wrong}"
+            );
             assert!(String::from_utf8_lossy(&out.stdout).ends_with(&format!("{FAILED}\n")));
         }
     }
