@@ -9,6 +9,9 @@
 #   som/*.bc              the shared som classes the benchmark names in its
 #                         header with `; uses: som/FILE.bc ...` lines, in order
 #   src/NAME.bc           the benchmark itself (its classes and main)
+# A part may also be data: data/json-input.bc, Json's input text as packed
+# integers, is itself generated from data/rap.json by data/json_input.py
+# (python3), which this script runs first.
 # The generated file starts with a comment naming its parts and the lines
 # each occupies, so that a trace's line number can be traced back to a part.
 #
@@ -67,6 +70,17 @@ case "${1:-}" in
     -*) echo "usage: build-macro.sh [OUTDIR | --check]" >&2; exit 2 ;;
     *) outdir="$1"; mkdir -p "$outdir" ;;
 esac
+
+python3 "$here/data/json_input.py" "$here/data/rap.json" >"$outdir/json-input.bc.new"
+if [[ $mode == check ]]; then
+    if ! cmp -s "$outdir/json-input.bc.new" "$here/data/json-input.bc"; then
+        echo "build-macro.sh: programs/awfy/data/json-input.bc is stale; run programs/awfy/build-macro.sh" >&2
+        exit 1
+    fi
+    rm "$outdir/json-input.bc.new"
+else
+    mv "$outdir/json-input.bc.new" "$here/data/json-input.bc"
+fi
 
 for name in $MACRO; do
     [[ -f "$here/src/$name.bc" ]] || continue

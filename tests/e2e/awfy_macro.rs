@@ -13,7 +13,11 @@ use std::process::Command;
 use crate::harness::{clip, run_vm_in, scratch, DEFAULT_TIMEOUT};
 
 /// Each macro benchmark and a wrong value for its `expected` global.
-const BENCHMARKS: &[(&str, &str)] = &[("richards", "23247"), ("deltablue", "1171")];
+const BENCHMARKS: &[(&str, &str)] = &[
+    ("richards", "23247"),
+    ("deltablue", "1171"),
+    ("json", "157"),
+];
 
 const FAILED: &str = "Benchmark failed with incorrect result";
 
@@ -78,7 +82,7 @@ fn macro_benchmarks_are_generated_by_the_build_script() {
 
     // The check can fail: a copy whose generated file was edited by hand.
     let copy = scratch("awfy_macro_build");
-    for sub in ["som", "src"] {
+    for sub in ["som", "src", "data"] {
         std::fs::create_dir_all(copy.join(sub)).unwrap();
         for entry in std::fs::read_dir(awfy_dir().join(sub)).unwrap() {
             let p = entry.unwrap().path();
