@@ -12,11 +12,15 @@ use std::process::Command;
 
 use crate::harness::{clip, run_vm_in, scratch, DEFAULT_TIMEOUT};
 
-/// Each macro benchmark and a wrong value for its `expected` global.
-const BENCHMARKS: &[(&str, &str)] = &[
-    ("richards", "23247"),
-    ("deltablue", "1171"),
-    ("json", "157"),
+/// Each macro benchmark, a wrong value for its `expected` global, and
+/// whether its peers are also run with that wrong value (not for Havlak,
+/// whose peers take seconds per run).
+const BENCHMARKS: &[(&str, &str, bool)] = &[
+    ("richards", "23247", true),
+    ("deltablue", "1171", true),
+    ("json", "157", true),
+    ("havlak", "1606", false),
+    ("cd", "391", true),
 ];
 
 const FAILED: &str = "Benchmark failed with incorrect result";
@@ -33,7 +37,7 @@ fn expected_out(name: &str) -> String {
 #[test]
 fn macro_benchmarks_print_their_out_files() {
     let dir = awfy_dir();
-    for (name, _) in BENCHMARKS {
+    for (name, _, _) in BENCHMARKS {
         let file = format!("{name}.bc");
         let r = run_vm_in(&dir, &["run", &file], DEFAULT_TIMEOUT);
         r.assert_status(0);
@@ -50,7 +54,7 @@ fn macro_benchmarks_print_their_out_files() {
 #[test]
 fn macro_benchmarks_reject_a_wrong_result() {
     let dir = awfy_dir();
-    for (name, wrong) in BENCHMARKS {
+    for (name, wrong, _) in BENCHMARKS {
         let file = format!("{name}.bc");
         let set = format!("expected={wrong}");
         let r = run_vm_in(&dir, &["run", &file, "--set", &set], DEFAULT_TIMEOUT);
@@ -94,7 +98,7 @@ fn macro_benchmarks_are_generated_by_the_build_script() {
         copy.join("build-macro.sh"),
     )
     .unwrap();
-    for (name, _) in BENCHMARKS {
+    for (name, _, _) in BENCHMARKS {
         let file = format!("{name}.bc");
         std::fs::copy(awfy_dir().join(&file), copy.join(&file)).unwrap();
     }
@@ -119,7 +123,7 @@ fn macro_benchmarks_are_generated_by_the_build_script() {
 fn macro_peers_print_the_same_lines() {
     let peers = awfy_dir().join("peers");
     let mut ran = 0;
-    for (name, wrong) in BENCHMARKS {
+    for (name, wrong, peers_fail) in BENCHMARKS {
         for (interpreter, sub, ext) in [("python3", "python", "py"), ("lua5.4", "lua", "lua")] {
             let script = peers.join(sub).join(format!("{name}.{ext}"));
             assert!(script.is_file(), "missing peer {}", script.display());
@@ -134,6 +138,9 @@ fn macro_peers_print_the_same_lines() {
                 expected_out(name),
                 "{interpreter} {name}.{ext}"
             );
+            if !peers_fail {
+                continue;
+            }
             let out = Command::new(interpreter)
                 .arg(&script)
                 .args(["1", "0", wrong])
