@@ -28,16 +28,44 @@ function Strength:weaker(s) return self.arithmetic_value > s.arithmetic_value en
 function Strength:strongest(s) if s:stronger(self) then return s end return self end
 function Strength:weakest(s) if s:weaker(self) then return s end return self end
 
-local function insertion_sort(items, key)
-  for i = 2, #items do
-    local x = items[i]
-    local j = i
-    while j > 1 and key(x) - key(items[j - 1]) < 0 do
-      items[j] = items[j - 1]
-      j = j - 1
-    end
-    items[j] = x
+-- The som Vector's sort of s[i..j] (som/vector.bc; 0-based indexes into the
+-- 1-based array s): median of three, then partition; the same comparisons
+-- and swaps as the .bc.
+local function sort_range(s, i, j, compare)
+  local n = j + 1 - i
+  if n <= 1 then return end
+  local di, dj = s[i + 1], s[j + 1]
+  if compare(di, dj) > 0 then
+    s[i + 1], s[j + 1] = s[j + 1], s[i + 1]
+    di, dj = dj, di
   end
+  if n <= 2 then return end
+  local ij = (i + j) // 2
+  local dij = s[ij + 1]
+  if compare(di, dij) <= 0 then
+    if compare(dij, dj) > 0 then
+      s[j + 1], s[ij + 1] = s[ij + 1], s[j + 1]
+      dij = dj
+    end
+  else
+    s[i + 1], s[ij + 1] = s[ij + 1], s[i + 1]
+    dij = di
+  end
+  if n <= 3 then return end
+  local k, l = i, j - 1
+  while true do
+    while k <= l and compare(dij, s[l + 1]) <= 0 do l = l - 1 end
+    k = k + 1
+    while k <= l and compare(s[k + 1], dij) <= 0 do k = k + 1 end
+    if k > l then break end
+    s[k + 1], s[l + 1] = s[l + 1], s[k + 1]
+  end
+  sort_range(s, i, l, compare)
+  sort_range(s, k, j, compare)
+end
+
+local function som_sort(items, compare)
+  if #items > 0 then sort_range(items, 0, #items - 1, compare) end
 end
 
 local Variable = class()
@@ -337,7 +365,7 @@ function Planner:remove_propagate_from(out)
     end
     self:constraints_consuming(v, recalculate)
   end
-  insertion_sort(unsatisfied, function(c) return c.strength.arithmetic_value end)
+  som_sort(unsatisfied, function(a, b) return a.strength.arithmetic_value - b.strength.arithmetic_value end)
   return unsatisfied
 end
 

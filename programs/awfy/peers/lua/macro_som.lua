@@ -1,4 +1,4 @@
--- macro_som.lua - the som collections of ../../som/macro-{vector,set,dictionary}.bc
+-- macro_som.lua - the som collections of ../../som/{vector,macro-set,macro-dictionary}.bc
 -- for the Lua peers of the macro benchmarks: Vector, Set, IdentitySet,
 -- Dictionary, IdentityDictionary, with the same semantics (Vector:at reads
 -- the storage index itself, 0-based, and answers nil past the storage;

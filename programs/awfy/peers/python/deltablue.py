@@ -36,14 +36,48 @@ def strength_of(k):
     return Strength(k)
 
 
-def insertion_sort(items, key):
-    for i in range(1, len(items)):
-        x = items[i]
-        j = i
-        while j > 0 and key(x) - key(items[j - 1]) < 0:
-            items[j] = items[j - 1]
-            j -= 1
-        items[j] = x
+def sort_range(s, i, j, compare):
+    """The som Vector's sort of s[i..j] (som/vector.bc): median of three,
+    then partition; the same comparisons and swaps as the .bc."""
+    n = j + 1 - i
+    if n <= 1:
+        return
+    di = s[i]
+    dj = s[j]
+    if compare(di, dj) > 0:
+        s[i], s[j] = s[j], s[i]
+        di, dj = dj, di
+    if n <= 2:
+        return
+    ij = (i + j) // 2
+    dij = s[ij]
+    if compare(di, dij) <= 0:
+        if compare(dij, dj) > 0:
+            s[j], s[ij] = s[ij], s[j]
+            dij = dj
+    else:
+        s[i], s[ij] = s[ij], s[i]
+        dij = di
+    if n <= 3:
+        return
+    k = i
+    l = j - 1
+    while True:
+        while k <= l and compare(dij, s[l]) <= 0:
+            l -= 1
+        k += 1
+        while k <= l and compare(s[k], dij) <= 0:
+            k += 1
+        if k > l:
+            break
+        s[k], s[l] = s[l], s[k]
+    sort_range(s, i, l, compare)
+    sort_range(s, k, j, compare)
+
+
+def som_sort(items, compare):
+    if items:
+        sort_range(items, 0, len(items) - 1, compare)
 
 
 class Variable:
@@ -388,7 +422,7 @@ class Planner:
                 if not c.is_satisfied():
                     unsatisfied.append(c)
             self.constraints_consuming(v, recalculate)
-        insertion_sort(unsatisfied, lambda c: c.strength.arithmetic_value)
+        som_sort(unsatisfied, lambda a, b: a.strength.arithmetic_value - b.strength.arithmetic_value)
         return unsatisfied
 
 

@@ -1,4 +1,4 @@
-# macro_som.py - the som collections of ../../som/macro-{vector,set,dictionary}.bc
+# macro_som.py - the som collections of ../../som/{vector,macro-set,macro-dictionary}.bc
 # for the Python peers of the macro benchmarks: Vector, Set, IdentitySet,
 # Dictionary, IdentityDictionary, with the same semantics (Vector.at reads
 # the storage index itself and answers None past the storage; at_put grows).
