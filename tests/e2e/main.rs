@@ -10,6 +10,7 @@ mod harness;
 
 mod adaptive;
 mod awfy;
+mod awfy_macro;
 mod bad_input;
 mod ccmap;
 mod cli;
