@@ -6,7 +6,7 @@
 # 7-bit ASCII codes per word, the first character in the lowest 7 bits.
 # json_input_words() builds the array of words, eight words per call of
 # put_words8 to keep the fragment short; json_input() unpacks them into a
-# Str (som/macro-string.bc). build-macro.sh runs this script.
+# Str (som/string.bc). build.sh runs this script.
 # Usage: python3 json_input.py RAP.json > json-input.bc
 import sys
 

@@ -5,8 +5,8 @@
 -- Usage: lua5.4 cd.lua [iterations [inner [expected]]]
 
 package.path = (arg[0]:match("^(.*/)") or "./") .. "?.lua;" .. package.path
-local harness = require("macro_harness")
-local som = require("macro_som")
+local harness = require("harness")
+local som = require("som")
 local class, Vector = som.class, som.Vector
 
 local F = 65536

@@ -5,7 +5,7 @@
 -- Usage: lua5.4 deltablue.lua [iterations [inner [expected]]]
 
 package.path = (arg[0]:match("^(.*/)") or "./") .. "?.lua;" .. package.path
-local harness = require("macro_harness")
+local harness = require("harness")
 
 local STRENGTH_VALUES = {[0] = -10000, -800, -600, -400, -200, 0, 500, 10000}
 local REQUIRED, PREFERRED, STRONG_DEFAULT, DEFAULT, ABSOLUTE_WEAKEST = 1, 3, 4, 5, 7

@@ -1,11 +1,11 @@
 -- havlak.lua - peer of ../../src/havlak.bc: Havlak's loop recognition with
 -- the same classes, methods, checks and output, on the som collections of
--- macro_som.lua (the suite's closures are Lua closures here).
+-- som.lua (the suite's closures are Lua closures here).
 -- Usage: lua5.4 havlak.lua [iterations [inner [expected]]]
 
 package.path = (arg[0]:match("^(.*/)") or "./") .. "?.lua;" .. package.path
-local harness = require("macro_harness")
-local som = require("macro_som")
+local harness = require("harness")
+local som = require("som")
 local class, Vector, Set, IdentitySet, IdentityDictionary =
   som.class, som.Vector, som.Set, som.IdentitySet, som.IdentityDictionary
 

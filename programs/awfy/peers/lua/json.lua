@@ -5,7 +5,7 @@
 
 local here = arg[0]:match("^(.*/)") or "./"
 package.path = here .. "?.lua;" .. package.path
-local harness = require("macro_harness")
+local harness = require("harness")
 
 local f = assert(io.open(here .. "../../data/rap.json", "r"))
 local RAP_INPUT = f:read("a")

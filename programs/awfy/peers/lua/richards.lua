@@ -3,7 +3,7 @@
 -- Usage: lua5.4 richards.lua [iterations [inner [expected]]]
 
 package.path = (arg[0]:match("^(.*/)") or "./") .. "?.lua;" .. package.path
-local harness = require("macro_harness")
+local harness = require("harness")
 
 local IDLER, WORKER, HANDLER_A, HANDLER_B, DEVICE_A, DEVICE_B = 0, 1, 2, 3, 4, 5
 local DEVICE_PACKET_KIND, WORK_PACKET_KIND = 0, 1
@@ -19,7 +19,7 @@ end
 
 local RBObject = class()
 
-function RBObject:append(packet, queue_head)
+function RBObject:append_packet(packet, queue_head)
   packet.link = nil
   if queue_head == nil then return packet end
   local mouse = queue_head
@@ -45,8 +45,8 @@ function DeviceTaskDataRecord.new() return setmetatable({pending = nil}, DeviceT
 
 local HandlerTaskDataRecord = class(RBObject)
 function HandlerTaskDataRecord.new() return setmetatable({work_in = nil, device_in = nil}, HandlerTaskDataRecord) end
-function HandlerTaskDataRecord:device_in_add(packet) self.device_in = self:append(packet, self.device_in) end
-function HandlerTaskDataRecord:work_in_add(packet) self.work_in = self:append(packet, self.work_in) end
+function HandlerTaskDataRecord:device_in_add(packet) self.device_in = self:append_packet(packet, self.device_in) end
+function HandlerTaskDataRecord:work_in_add(packet) self.work_in = self:append_packet(packet, self.work_in) end
 
 local IdleTaskDataRecord = class(RBObject)
 function IdleTaskDataRecord.new() return setmetatable({control = 1, count = 10000}, IdleTaskDataRecord) end
@@ -101,7 +101,7 @@ function TaskControlBlock:add_input_and_check_priority(packet, old_task)
     self.packet_pending = true
     if self.priority > old_task.priority then return self end
   else
-    self.input = self:append(packet, self.input)
+    self.input = self:append_packet(packet, self.input)
   end
   return old_task
 end
@@ -119,14 +119,14 @@ function TaskControlBlock:run_task()
   else
     message = nil
   end
-  return self.fn:apply(message, self.handle)
+  return self.fn:process(message, self.handle)
 end
 
 local ProcessFunction = class()
 local function new_function(c) return setmetatable({scheduler = nil}, c) end
 
 local DeviceFunction = class(ProcessFunction)
-function DeviceFunction:apply(work, data)
+function DeviceFunction:process(work, data)
   local s = self.scheduler
   if work == nil then
     work = data.pending
@@ -139,7 +139,7 @@ function DeviceFunction:apply(work, data)
 end
 
 local HandlerFunction = class(ProcessFunction)
-function HandlerFunction:apply(work, data)
+function HandlerFunction:process(work, data)
   local s = self.scheduler
   if work ~= nil then
     if work.kind == WORK_PACKET_KIND then
@@ -164,7 +164,7 @@ function HandlerFunction:apply(work, data)
 end
 
 local IdlerFunction = class(ProcessFunction)
-function IdlerFunction:apply(work, data)
+function IdlerFunction:process(work, data)
   local s = self.scheduler
   data.count = data.count - 1
   if data.count == 0 then return s:hold_self() end
@@ -177,7 +177,7 @@ function IdlerFunction:apply(work, data)
 end
 
 local WorkerFunction = class(ProcessFunction)
-function WorkerFunction:apply(work, data)
+function WorkerFunction:process(work, data)
   local s = self.scheduler
   if work == nil then return s:mark_waiting() end
   if data.destination == HANDLER_A then

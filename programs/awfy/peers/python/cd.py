@@ -3,8 +3,8 @@
 # integer arithmetic as the .bc (see its header), so the counts agree exactly.
 # Usage: python3 cd.py [iterations [inner [expected]]]
 
-from macro_harness import Benchmark, expect, run
-from macro_som import Vector
+from harness import Benchmark, expect, run
+from som import Vector
 
 F = 65536                       # 1.0
 MIN_X = 0

@@ -4,7 +4,7 @@
 # index, as the som Vector's remove_first does in the .bc.
 # Usage: python3 deltablue.py [iterations [inner [expected]]]
 
-from macro_harness import Benchmark, expect, run
+from harness import Benchmark, expect, run
 
 STRENGTH_VALUES = [-10000, -800, -600, -400, -200, 0, 500, 10000]
 REQUIRED, PREFERRED, STRONG_DEFAULT, DEFAULT, ABSOLUTE_WEAKEST = 1, 3, 4, 5, 7

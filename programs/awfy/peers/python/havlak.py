@@ -1,11 +1,11 @@
 # havlak.py - peer of ../../src/havlak.bc: Havlak's loop recognition with the
 # same classes, methods, checks and output, on the som collections of
-# macro_som.py (the suite's closures are Python closures here).
+# som.py (the suite's closures are Python closures here).
 # Usage: python3 havlak.py [iterations [inner [expected]]]
 import sys
 
-from macro_harness import Benchmark, expect, run
-from macro_som import IdentityDictionary, IdentitySet, Set, Vector
+from harness import Benchmark, expect, run
+from som import IdentityDictionary, IdentitySet, Set, Vector
 
 sys.setrecursionlimit(20000)
 

@@ -4,7 +4,7 @@
 # Usage: python3 json.py [iterations [inner [expected]]]
 import os
 
-from macro_harness import Benchmark, expect, run
+from harness import Benchmark, expect, run
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "rap.json"),
           encoding="ascii") as f:

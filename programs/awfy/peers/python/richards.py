@@ -2,7 +2,7 @@
 # same classes, methods and checks, printing the same lines.
 # Usage: python3 richards.py [iterations [inner [expected]]]
 
-from macro_harness import Benchmark, expect, run
+from harness import Benchmark, expect, run
 
 IDLER, WORKER, HANDLER_A, HANDLER_B, DEVICE_A, DEVICE_B = range(6)
 DEVICE_PACKET_KIND, WORK_PACKET_KIND = 0, 1
@@ -10,7 +10,7 @@ DATA_SIZE = 4
 
 
 class RBObject:
-    def append(self, packet, queue_head):
+    def append_packet(self, packet, queue_head):
         packet.link = None
         if queue_head is None:
             return packet
@@ -44,10 +44,10 @@ class HandlerTaskDataRecord(RBObject):
         self.device_in = None
 
     def device_in_add(self, packet):
-        self.device_in = self.append(packet, self.device_in)
+        self.device_in = self.append_packet(packet, self.device_in)
 
     def work_in_add(self, packet):
-        self.work_in = self.append(packet, self.work_in)
+        self.work_in = self.append_packet(packet, self.work_in)
 
 
 class IdleTaskDataRecord(RBObject):
@@ -128,7 +128,7 @@ class TaskControlBlock(TaskState):
             if self.priority > old_task.priority:
                 return self
         else:
-            self.input = self.append(packet, self.input)
+            self.input = self.append_packet(packet, self.input)
         return old_task
 
     def run_task(self):
@@ -141,7 +141,7 @@ class TaskControlBlock(TaskState):
                 self.packet_pending_state()
         else:
             message = None
-        return self.function.apply(message, self.handle)
+        return self.function.process(message, self.handle)
 
 
 class ProcessFunction:
@@ -150,7 +150,7 @@ class ProcessFunction:
 
 
 class DeviceFunction(ProcessFunction):
-    def apply(self, work, data):
+    def process(self, work, data):
         s = self.scheduler
         if work is None:
             work = data.pending
@@ -163,7 +163,7 @@ class DeviceFunction(ProcessFunction):
 
 
 class HandlerFunction(ProcessFunction):
-    def apply(self, work, data):
+    def process(self, work, data):
         s = self.scheduler
         if work is not None:
             if work.kind == WORK_PACKET_KIND:
@@ -187,7 +187,7 @@ class HandlerFunction(ProcessFunction):
 
 
 class IdlerFunction(ProcessFunction):
-    def apply(self, work, data):
+    def process(self, work, data):
         s = self.scheduler
         data.count = data.count - 1
         if data.count == 0:
@@ -200,7 +200,7 @@ class IdlerFunction(ProcessFunction):
 
 
 class WorkerFunction(ProcessFunction):
-    def apply(self, work, data):
+    def process(self, work, data):
         s = self.scheduler
         if work is None:
             return s.mark_waiting()
