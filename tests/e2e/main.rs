@@ -10,7 +10,6 @@ mod harness;
 
 mod adaptive;
 mod awfy;
-mod awfy_macro;
 mod bad_input;
 mod ccmap;
 mod cli;
