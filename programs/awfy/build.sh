@@ -6,19 +6,32 @@
 #   lib/harness.bc      the suite's Benchmark class and Run loop (always first)
 #   som/*.bc            the shared som classes the benchmark names in its
 #                       header with `; uses: som/FILE.bc ...` lines, in order
+#   data/*.bc           data a benchmark names in its `; uses:` lines too
 #   src/NAME.bc         the benchmark itself (its classes and main)
+# A data part is itself generated, before the programs, by a python3 script
+# (see DATA below): data/json-input.bc, Json's input text as packed
+# integers, comes from data/rap.json through data/json_input.py.
 # The generated file starts with a comment naming its parts and the lines
 # each occupies, so that a trace's line number can be traced back to a part.
 #
 # Usage:
-#   programs/awfy/build.sh            regenerate programs/awfy/*.bc in place
-#   programs/awfy/build.sh OUTDIR     write the generated files to OUTDIR
+#   programs/awfy/build.sh            regenerate data/*.bc and *.bc in place
+#   programs/awfy/build.sh OUTDIR     write the generated programs to OUTDIR
+#                                     and the data parts to OUTDIR/data
 #   programs/awfy/build.sh --check    exit 1 if a committed file is stale
 # The generated files are committed; tests/e2e/awfy.rs checks they match.
+# Environment: PYTHON, the interpreter for the data scripts (default python3).
 
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+python="${PYTHON:-python3}"
+
+# The generated data parts: "PART SCRIPT INPUT" (paths relative to here);
+# `$python SCRIPT INPUT` writes PART to stdout.
+DATA=(
+    "data/json-input.bc data/json_input.py data/rap.json"
+)
 
 generate() { # generate SRC OUT
     local src="$1" out="$2" name parts=() p uses n line
@@ -65,12 +78,35 @@ case "${1:-}" in
     *) outdir="$1"; mkdir -p "$outdir" ;;
 esac
 
+# The data parts first: in place (write mode), or into OUTDIR/data, the
+# check comparing them with the committed ones. The programs are always
+# generated from the parts in programs/awfy/.
+stale=0
+command -v "$python" >/dev/null 2>&1 || {
+    echo "build.sh: $python not found: it generates the data parts (set PYTHON)" >&2
+    exit 1
+}
+for d in "${DATA[@]}"; do
+    read -r part script input <<<"$d"
+    if [[ $outdir == "$here" ]]; then
+        dest="$here/$part"
+    else
+        mkdir -p "$outdir/$(dirname "$part")"
+        dest="$outdir/$part"
+    fi
+    "$python" "$here/$script" "$here/$input" >"$dest.new"
+    mv "$dest.new" "$dest"
+    if [[ $mode == check ]] && ! cmp -s "$dest" "$here/$part"; then
+        echo "build.sh: programs/awfy/$part is stale; run programs/awfy/build.sh" >&2
+        stale=1
+    fi
+done
+
 for src in "$here"/src/*.bc; do
     generate "$src" "$outdir/$(basename "$src")"
 done
 
 if [[ $mode == check ]]; then
-    stale=0
     for f in "$outdir"/*.bc; do
         if ! cmp -s "$f" "$here/$(basename "$f")"; then
             echo "build.sh: programs/awfy/$(basename "$f") is stale; run programs/awfy/build.sh" >&2

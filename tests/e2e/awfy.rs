@@ -1,21 +1,31 @@
-//! The Are We Fast Yet benchmarks in `programs/awfy/` (docs/AWFY.md),
-//! through the real binary:
+//! The Are We Fast Yet benchmarks in `programs/awfy/` (docs/AWFY.md), the
+//! nine micro and five macro ones, through the real binary:
 //!
 //! - **every benchmark passes its own check** at its default size: `vm run
 //!   NAME.bc` exits 0 and prints exactly `NAME.out`; with `--set
-//!   iterations=2 --set inner=3` it prints the parameters and one result
-//!   line per outer iteration.
+//!   iterations=2` (and `--set inner=3` where the inner iterations are not
+//!   the problem size) it prints the parameters and one result line per
+//!   outer iteration.
 //! - **a wrong result fails**: with `--set expected=N` for a value the
-//!   benchmark does not compute, its `verify_result` says no, and the
+//!   benchmark does not compute (a far one, and for the macro benchmarks one
+//!   off by one from the right one), its `verify_result` says no, and the
 //!   program prints `Benchmark failed with incorrect result` and exits 1.
 //!   Mandelbrot and NBody, whose inner iterations are the problem size, also
 //!   fail (printing their result) at a size whose result they do not know.
 //! - **the generated files are up to date**: `programs/awfy/build.sh OUTDIR`
 //!   regenerates every `NAME.bc` from its parts, and each must equal the
 //!   committed file; the header's line ranges must name where each part
-//!   really is.
+//!   really is; the data parts (`data/json-input.bc`) regenerate equal too;
+//!   and `build.sh --check` fails on a copy with a hand-edited program or a
+//!   changed data source.
+//! - **the som fragments combine**: every benchmark still verifies with
+//!   `som/vector.bc` included, so no benchmark's virtual method clashes in
+//!   arity with the Vector's (or its blocks').
 //! - **the som Vector fragment works**: `som/vector.bc` with a test `main`
 //!   appending, growing, removing, iterating with blocks and sorting.
+//! - **the Lua and Python twins agree**, where `python3` / `lua5.4` are
+//!   installed: each prints the `.out` file at the default size and fails a
+//!   wrong expected result the same way (`peers/check.sh` compares more).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,8 +33,8 @@ use std::process::Command;
 
 use crate::harness::{self, run_vm_in, scratch, write_program, DEFAULT_TIMEOUT};
 
-/// The micro benchmarks that must exist (the suite's order).
-const MICRO: [&str; 9] = [
+/// The benchmarks that must exist (the suite's order: micro, then macro).
+const SUITE: [&str; 14] = [
     "sieve",
     "towers",
     "permute",
@@ -34,10 +44,29 @@ const MICRO: [&str; 9] = [
     "bounce",
     "mandelbrot",
     "nbody",
+    "richards",
+    "deltablue",
+    "json",
+    "havlak",
+    "cd",
 ];
 
 /// Benchmarks whose inner iterations are their problem size.
-const SIZED: [&str; 2] = ["mandelbrot", "nbody"];
+const SIZED: [&str; 5] = ["mandelbrot", "nbody", "deltablue", "havlak", "cd"];
+
+/// Benchmarks that, at a size whose result they do not know, print it.
+const REPORT_UNKNOWN_SIZE: [&str; 2] = ["mandelbrot", "nbody"];
+
+/// A wrong `expected` one off from the right value, per macro benchmark.
+const NEAR_MISS: [(&str, &str); 5] = [
+    ("richards", "23247"),
+    ("deltablue", "1171"),
+    ("json", "157"),
+    ("havlak", "1606"),
+    ("cd", "391"),
+];
+
+const FAILED: &str = "Benchmark failed with incorrect result";
 
 fn awfy_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/awfy")
@@ -49,7 +78,7 @@ fn benchmarks() -> Vec<String> {
         .iter()
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
-    for m in MICRO {
+    for m in SUITE {
         assert!(
             names.iter().any(|n| n == m),
             "programs/awfy/src/{m}.bc is missing"
@@ -120,18 +149,26 @@ fn awfy_benchmarks_print_their_out_files() {
 fn awfy_wrong_result_fails_the_check() {
     let mut report = String::new();
     for name in benchmarks() {
-        let r = run(&name, &["--set", "expected=987654321"]);
-        r.assert_no_crash();
-        let last = r.stdout.lines().last().unwrap_or("");
-        if r.status != Some(1) || last != "Benchmark failed with incorrect result" {
-            let _ = writeln!(
-                report,
-                "=== {name} with expected=987654321: status {:?} (want 1), stdout:\n{}",
-                r.status, r.stdout
-            );
+        let near = NEAR_MISS
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, v)| *v);
+        for wrong in std::iter::once("987654321").chain(near) {
+            let set = format!("expected={wrong}");
+            let r = run(&name, &["--set", &set]);
+            r.assert_no_crash();
+            let last = r.stdout.lines().last().unwrap_or("");
+            if r.status != Some(1) || last != FAILED {
+                let _ = writeln!(
+                    report,
+                    "=== {name} with {set}: status {:?} (want 1), stdout:\n{}",
+                    r.status,
+                    harness::clip(&r.stdout)
+                );
+            }
         }
     }
-    for name in SIZED {
+    for name in REPORT_UNKNOWN_SIZE {
         // 7 is a size whose result neither benchmark knows.
         let r = run(name, &["--set", "inner=7"]);
         r.assert_no_crash();
@@ -140,7 +177,7 @@ fn awfy_wrong_result_fails_the_check() {
             && lines.len() == 6
             && lines[3] == "No verification result for this size; the result is:"
             && lines[4].parse::<i64>().is_ok()
-            && lines[5] == "Benchmark failed with incorrect result";
+            && lines[5] == FAILED;
         if !ok {
             let _ = writeln!(
                 report,
@@ -248,6 +285,127 @@ fn awfy_generated_files_match_the_build_script() {
                 "{name}: the parts end at line {}, the file at {}",
                 next - 1,
                 lines.len()
+            );
+        }
+    }
+    // The data parts regenerate equal to the committed ones.
+    for entry in std::fs::read_dir(out.join("data")).expect("build.sh OUTDIR writes OUTDIR/data") {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let have = std::fs::read_to_string(dir.join("data").join(&name)).unwrap_or_default();
+        if std::fs::read_to_string(&path).unwrap() != have {
+            let _ = writeln!(
+                report,
+                "programs/awfy/data/{name} differs from what build.sh generates: run programs/awfy/build.sh"
+            );
+        }
+    }
+    assert!(
+        out.join("data/json-input.bc").is_file(),
+        "build.sh OUTDIR did not generate data/json-input.bc"
+    );
+    assert!(report.is_empty(), "{report}");
+}
+
+fn build_check(dir: &Path) -> std::process::Output {
+    Command::new("bash")
+        .arg(dir.join("build.sh"))
+        .arg("--check")
+        .output()
+        .expect("run bash build.sh --check")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn awfy_build_check_detects_stale_files() {
+    let out = build_check(&awfy_dir());
+    assert!(
+        out.status.success(),
+        "build.sh --check failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A copy of programs/awfy (without the peers) checks until a generated
+    // program is edited by hand, or a data part's source changes.
+    let copy = scratch("awfy_build_check");
+    copy_dir(&awfy_dir(), &copy);
+    for sub in ["lib", "som", "src", "data"] {
+        copy_dir(&awfy_dir().join(sub), &copy.join(sub));
+    }
+    let out = build_check(&copy);
+    assert!(
+        out.status.success(),
+        "the untouched copy must check: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let edit = |path: &Path, tail: &str| {
+        let text = std::fs::read_to_string(path).unwrap();
+        std::fs::write(path, format!("{text}{tail}")).unwrap();
+        text
+    };
+    let richards = copy.join("richards.bc");
+    let text = edit(&richards, "; edited by hand\n");
+    let out = build_check(&copy);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("richards.bc is stale"),
+        "an edited richards.bc must fail the check: {err}"
+    );
+    std::fs::write(&richards, text).unwrap();
+
+    let rap = copy.join("data/rap.json");
+    edit(&rap, " ");
+    let out = build_check(&copy);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("data/json-input.bc is stale"),
+        "a changed data/rap.json must make data/json-input.bc stale: {err}"
+    );
+}
+
+#[test]
+fn awfy_benchmarks_verify_with_the_vector_fragment() {
+    // Each benchmark with its parts and som/vector.bc (whether or not it
+    // uses it): all must verify, so any benchmark may take the Vector.
+    let dir = awfy_dir();
+    let work = scratch("awfy_with_vector");
+    let mut report = String::new();
+    for name in benchmarks() {
+        let src = std::fs::read_to_string(dir.join(format!("src/{name}.bc"))).unwrap();
+        let mut parts = vec!["lib/harness.bc".to_string(), "som/vector.bc".to_string()];
+        for line in src.lines().take_while(|l| l.starts_with(';')) {
+            if let Some(uses) = line.strip_prefix("; uses: ") {
+                parts.extend(
+                    uses.split_whitespace()
+                        .filter(|u| *u != "som/vector.bc")
+                        .map(str::to_string),
+                );
+            }
+        }
+        let mut text = String::new();
+        for part in &parts {
+            text += &std::fs::read_to_string(dir.join(part)).unwrap();
+        }
+        text += &src;
+        let file = format!("{name}.bc");
+        write_program(&work, &file, &text);
+        let r = run_vm_in(&work, &["check", &file], DEFAULT_TIMEOUT);
+        r.assert_no_crash();
+        if r.status != Some(0) {
+            let _ = writeln!(
+                report,
+                "=== {name} with som/vector.bc: status {:?}\n{}",
+                r.status,
+                harness::clip(&r.stderr)
             );
         }
     }
@@ -501,4 +659,52 @@ fn awfy_som_vector_works() {
     .join("\n")
         + &format!("\n{big_sum}\n");
     assert_eq!(r.stdout, want, "stderr:\n{}", r.stderr);
+}
+
+#[test]
+fn awfy_peers_print_the_same_lines() {
+    let peers = awfy_dir().join("peers");
+    let mut ran = 0;
+    let mut report = String::new();
+    for name in benchmarks() {
+        let want = std::fs::read_to_string(awfy_dir().join(format!("{name}.out"))).unwrap();
+        for (interpreter, sub, ext) in [("python3", "python", "py"), ("lua5.4", "lua", "lua")] {
+            let script = peers.join(sub).join(format!("{name}.{ext}"));
+            assert!(script.is_file(), "missing peer {}", script.display());
+            let Ok(out) = Command::new(interpreter).arg(&script).output() else {
+                eprintln!("note: {interpreter} is not installed; {name}.{ext} not run");
+                continue;
+            };
+            ran += 1;
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if !out.status.success() || stdout != want {
+                let _ = writeln!(
+                    report,
+                    "=== {interpreter} {name}.{ext}: {:?}\n--- expected\n{want}--- got\n{stdout}",
+                    out.status
+                );
+                continue;
+            }
+            // A wrong expected result fails (not for Havlak's slow peers).
+            if name == "havlak" {
+                continue;
+            }
+            let out = Command::new(interpreter)
+                .arg(&script)
+                .args(["1", "0", "987654321"])
+                .output()
+                .unwrap();
+            if out.status.code() != Some(1)
+                || !String::from_utf8_lossy(&out.stdout).ends_with(&format!("{FAILED}\n"))
+            {
+                let _ = writeln!(
+                    report,
+                    "=== {interpreter} {name}.{ext} 1 0 987654321: {:?} (want 1)",
+                    out.status
+                );
+            }
+        }
+    }
+    eprintln!("{ran} peer runs compared");
+    assert!(report.is_empty(), "{report}");
 }

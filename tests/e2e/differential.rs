@@ -1,14 +1,15 @@
 //! Profiling never changes what a program does: every program we have (the
-//! examples, the benchmarks, and every running test program) prints the
-//! same stdout and exits with the same status under every `--profile` as
-//! without one. Programs whose threads print in a free order (header
-//! `; sort-stdout: yes`) are compared as sorted lines. The long-running
-//! programs (benchmarks, GC stress) run once per profile kind, the others
-//! under several settings of each, stack walks (`--walk=full|marked|
-//! incremental` into `--record=cct`), the PCCT and the ACCT (with its
-//! return-address trampolines) included, and `--adaptive` (recompiled code
-//! installed while the program runs). Random programs under every walk
-//! are in `incremental.rs`.
+//! examples, the benchmarks, the Are We Fast Yet suite at its default
+//! sizes, and every running test program) prints the same stdout and exits
+//! with the same status under every `--profile` as without one. Programs
+//! whose threads print in a free order (header `; sort-stdout: yes`) are
+//! compared as sorted lines. The long-running programs (benchmarks, GC
+//! stress, Havlak) run once per profile kind, the others under several
+//! settings of each, stack walks (`--walk=full|marked|incremental` into
+//! `--record=cct`), the PCCT and the ACCT (with its return-address
+//! trampolines) included, and `--adaptive` (recompiled code installed while
+//! the program runs). Random programs under every walk are in
+//! `incremental.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -208,15 +209,28 @@ const ONE_PER_KIND: &[&[&str]] = &[
     &["--adaptive", "--profile=timer", "--interval=100us"],
 ];
 
+/// Are We Fast Yet benchmarks that are long-running even at their default
+/// size: Havlak's smallest size with a known result takes about 2 s.
+const LONG_AWFY: &[&str] = &["havlak.bc"];
+
 /// Is this one of the long-running programs?
 fn is_long(path: &Path) -> bool {
     let dir = path.parent().and_then(|d| d.file_name());
+    let name = path.file_name();
     dir.is_some_and(|d| d == "bench" || d == "runtime" || d == "adaptive")
+        || (dir.is_some_and(|d| d == "awfy")
+            && name.is_some_and(|n| LONG_AWFY.iter().any(|l| n == *l)))
 }
 
 fn all_programs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut dirs = vec![root.join("programs/examples"), root.join("programs/bench")];
+    // The Are We Fast Yet suite (docs/AWFY.md) early, so that Havlak, its
+    // longest, does not run last alone.
+    let mut dirs = vec![
+        root.join("programs/awfy"),
+        root.join("programs/examples"),
+        root.join("programs/bench"),
+    ];
     for entry in std::fs::read_dir(root.join("tests/programs")).expect("tests/programs") {
         let p = entry.expect("dir entry").path();
         if p.is_dir()

@@ -31,12 +31,15 @@ peers=()
 if command -v "$python" >/dev/null 2>&1; then peers+=(python); else echo "check.sh: $python not found: Python twins not checked" >&2; fi
 if command -v "$lua" >/dev/null 2>&1; then peers+=(lua); else echo "check.sh: $lua not found: Lua twins not checked" >&2; fi
 
-# A second size per benchmark: "ITERATIONS INNER" (for Mandelbrot and NBody
-# INNER is the problem size and must be one whose result they know).
+# A second size per benchmark: "ITERATIONS INNER" (for Mandelbrot, NBody,
+# CD and Havlak INNER is the problem size and must be one whose result they
+# know; CD's is a number of aircraft, which must be even).
 second_size() {
     case "$1" in
         mandelbrot) echo "2 200" ;;
         nbody) echo "2 10000" ;;
+        cd) echo "2 2" ;;
+        havlak) echo "2 1" ;;
         *) echo "2 3" ;;
     esac
 }
