@@ -244,10 +244,15 @@ impl SamplerThread {
                             return;
                         }
                         let late = Instant::now().saturating_duration_since(next);
+                        let Some(vm) = weak.upgrade() else { return };
+                        // A wake-up that oversleeps past the program's end
+                        // (a loaded machine) is no late tick of the run.
+                        if vm.threads.count() > 0 && vm.threads.all_finished() {
+                            return;
+                        }
                         counters
                             .late_ns
                             .fetch_add(late.as_nanos() as u64, Ordering::Relaxed);
-                        let Some(vm) = weak.upgrade() else { return };
                         tick(&vm, kind, partial, &mut rng, &counters);
                         drop(vm);
                         // Keep to the interval, counting the time the last
