@@ -197,7 +197,7 @@ impl Gen {
         let quiet = self.if_loud(body);
         let k = self.b.range(2, 12);
         let skip = self.unless_multiple(body, "a", k);
-        match self.b.pick(6) {
+        match self.b.pick(8) {
             0 => body.push_str("  push 1\n  push 0\n  div\n  pop\n"),
             1 => body.push_str("  null\n  load b\n  load d\n  load x\n  callvirt val\n  pop\n"),
             2 => body.push_str("  push 3\n  newarray\n  push 3\n  aload\n  pop\n"),
@@ -276,7 +276,7 @@ impl Gen {
                         "  load a\n  push {c}\n  add\n  addglobal total\n  pop\n"
                     );
                 }
-                81..=91 => self.maybe_throw(&mut body, "a", &format!("m{k}")),
+                81..=89 => self.maybe_throw(&mut body, "a", &format!("m{k}")),
                 _ => self.maybe_die(&mut body),
             }
         }
@@ -453,7 +453,7 @@ impl Gen {
                     _ => {
                         // A hot loop, long enough in some programs for
                         // `--adaptive` to recompile what it calls.
-                        let n = if g.b.chance(25) {
+                        let n = if g.b.chance(15) {
                             g.b.range(5000, 15000)
                         } else {
                             g.b.range(100, 1500)
@@ -833,7 +833,7 @@ fn generated_programs_behave_the_same_under_every_configuration() {
     // Every kind of ending is reached (not every program quietly
     // returning), and every flag of the matrix is drawn for several seeds.
     assert!(
-        endings.len() == 5 && endings.values().all(|&n| n * 20 >= count),
+        endings.len() == 5 && endings.values().all(|&n| n >= 2 && n * 30 >= count),
         "endings: {endings:?}"
     );
     flags_are_all_exercised(checked.iter().flat_map(|c| c.flags.iter()), count);
