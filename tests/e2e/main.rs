@@ -6,6 +6,7 @@
 //! table-driven over `tests/programs/CATEGORY/*.bc`; the convention for those
 //! programs (header comments and `.out` files) is described in `harness.rs`.
 
+mod gen;
 mod harness;
 
 mod adaptive;
@@ -20,6 +21,7 @@ mod cycles;
 mod declarations;
 mod differential;
 mod examples;
+mod generated;
 mod incremental;
 mod inline;
 mod inline_generated;
