@@ -73,6 +73,7 @@ pub struct Line {
 /// diagnostics (the first per line) and mark their line bad.
 pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
     let index = LineIndex::new(src);
+    let mut cursor = Cursor::default();
     let mut lines = vec![Line::default()];
     let mut diags = Vec::new();
     let mut lexer = Tok::lexer(src);
@@ -82,12 +83,12 @@ pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
         match item {
             Ok(Tok::Newline) => lines.push(Line::default()),
             Ok(tok) => {
-                let pos = index.pos(src, span.start);
+                let pos = cursor.pos(&index, src, span.start);
                 line.tokens.push(Token { tok, pos });
             }
             Err(()) => {
                 if !line.bad {
-                    let pos = index.pos(src, span.start);
+                    let pos = cursor.pos(&index, src, span.start);
                     diags.push(Diagnostic::new(pos, bad_token_message(&src[span.start..])));
                     line.bad = true;
                 }
@@ -95,6 +96,36 @@ pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
         }
     }
     (lines, diags)
+}
+
+/// Positions of increasing offsets, each found from the previous one on
+/// the same line: a long line costs time linear in its length, not in
+/// tokens × length as counting from the line start each time would.
+#[derive(Default)]
+struct Cursor {
+    /// Byte offset of the last position found, and where its line ends.
+    off: usize,
+    line_end: usize,
+    pos: Option<Pos>,
+}
+
+impl Cursor {
+    fn pos(&mut self, index: &LineIndex, src: &str, off: usize) -> Pos {
+        let pos = match self.pos {
+            Some(p) if off >= self.off && off < self.line_end => {
+                let more = src[self.off..off].chars().count() as u32;
+                Pos::new(p.line, p.col + more)
+            }
+            _ => {
+                let p = index.pos(src, off);
+                self.line_end = src[off..].find('\n').map_or(src.len(), |i| off + i);
+                p
+            }
+        };
+        self.off = off;
+        self.pos = Some(pos);
+        pos
+    }
 }
 
 fn bad_token_message(rest: &str) -> String {
