@@ -8,7 +8,7 @@
 
 use logos::Logos;
 
-use crate::diag::{Diagnostic, LineIndex, Pos};
+use crate::diag::{Diagnostic, Pos};
 
 /// A token's kind and, for names and constants, its value.
 #[derive(Logos, Clone, Debug, PartialEq, Eq)]
@@ -72,7 +72,6 @@ pub struct Line {
 /// Splits `src` into lines of tokens. Characters that start no token become
 /// diagnostics (the first per line) and mark their line bad.
 pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
-    let index = LineIndex::new(src);
     let mut cursor = Cursor::default();
     let mut lines = vec![Line::default()];
     let mut diags = Vec::new();
@@ -83,12 +82,12 @@ pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
         match item {
             Ok(Tok::Newline) => lines.push(Line::default()),
             Ok(tok) => {
-                let pos = cursor.pos(&index, src, span.start);
+                let pos = cursor.pos(src, span.start);
                 line.tokens.push(Token { tok, pos });
             }
             Err(()) => {
                 if !line.bad {
-                    let pos = cursor.pos(&index, src, span.start);
+                    let pos = cursor.pos(src, span.start);
                     diags.push(Diagnostic::new(pos, bad_token_message(&src[span.start..])));
                     line.bad = true;
                 }
@@ -98,33 +97,38 @@ pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
     (lines, diags)
 }
 
-/// Positions of increasing offsets, each found from the previous one on
-/// the same line: a long line costs time linear in its length, not in
-/// tokens × length as counting from the line start each time would.
-#[derive(Default)]
+/// Positions of increasing byte offsets, each found from the previous one:
+/// lexing a source costs time linear in its length, however long its lines
+/// (counting from the line start at each token would cost tokens × length).
 struct Cursor {
-    /// Byte offset of the last position found, and where its line ends.
+    /// The last offset asked for and its position.
     off: usize,
-    line_end: usize,
-    pos: Option<Pos>,
+    pos: Pos,
+}
+
+impl Default for Cursor {
+    fn default() -> Cursor {
+        Cursor {
+            off: 0,
+            pos: Pos::new(1, 1),
+        }
+    }
 }
 
 impl Cursor {
-    fn pos(&mut self, index: &LineIndex, src: &str, off: usize) -> Pos {
-        let pos = match self.pos {
-            Some(p) if off >= self.off && off < self.line_end => {
-                let more = src[self.off..off].chars().count() as u32;
-                Pos::new(p.line, p.col + more)
-            }
-            _ => {
-                let p = index.pos(src, off);
-                self.line_end = src[off..].find('\n').map_or(src.len(), |i| off + i);
-                p
+    fn pos(&mut self, src: &str, off: usize) -> Pos {
+        debug_assert!(off >= self.off, "offsets must not decrease");
+        let skipped = &src[self.off..off];
+        self.pos = match skipped.rfind('\n') {
+            None => Pos::new(self.pos.line, self.pos.col + skipped.chars().count() as u32),
+            Some(nl) => {
+                let lines = skipped.bytes().filter(|&b| b == b'\n').count() as u32;
+                let col = skipped[nl + 1..].chars().count() as u32 + 1;
+                Pos::new(self.pos.line + lines, col)
             }
         };
         self.off = off;
-        self.pos = Some(pos);
-        pos
+        self.pos
     }
 }
 
