@@ -23,6 +23,7 @@ mod inline;
 mod inline_generated;
 mod instructions;
 mod limits;
+mod loading;
 mod profiles;
 mod records;
 mod runtime_errors;
