@@ -62,7 +62,7 @@ fn bounded(dir: &Path, args: &str) -> Bounded {
 fn chain(n: usize, fields: bool) -> String {
     let mut s = String::from(".class C0\n  .field f\n.end\n");
     for i in 1..n {
-        let _ = write!(s, ".class C{i} : C{}\n", i - 1);
+        let _ = writeln!(s, ".class C{i} : C{}", i - 1);
         if fields {
             let _ = writeln!(s, "  .field g{i}");
         }

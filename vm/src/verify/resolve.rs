@@ -497,9 +497,9 @@ impl Resolver<'_> {
                     return None;
                 };
                 if insn.opcode == O::GetField {
-                    Op::GetField(c, slot as u32)
+                    Op::GetField(c, slot)
                 } else {
-                    Op::PutField(c, slot as u32)
+                    Op::PutField(c, slot)
                 }
             }
             O::Null => Op::Null,
