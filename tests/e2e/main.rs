@@ -28,6 +28,7 @@ mod inline_generated;
 mod instructions;
 mod language_doc;
 mod limits;
+mod loading;
 mod profiles;
 mod records;
 mod runtime_errors;

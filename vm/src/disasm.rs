@@ -32,7 +32,7 @@ pub fn disassemble(p: &Program) -> String {
     for g in &m.globals {
         let _ = writeln!(out, ".global {g}");
     }
-    for c in &m.classes {
+    for (i, c) in m.classes.iter().enumerate() {
         let sup = c
             .superclass
             .map(|s| format!(" : {}", m.classes[s as usize].name))
@@ -42,7 +42,7 @@ pub fn disassemble(p: &Program) -> String {
             ".class {}{}  ; fields: {}",
             c.name,
             sup,
-            c.fields.join(", ")
+            m.all_fields(i as u32).join(", ")
         );
     }
     for body in &p.bodies {
@@ -112,7 +112,7 @@ fn render_plain(p: &Program, method: u32, i: Instr) -> String {
     let field = |f: u32| {
         let (c, slot) = p.field_refs[f as usize];
         let class = &m.classes[c as usize];
-        format!("{}.{}", class.name, class.fields[slot as usize])
+        format!("{}.{}", class.name, m.field_name(c, slot).unwrap_or("?"))
     };
     let class = |c: u32| m.classes[c as usize].name.clone();
     use Instr::*;

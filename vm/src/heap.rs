@@ -62,6 +62,8 @@ pub struct Heap {
     budget: Arc<MemoryBudget>,
     /// Bytes this heap holds of the budget.
     charged: usize,
+    /// Of `charged`, the bytes not yet reserved by an allocation.
+    room: usize,
 }
 
 /// What an allocation asks of its caller.
@@ -99,25 +101,34 @@ impl Heap {
             collections: 0,
             budget,
             charged: 0,
+            room: 0,
         }
     }
 
     /// Makes sure the budget covers `bytes` more (an allocation about to be
-    /// made): true if it does. Cheap when the heap already holds enough.
+    /// made): true if it does. One comparison while the heap holds enough.
     #[inline]
     pub fn reserve(&mut self, bytes: usize) -> bool {
-        let need = self
-            .live
-            .saturating_add(self.allocated)
-            .saturating_add(bytes);
-        need <= self.charged || self.charge_to(need)
+        if bytes <= self.room {
+            self.room -= bytes;
+            true
+        } else {
+            self.charge_for(bytes)
+        }
     }
 
+    /// Takes from the budget what `bytes` more need beyond what the heap
+    /// holds (`room` ran out: footprint + `bytes` exceeds `charged`).
     #[cold]
-    fn charge_to(&mut self, need: usize) -> bool {
-        let more = whole_chunks(need - self.charged);
+    fn charge_for(&mut self, bytes: usize) -> bool {
+        let need = self
+            .charged
+            .saturating_sub(self.room)
+            .saturating_add(bytes);
+        let more = whole_chunks(need.saturating_sub(self.charged));
         if self.budget.try_take(more) {
             self.charged += more;
+            self.room = self.charged - need;
             true
         } else {
             false
@@ -287,6 +298,7 @@ impl Heap {
             self.budget.give_back(self.charged - keep);
             self.charged = keep;
         }
+        self.room = self.charged.saturating_sub(live);
     }
 
     /// Number of collections so far.
@@ -309,6 +321,24 @@ impl Drop for Heap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_budget_bounds_live_data_not_garbage() {
+        let budget = Arc::new(MemoryBudget::new(3 * CHUNK));
+        let mut h = Heap::with_budget(budget.clone());
+        let len = 10_000; // 160 KB an array
+        let mut kept = Vec::new();
+        while h.reserve(array_bytes(len)) {
+            kept.push(h.new_array(len).unwrap().0);
+        }
+        assert!(kept.len() >= 15 && kept.len() <= 20, "{}", kept.len());
+        assert!(budget.used() <= 3 * CHUNK);
+        // Drop all but one: a collection gives the room back.
+        h.collect([&kept[..1]]);
+        assert!(h.reserve(array_bytes(len)));
+        drop(h);
+        assert_eq!(budget.used(), 0, "a dropped heap gives everything back");
+    }
 
     #[test]
     fn unreachable_cycles_are_collected() {

@@ -29,7 +29,7 @@
 
 use std::fmt;
 
-use crate::loader::{load_body, Body, Program};
+use crate::loader::{load_body, Body, FieldRefs, Program};
 use crate::module::{MethodId, Module};
 use crate::runtime::Vm;
 use crate::thread::request;
@@ -128,9 +128,9 @@ impl Program {
         if module.methods[method as usize].arity() != mine.methods[method as usize].arity() {
             return Err(InstallError::Mismatch("parameters"));
         }
-        let mut field_refs = self.field_refs.clone();
+        let mut field_refs = FieldRefs::new(&self.field_refs);
         let mut body = load_body(module, method, self.yieldpoints, &mut field_refs);
-        if field_refs.len() != self.field_refs.len() {
+        if field_refs.refs.len() != self.field_refs.len() {
             return Err(InstallError::Mismatch("field references"));
         }
         body.id = (self.bodies.len() + method as usize) as u32;

@@ -676,7 +676,10 @@ impl<'vm> Interp<'vm> {
                             found: other.kind()
                         }),
                     };
-                    let target = prog.classes[class as usize].vtable[selector as usize];
+                    let target = match prog.classes[class as usize].vtable.get(selector as usize) {
+                        Some(&t) => t,
+                        None => prog.lookup_virtual(class, selector),
+                    };
                     if target == NO_METHOD {
                         fail!(RuntimeError::NoSuchMethod {
                             method: prog.module.selectors[selector as usize].name.clone(),
@@ -1152,7 +1155,11 @@ impl<'vm> Interp<'vm> {
     fn wrong_class(&self, op: &str, c: u32, slot: u32, r: u32) -> RuntimeError {
         let class = &self.prog.module.classes[c as usize];
         RuntimeError::WrongClass {
-            op: format!("{op} {}.{}", class.name, class.fields[slot as usize]),
+            op: format!(
+                "{op} {}.{}",
+                class.name,
+                self.prog.module.field_name(c, slot).unwrap_or("?")
+            ),
             found: self.prog.classes[self.heap.class_of(r) as usize]
                 .name
                 .clone(),

@@ -1,9 +1,10 @@
 //! The loader: a verified [`Module`] to a runnable [`Program`].
 //!
 //! It lays out classes (a subclass's fields after its superclass's, already
-//! computed by the resolver), builds one virtual-method table per class
-//! (indexed by selector) and an ancestor display for O(1) subclass tests,
-//! and turns each method into a [`Body`] of [`Instr`]s with the yieldpoints
+//! computed by the resolver), numbers the class forest for O(1) subclass
+//! tests ([`ClassOrder`]), builds virtual-method tables (indexed by
+//! selector; see [`Program::load`] for how their size is bounded), and
+//! turns each method into a [`Body`] of [`Instr`]s with the yieldpoints
 //! of docs/LANGUAGE.md "Yieldpoints" inserted:
 //!
 //! - a prologue yieldpoint at entry (an instruction at pc 0),
@@ -15,8 +16,11 @@
 //! has one) but never on the prologue: the prologue runs once per call.
 //! `--no-yieldpoints` loads the same code without them.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use crate::instr::Instr;
-use crate::module::{Catch, ClassId, MethodId, Module};
+use crate::module::{Catch, ClassId, ClassOrder, MethodId, Module, SelectorId};
 use crate::translate::{translate, FoldedStore};
 
 /// Marks "no method" in a virtual-method table.
@@ -29,19 +33,25 @@ pub struct ClassInfo {
     pub name: String,
     /// Number of fields, inherited ones included.
     pub nfields: u32,
-    /// The class's ancestors from the root down to itself.
-    pub ancestors: Box<[u32]>,
-    /// Per selector, the body `callvirt` runs for this class, or [`NO_METHOD`].
-    pub vtable: Box<[u32]>,
+    /// Pre-order number in the class forest (see [`ClassOrder`]).
+    pub pre: u32,
+    /// Number of proper subclasses: they are numbered `pre + 1 ..= pre + span`.
+    pub span: u32,
+    /// Per selector, the body `callvirt` runs for this class, or
+    /// [`NO_METHOD`]; selectors past its end have no method, unless the
+    /// table is not `complete`. A class that defines no method shares its
+    /// superclass's table.
+    pub vtable: Arc<[u32]>,
+    /// False for a class whose table was not built because the tables
+    /// would have exceeded [`VTABLE_BUDGET`]: `callvirt` on it looks the
+    /// method up through the superclass chain ([`Program::lookup_virtual`]).
+    pub complete: bool,
 }
 
-impl ClassInfo {
-    /// Depth in the hierarchy (a root class has depth 0).
-    #[inline]
-    pub fn depth(&self) -> usize {
-        self.ancestors.len() - 1
-    }
-}
+/// The most virtual-method table entries a program's classes may hold
+/// together (64 MB of entries); classes past it dispatch through
+/// [`Program::lookup_virtual`].
+pub const VTABLE_BUDGET: usize = 1 << 24;
 
 /// One method's runnable code.
 #[derive(Clone, Debug)]
@@ -110,18 +120,29 @@ pub struct Program {
     /// Field references of `getfield`/`putfield`: the class named in the
     /// instruction and the field's slot.
     pub field_refs: Vec<(ClassId, u32)>,
+    /// The virtual methods each class defines itself, by class and selector.
+    pub own_methods: HashMap<(ClassId, SelectorId), MethodId>,
     /// Whether yieldpoints were inserted.
     pub yieldpoints: bool,
 }
 
 impl Program {
     /// Loads `module`, inserting yieldpoints if `yieldpoints` is true.
+    ///
+    /// Loading takes time and memory near-linear in the module's size, but
+    /// for the virtual-method tables: a class's table is its superclass's
+    /// with the class's own methods written over it (shared outright when
+    /// it defines none), as long as the selectors the chain defines, and
+    /// all tables together hold at most [`VTABLE_BUDGET`] entries; classes
+    /// past the budget look methods up through their superclass chain.
     pub fn load(module: Module, yieldpoints: bool) -> Program {
-        let classes = layout_classes(&module);
-        let mut field_refs: Vec<(ClassId, u32)> = Vec::new();
+        let own_methods = own_methods(&module);
+        let classes = layout_classes(&module, &own_methods, VTABLE_BUDGET);
+        let mut field_refs = FieldRefs::default();
         let bodies = (0..module.methods.len())
             .map(|m| load_body(&module, m as MethodId, yieldpoints, &mut field_refs))
             .collect();
+        let field_refs = field_refs.refs;
         let installed = (0..module.methods.len())
             .map(|_| Default::default())
             .collect();
@@ -131,8 +152,28 @@ impl Program {
             installed,
             classes,
             field_refs,
+            own_methods,
             yieldpoints,
         }
+    }
+
+    /// The body `callvirt sel` runs for a receiver of class `class`, or
+    /// [`NO_METHOD`]. The interpreter reads the class's table first; this
+    /// is its slow path for a class past the table budget.
+    #[cold]
+    pub fn lookup_virtual(&self, class: ClassId, sel: SelectorId) -> u32 {
+        let mut c = Some(class);
+        while let Some(k) = c {
+            let info = &self.classes[k as usize];
+            if info.complete {
+                return info.vtable.get(sel as usize).copied().unwrap_or(NO_METHOD);
+            }
+            if let Some(&m) = self.own_methods.get(&(k, sel)) {
+                return m;
+            }
+            c = self.module.classes[k as usize].superclass;
+        }
+        NO_METHOD
     }
 
     /// The text of string constant `s`.
@@ -143,35 +184,121 @@ impl Program {
     /// Is class `sub` the class `sup` or a subclass of it?
     #[inline]
     pub fn is_subclass(&self, sub: u32, sup: u32) -> bool {
-        let depth = self.classes[sup as usize].depth();
-        self.classes[sub as usize].ancestors.get(depth) == Some(&sup)
+        let (sub, sup) = (&self.classes[sub as usize], &self.classes[sup as usize]);
+        sub.pre.wrapping_sub(sup.pre) <= sup.span
     }
 }
 
-fn layout_classes(module: &Module) -> Vec<ClassInfo> {
+/// The virtual methods each class defines, by (class, selector).
+fn own_methods(module: &Module) -> HashMap<(ClassId, SelectorId), MethodId> {
+    let mut map = HashMap::new();
+    for (i, m) in module.methods.iter().enumerate() {
+        if let (Some(c), Some(s)) = (m.class, m.selector) {
+            // The first definition wins, as in `Module::resolve_virtual`.
+            map.entry((c, s)).or_insert(i as MethodId);
+        }
+    }
+    map
+}
+
+/// Builds each class's info, superclasses first (pre-order), with at most
+/// `budget` table entries in all.
+fn layout_classes(
+    module: &Module,
+    own: &HashMap<(ClassId, SelectorId), MethodId>,
+    budget: usize,
+) -> Vec<ClassInfo> {
+    let supers: Vec<Option<ClassId>> = module.classes.iter().map(|c| c.superclass).collect();
+    let order = ClassOrder::new(&supers);
+    let n = module.classes.len();
+    let mut by_pre = vec![0usize; n];
+    for (c, &p) in order.pre.iter().enumerate() {
+        by_pre[p as usize] = c;
+    }
+    // Own methods per class, as (selector, method).
+    let mut defines: Vec<Vec<(SelectorId, MethodId)>> = vec![Vec::new(); n];
+    for (&(c, s), &m) in own {
+        defines[c as usize].push((s, m));
+    }
+    let empty: Arc<[u32]> = Arc::from(Vec::new());
+    let mut tables: Vec<Option<Arc<[u32]>>> = vec![None; n];
+    let mut used = 0usize;
+    for &k in &by_pre {
+        let parent = match supers[k] {
+            Some(s) => tables[s as usize].clone(),
+            None => Some(empty.clone()),
+        };
+        // A class past the budget leaves its subclasses past it too.
+        let Some(parent) = parent else { continue };
+        let mine = &defines[k];
+        if mine.is_empty() {
+            tables[k] = Some(parent);
+            continue;
+        }
+        let len = mine
+            .iter()
+            .map(|&(s, _)| s as usize + 1)
+            .max()
+            .unwrap_or(0)
+            .max(parent.len());
+        if used + len > budget {
+            continue;
+        }
+        used += len;
+        let mut t = parent.to_vec();
+        t.resize(len, NO_METHOD);
+        for &(s, m) in mine {
+            t[s as usize] = m;
+        }
+        tables[k] = Some(Arc::from(t));
+    }
     module
         .classes
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            let mut ancestors = vec![i as u32];
-            let mut s = c.superclass;
-            while let Some(k) = s {
-                ancestors.push(k);
-                s = module.classes[k as usize].superclass;
-            }
-            ancestors.reverse();
-            let vtable = (0..module.selectors.len() as u32)
-                .map(|sel| module.resolve_virtual(i as u32, sel).unwrap_or(NO_METHOD))
-                .collect();
-            ClassInfo {
-                name: c.name.clone(),
-                nfields: c.fields.len() as u32,
-                ancestors: ancestors.into_boxed_slice(),
-                vtable,
-            }
+        .map(|(i, c)| ClassInfo {
+            name: c.name.clone(),
+            nfields: c.nfields() as u32,
+            pre: order.pre[i],
+            span: order.span[i],
+            complete: tables[i].is_some(),
+            vtable: tables[i].take().unwrap_or_else(|| empty.clone()),
         })
         .collect()
+}
+
+/// The field-reference table being built: `getfield`/`putfield` operands
+/// interned as (class, slot) pairs.
+#[derive(Clone, Debug, Default)]
+pub struct FieldRefs {
+    /// The pairs, in order of first use.
+    pub refs: Vec<(ClassId, u32)>,
+    index: HashMap<(ClassId, u32), u32>,
+}
+
+impl FieldRefs {
+    /// A table holding `refs` (as loaded).
+    pub fn new(refs: &[(ClassId, u32)]) -> FieldRefs {
+        let index = refs
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| (r, i as u32))
+            .collect();
+        FieldRefs {
+            refs: refs.to_vec(),
+            index,
+        }
+    }
+
+    /// The index of pair (`class`, `slot`), added if new.
+    pub fn intern(&mut self, class: ClassId, slot: u32) -> u32 {
+        let next = self.refs.len() as u32;
+        let i = *self.index.entry((class, slot)).or_insert(next);
+        if i == next {
+            self.refs.push((class, slot));
+        }
+        i
+    }
 }
 
 /// Builds the loaded code of method `id` (see [`crate::translate`]).
@@ -179,18 +306,10 @@ pub fn load_body(
     module: &Module,
     id: MethodId,
     yieldpoints: bool,
-    field_refs: &mut Vec<(ClassId, u32)>,
+    field_refs: &mut FieldRefs,
 ) -> Body {
     let m = &module.methods[id as usize];
-    let mut intern = |c: ClassId, slot: u32| -> u32 {
-        match field_refs.iter().position(|&r| r == (c, slot)) {
-            Some(i) => i as u32,
-            None => {
-                field_refs.push((c, slot));
-                (field_refs.len() - 1) as u32
-            }
-        }
-    };
+    let mut intern = |c: ClassId, slot: u32| -> u32 { field_refs.intern(c, slot) };
     let t = translate(module, id, yieldpoints, &mut intern);
     Body {
         method: id,
@@ -211,6 +330,115 @@ pub fn load_body(
 
 #[cfg(test)]
 mod tests {
+    /// A forest: A, B : A, C : B, D : A, E (a second root), F : E; methods
+    /// A.m, C.m, D.n, F.m. With `budget` table entries in all.
+    fn forest(budget: usize) -> (Module, Vec<ClassInfo>, HashMap<(u32, u32), u32>) {
+        let src = "\
+.class A
+.end
+.class B : A
+.end
+.class C : B
+.end
+.class D : A
+.end
+.class E
+.end
+.class F : E
+.end
+.method A.m(s)
+  push 1
+  ret
+.end
+.method C.m(s)
+  push 2
+  ret
+.end
+.method D.n(s)
+  push 3
+  ret
+.end
+.method F.m(s)
+  push 4
+  ret
+.end
+.method main()
+  push 0
+  ret
+.end
+";
+        let module = assemble("t.bc", src).unwrap();
+        let own = own_methods(&module);
+        let classes = layout_classes(&module, &own, budget);
+        (module, classes, own)
+    }
+
+    #[test]
+    fn subclass_tests_follow_the_forest() {
+        let p = Program::load(forest(VTABLE_BUDGET).0, false);
+        let (a, b, c, d, e, f) = (0, 1, 2, 3, 4, 5);
+        let yes = [
+            (a, a),
+            (b, a),
+            (c, a),
+            (c, b),
+            (d, a),
+            (f, e),
+            (e, e),
+            (c, c),
+        ];
+        for sub in 0..6 {
+            for sup in 0..6 {
+                let expect = yes.contains(&(sub, sup)) || sub == sup;
+                assert_eq!(p.is_subclass(sub, sup), expect, "{sub} <: {sup}");
+                assert_eq!(p.module.is_subclass(sub, sup), expect);
+            }
+        }
+    }
+
+    #[test]
+    fn tables_are_shared_and_the_budget_falls_back_to_the_chain() {
+        let (module, classes, _) = forest(VTABLE_BUDGET);
+        // B defines nothing: it shares A's table.
+        assert!(Arc::ptr_eq(&classes[0].vtable, &classes[1].vtable));
+        assert!(!Arc::ptr_eq(&classes[1].vtable, &classes[2].vtable));
+        // Every class dispatches as `resolve_virtual` says, with any budget.
+        for budget in [VTABLE_BUDGET, 3, 2, 1, 0] {
+            let mut p = Program::load(module.clone(), false);
+            let own = own_methods(&module);
+            p.classes = layout_classes(&module, &own, budget);
+            let used: usize = {
+                let mut seen: Vec<*const u32> = Vec::new();
+                p.classes
+                    .iter()
+                    .filter(|c| !c.vtable.is_empty())
+                    .filter(|c| {
+                        let ptr = c.vtable.as_ptr();
+                        let new = !seen.contains(&ptr);
+                        seen.push(ptr);
+                        new
+                    })
+                    .map(|c| c.vtable.len())
+                    .sum()
+            };
+            assert!(used <= budget, "budget {budget}: {used} entries");
+            for class in 0..6 {
+                for sel in 0..module.selectors.len() as u32 {
+                    let want = module.resolve_virtual(class, sel).unwrap_or(NO_METHOD);
+                    let fast = p.classes[class as usize].vtable.get(sel as usize).copied();
+                    let got = fast.unwrap_or_else(|| p.lookup_virtual(class, sel));
+                    assert_eq!(got, want, "budget {budget}, class {class}, selector {sel}");
+                }
+            }
+        }
+        let p = {
+            let mut p = Program::load(module.clone(), false);
+            p.classes = layout_classes(&module, &own_methods(&module), 0);
+            p
+        };
+        assert!(p.classes.iter().any(|c| !c.complete));
+    }
+
     use super::*;
     use crate::verify::assemble;
 
@@ -300,9 +528,11 @@ top:
         assert_eq!(b.nfields, 2);
         assert_eq!(a.vtable[0], 0); // A.f
         assert_eq!(b.vtable[0], 0); // inherited
-        assert_eq!(a.vtable[1], NO_METHOD);
+        assert_eq!(a.vtable.get(1), None); // past A's table: no method
+        assert_eq!(p.lookup_virtual(0, 1), NO_METHOD);
         assert_eq!(b.vtable[1], 1);
         assert!(p.is_subclass(1, 0));
         assert!(!p.is_subclass(0, 1));
+        assert!(a.complete && b.complete);
     }
 }

@@ -46,12 +46,101 @@ pub struct Class {
     pub name: String,
     /// The superclass.
     pub superclass: Option<ClassId>,
-    /// All fields in layout order: the superclass's first, then this class's.
-    pub fields: Vec<String>,
-    /// How many of `fields` are inherited.
+    /// The fields this class declares, in layout order. Their slots follow
+    /// the inherited ones: `own_fields[i]` is slot `inherited_fields + i`.
+    /// Inherited names are found through the superclass chain
+    /// ([`Module::field_name`], [`Module::all_fields`]), so a deep hierarchy
+    /// costs memory linear in the fields written, not in depth × fields.
+    pub own_fields: Vec<String>,
+    /// How many field slots the superclass chain occupies (the superclass's
+    /// [`Class::nfields`], 0 for a root class).
     pub inherited_fields: usize,
     /// Where the class was declared.
     pub pos: Pos,
+}
+
+impl Class {
+    /// Number of field slots of an instance, inherited ones included.
+    pub fn nfields(&self) -> usize {
+        self.inherited_fields + self.own_fields.len()
+    }
+}
+
+/// A pre-order numbering of a class forest, for O(1) subclass tests.
+///
+/// `pre[c]` numbers class `c` in a depth-first pre-order walk of the forest
+/// given by the superclass links (roots and children in class order), and
+/// `span[c]` is the number of its proper descendants, so the classes of
+/// `c`'s subtree are exactly those numbered `pre[c] ..= pre[c] + span[c]`.
+#[derive(Clone, Debug, Default)]
+pub struct ClassOrder {
+    /// Pre-order number of each class.
+    pub pre: Vec<u32>,
+    /// Number of proper descendants of each class.
+    pub span: Vec<u32>,
+}
+
+impl ClassOrder {
+    /// Numbers the forest whose class `i` has superclass `supers[i]`. The
+    /// links must be acyclic (the resolver cuts cycles first); a link to a
+    /// class that does not exist is treated as none.
+    pub fn new(supers: &[Option<ClassId>]) -> ClassOrder {
+        let n = supers.len();
+        // Children lists in compressed form: first[c]..first[c + 1] indexes
+        // `kids`, in class order.
+        let mut first = vec![0u32; n + 1];
+        for s in supers.iter().flatten() {
+            if (*s as usize) < n {
+                first[*s as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            first[i + 1] += first[i];
+        }
+        let mut fill = first.clone();
+        let mut kids = vec![0u32; first[n] as usize];
+        for (c, s) in supers.iter().enumerate() {
+            if let Some(s) = s.filter(|&s| (s as usize) < n) {
+                kids[fill[s as usize] as usize] = c as u32;
+                fill[s as usize] += 1;
+            }
+        }
+        let mut pre = vec![u32::MAX; n];
+        let mut span = vec![0u32; n];
+        let mut next = 0u32;
+        // (class, index of the next child to visit)
+        let mut stack: Vec<(u32, u32)> = Vec::new();
+        for root in 0..n {
+            if supers[root].is_some_and(|s| (s as usize) < n) {
+                continue;
+            }
+            pre[root] = next;
+            next += 1;
+            stack.push((root as u32, first[root]));
+            while let Some(top) = stack.last_mut() {
+                let (c, k) = *top;
+                if k < first[c as usize + 1] {
+                    top.1 += 1;
+                    let child = kids[k as usize];
+                    pre[child as usize] = next;
+                    next += 1;
+                    stack.push((child, first[child as usize]));
+                } else {
+                    span[c as usize] = next - 1 - pre[c as usize];
+                    stack.pop();
+                }
+            }
+        }
+        debug_assert!(pre.iter().all(|&p| p != u32::MAX), "cyclic class links");
+        ClassOrder { pre, span }
+    }
+
+    /// Is `sub` the class `sup` or one of its subclasses?
+    #[inline]
+    pub fn is_subclass(&self, sub: ClassId, sup: ClassId) -> bool {
+        let (s, p) = (self.pre[sub as usize], self.pre[sup as usize]);
+        s.wrapping_sub(p) <= self.span[sup as usize]
+    }
 }
 
 /// A virtual method name and its arity (the receiver included).
@@ -326,6 +415,45 @@ impl Module {
             c = self.classes[k as usize].superclass;
         }
         false
+    }
+
+    /// The name of field slot `slot` of class `class`: declared by the class
+    /// itself or by the superclass whose slots cover it. `None` if the
+    /// class or slot does not exist (or the superclass links are broken).
+    pub fn field_name(&self, class: ClassId, slot: u32) -> Option<&str> {
+        let slot = slot as usize;
+        let mut c = Some(class);
+        // At most one step per class, even on a malformed (cyclic) module.
+        for _ in 0..=self.classes.len() {
+            let k = self.classes.get(c? as usize)?;
+            if slot >= k.inherited_fields {
+                return k
+                    .own_fields
+                    .get(slot - k.inherited_fields)
+                    .map(String::as_str);
+            }
+            c = k.superclass;
+        }
+        None
+    }
+
+    /// Every field name of class `class` in slot order, inherited ones
+    /// first (takes time proportional to the depth of the class).
+    pub fn all_fields(&self, class: ClassId) -> Vec<&str> {
+        let mut chain = Vec::new();
+        let mut c = Some(class);
+        while let Some(k) = c.and_then(|k| self.classes.get(k as usize)) {
+            if chain.len() > self.classes.len() {
+                break;
+            }
+            chain.push(k);
+            c = k.superclass;
+        }
+        chain
+            .iter()
+            .rev()
+            .flat_map(|k| k.own_fields.iter().map(String::as_str))
+            .collect()
     }
 
     /// The method `callvirt sel` runs for a receiver of class `class`: the

@@ -136,7 +136,7 @@ pub fn print(module: &Module) -> Result<String, PrintError> {
                 let _ = writeln!(out, ".class {} : {}", c.name, sup.name);
             }
         }
-        for f in c.fields.iter().skip(c.inherited_fields) {
+        for f in &c.own_fields {
             check_name("field", f)?;
             let _ = writeln!(out, "  .field {f}");
         }
@@ -318,9 +318,8 @@ fn print_method(module: &Module, m: &Method, out: &mut String) -> Result<(), Pri
     };
     let field = |c: u32, slot: u32| -> Result<String, PrintError> {
         let cname = class(c)?;
-        let f = module.classes[c as usize]
-            .fields
-            .get(slot as usize)
+        let f = module
+            .field_name(c, slot)
             .ok_or_else(|| bad("field", slot as u64))?;
         check_name("field", f)?;
         Ok(format!("{cname}.{f}"))
@@ -427,7 +426,7 @@ mod tests {
         for c in &m.classes {
             out.push(format!(
                 "class {} {:?} {:?} {}",
-                c.name, c.superclass, c.fields, c.inherited_fields
+                c.name, c.superclass, c.own_fields, c.inherited_fields
             ));
         }
         out.push(format!("globals {:?}", m.globals));

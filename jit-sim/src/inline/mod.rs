@@ -477,8 +477,14 @@ pub fn validate(module: &Module) -> Result<(), InlineError> {
             }
             k = module.classes[x as usize].superclass;
         }
-        if c.inherited_fields > c.fields.len() {
-            return bad(format!("class {} inherits more fields than it has", c.name));
+        let inherited = c
+            .superclass
+            .map_or(0, |s| module.classes[s as usize].nfields());
+        if c.inherited_fields != inherited {
+            return bad(format!(
+                "class {} inherits {} field(s) but its superclass has {inherited}",
+                c.name, c.inherited_fields
+            ));
         }
     }
     if module.main as usize >= module.methods.len() {
@@ -521,7 +527,7 @@ pub fn validate(module: &Module) -> Result<(), InlineError> {
                 Op::GetField(c, f) | Op::PutField(c, f) => module
                     .classes
                     .get(c as usize)
-                    .is_some_and(|c| (f as usize) < c.fields.len()),
+                    .is_some_and(|c| (f as usize) < c.nfields()),
                 op => op.target().is_none_or(|t| t <= n),
             };
             if !ok {

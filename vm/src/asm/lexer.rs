@@ -8,7 +8,7 @@
 
 use logos::Logos;
 
-use crate::diag::{Diagnostic, LineIndex, Pos};
+use crate::diag::{Diagnostic, Pos};
 
 /// A token's kind and, for names and constants, its value.
 #[derive(Logos, Clone, Debug, PartialEq, Eq)]
@@ -72,7 +72,7 @@ pub struct Line {
 /// Splits `src` into lines of tokens. Characters that start no token become
 /// diagnostics (the first per line) and mark their line bad.
 pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
-    let index = LineIndex::new(src);
+    let mut cursor = Cursor::default();
     let mut lines = vec![Line::default()];
     let mut diags = Vec::new();
     let mut lexer = Tok::lexer(src);
@@ -82,12 +82,12 @@ pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
         match item {
             Ok(Tok::Newline) => lines.push(Line::default()),
             Ok(tok) => {
-                let pos = index.pos(src, span.start);
+                let pos = cursor.pos(src, span.start);
                 line.tokens.push(Token { tok, pos });
             }
             Err(()) => {
                 if !line.bad {
-                    let pos = index.pos(src, span.start);
+                    let pos = cursor.pos(src, span.start);
                     diags.push(Diagnostic::new(pos, bad_token_message(&src[span.start..])));
                     line.bad = true;
                 }
@@ -95,6 +95,41 @@ pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
         }
     }
     (lines, diags)
+}
+
+/// Positions of increasing byte offsets, each found from the previous one:
+/// lexing a source costs time linear in its length, however long its lines
+/// (counting from the line start at each token would cost tokens × length).
+struct Cursor {
+    /// The last offset asked for and its position.
+    off: usize,
+    pos: Pos,
+}
+
+impl Default for Cursor {
+    fn default() -> Cursor {
+        Cursor {
+            off: 0,
+            pos: Pos::new(1, 1),
+        }
+    }
+}
+
+impl Cursor {
+    fn pos(&mut self, src: &str, off: usize) -> Pos {
+        debug_assert!(off >= self.off, "offsets must not decrease");
+        let skipped = &src[self.off..off];
+        self.pos = match skipped.rfind('\n') {
+            None => Pos::new(self.pos.line, self.pos.col + skipped.chars().count() as u32),
+            Some(nl) => {
+                let lines = skipped.bytes().filter(|&b| b == b'\n').count() as u32;
+                let col = skipped[nl + 1..].chars().count() as u32 + 1;
+                Pos::new(self.pos.line + lines, col)
+            }
+        };
+        self.off = off;
+        self.pos
+    }
 }
 
 fn bad_token_message(rest: &str) -> String {

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::asm::ast::{self, Ast, LocalRef, Name, Operand};
 use crate::diag::{Diagnostic, Pos};
-use crate::module::{Catch, Class, ClassId, Insn, Method, Module, Op, Selector};
+use crate::module::{Catch, Class, ClassId, ClassOrder, Insn, Method, Module, Op, Selector};
 use crate::opcode::Opcode;
 
 /// Resolves `ast`. Returns the module and whether each method resolved
@@ -25,6 +25,8 @@ pub fn resolve(file: &str, ast: &Ast, diags: &mut Vec<Diagnostic>) -> (Module, V
             ..Module::default()
         },
         strings: HashMap::new(),
+        order: ClassOrder::default(),
+        field_decls: HashMap::new(),
     };
     let globals = r.globals(&ast.globals);
     let classes = r.classes(&ast.classes);
@@ -50,6 +52,30 @@ struct Resolver<'d> {
     diags: &'d mut Vec<Diagnostic>,
     module: Module,
     strings: HashMap<String, u32>,
+    /// The class forest's numbering (set by `classes`).
+    order: ClassOrder,
+    /// Per field name, the classes declaring it, in pre-order.
+    field_decls: HashMap<String, Vec<FieldDecl>>,
+}
+
+/// A field declaration: the declaring class and the field's slot.
+struct FieldDecl {
+    /// The class's pre-order number.
+    pre: u32,
+    class: ClassId,
+    slot: u32,
+}
+
+impl Resolver<'_> {
+    /// The slot of field `name` in instances of `class`: declared by the
+    /// class or its nearest superclass that declares it.
+    fn field_slot(&self, class: ClassId, name: &str) -> Option<u32> {
+        let list = self.field_decls.get(name)?;
+        let p = self.order.pre[class as usize];
+        let i = list.partition_point(|d| d.pre <= p);
+        let d = list.get(i.checked_sub(1)?)?;
+        self.order.is_subclass(class, d.class).then_some(d.slot)
+    }
 }
 
 /// Name tables built before method bodies are resolved.
@@ -100,21 +126,38 @@ impl Resolver<'_> {
             supers.push(s);
         }
         // Cycles: report each class on a cycle, then cut the cycle so that
-        // layout can proceed.
-        let on_cycle: Vec<bool> = (0..decls.len())
-            .map(|start| {
-                let mut seen = vec![false; decls.len()];
-                let mut c = Some(start as u32);
-                while let Some(k) = c {
-                    if seen[k as usize] {
-                        return k as usize == start;
+        // layout can proceed. Each class is walked once: a walk stops at a
+        // class an earlier walk finished, or finds a cycle when it meets a
+        // class of its own walk.
+        let n = decls.len();
+        let mut on_cycle = vec![false; n];
+        let mut walk_of = vec![usize::MAX; n];
+        for start in 0..n {
+            if walk_of[start] != usize::MAX {
+                continue;
+            }
+            let mut c = Some(start as u32);
+            while let Some(k) = c {
+                let k = k as usize;
+                if walk_of[k] == start {
+                    // Back on this walk: k and the classes after it form a cycle.
+                    let mut x = k;
+                    loop {
+                        on_cycle[x] = true;
+                        x = supers[x].expect("on a cycle") as usize;
+                        if x == k {
+                            break;
+                        }
                     }
-                    seen[k as usize] = true;
-                    c = supers[k as usize];
+                    break;
                 }
-                false
-            })
-            .collect();
+                if walk_of[k] != usize::MAX {
+                    break;
+                }
+                walk_of[k] = start;
+                c = supers[k];
+            }
+        }
         for (i, d) in decls.iter().enumerate() {
             if on_cycle[i] {
                 self.error(
@@ -127,29 +170,27 @@ impl Resolver<'_> {
                 supers[i] = None;
             }
         }
-        // Layout, superclasses first (memoized recursion over an acyclic
-        // forest, done with an explicit stack).
-        let mut fields: Vec<Option<Vec<String>>> = vec![None; decls.len()];
-        let mut inherited = vec![0usize; decls.len()];
-        for i in 0..decls.len() {
-            let mut chain = vec![i];
-            while let Some(s) = supers[*chain.last().expect("non-empty")] {
-                if fields[s as usize].is_some() {
-                    break;
-                }
-                chain.push(s as usize);
-            }
-            while let Some(k) = chain.pop() {
-                if fields[k].is_some() {
-                    continue;
-                }
-                let base: Vec<String> = supers[k]
-                    .map(|s| fields[s as usize].clone().expect("super laid out first"))
-                    .unwrap_or_default();
-                inherited[k] = base.len();
-                let mut all = base;
-                for f in &decls[k].fields {
-                    if all[..inherited[k]].contains(&f.text) {
+        // Layout, superclasses first (in pre-order of the class forest). A
+        // class stores only its own fields; a field name maps to the classes
+        // that declare it, in pre-order, so that a lookup through the
+        // superclass chain is a binary search (see `field_slot`).
+        let order = ClassOrder::new(&supers);
+        let mut by_pre = vec![0usize; n];
+        for (c, &p) in order.pre.iter().enumerate() {
+            by_pre[p as usize] = c;
+        }
+        let mut own: Vec<Vec<String>> = vec![Vec::new(); n];
+        let mut inherited = vec![0usize; n];
+        let mut declarers: HashMap<String, Vec<FieldDecl>> = HashMap::new();
+        for &k in &by_pre {
+            inherited[k] = supers[k].map_or(0, |s| inherited[s as usize] + own[s as usize].len());
+            for f in &decls[k].fields {
+                let list = declarers.entry(f.text.clone()).or_default();
+                // Declarations accepted so far of one name are never each
+                // other's ancestors, so their subtrees are disjoint: only the
+                // latest one (in pre-order) can contain k.
+                match list.last() {
+                    Some(d) if d.class != k as u32 && order.is_subclass(k as u32, d.class) => {
                         self.error(
                             f.pos,
                             format!(
@@ -157,13 +198,19 @@ impl Resolver<'_> {
                                 f.text, decls[k].name.text
                             ),
                         );
-                    } else if all[inherited[k]..].contains(&f.text) {
+                    }
+                    Some(d) if d.class == k as u32 => {
                         self.error(f.pos, format!("field `{}` is defined twice", f.text));
-                    } else {
-                        all.push(f.text.clone());
+                    }
+                    _ => {
+                        list.push(FieldDecl {
+                            pre: order.pre[k],
+                            class: k as u32,
+                            slot: (inherited[k] + own[k].len()) as u32,
+                        });
+                        own[k].push(f.text.clone());
                     }
                 }
-                fields[k] = Some(all);
             }
         }
         self.module.classes = decls
@@ -172,11 +219,13 @@ impl Resolver<'_> {
             .map(|(i, d)| Class {
                 name: d.name.text.clone(),
                 superclass: supers[i],
-                fields: fields[i].take().expect("laid out"),
+                own_fields: std::mem::take(&mut own[i]),
                 inherited_fields: inherited[i],
                 pos: d.name.pos,
             })
             .collect();
+        self.order = order;
+        self.field_decls = declarers;
         map
     }
 
@@ -296,30 +345,30 @@ impl Resolver<'_> {
             t
         };
         // Locals.
-        let local_names: Vec<&str> = d
-            .params
-            .iter()
-            .chain(&d.locals)
-            .map(|n| n.text.as_str())
-            .collect();
+        let nlocals = d.params.len() + d.locals.len();
+        let mut local_index: HashMap<&str, u32> = HashMap::with_capacity(nlocals);
+        for (i, n) in d.params.iter().chain(&d.locals).enumerate() {
+            // A name defined twice (reported already) means its first slot.
+            local_index.entry(n.text.as_str()).or_insert(i as u32);
+        }
         let local = |r: &mut Self, l: &LocalRef| -> Option<u32> {
             match l {
                 LocalRef::Name(n) => {
-                    let i = local_names.iter().position(|x| *x == n.text);
+                    let i = local_index.get(n.text.as_str()).copied();
                     if i.is_none() {
                         r.error(n.pos, format!("unknown local `{}`", n.text));
                     }
-                    i.map(|i| i as u32)
+                    i
                 }
                 LocalRef::Index(i, pos) => {
-                    if *i >= 0 && (*i as usize) < local_names.len() {
+                    if *i >= 0 && (*i as usize) < nlocals {
                         Some(*i as u32)
                     } else {
                         r.error(
                             *pos,
                             format!(
                                 "unknown local: index {i} but the method has {}",
-                                crate::diag::count(local_names.len() as u64, "local", "locals")
+                                crate::diag::count(nlocals as u64, "local", "locals")
                             ),
                         );
                         None
@@ -447,16 +496,15 @@ impl Resolver<'_> {
                     unreachable!()
                 };
                 let c = lookup(self, &names.classes, cname, "class")?;
-                let class = &self.module.classes[c as usize];
-                let Some(slot) = class.fields.iter().position(|f| *f == fname.text) else {
+                let Some(slot) = self.field_slot(c, &fname.text) else {
                     let msg = format!("class `{}` has no field `{}`", cname.text, fname.text);
                     self.error(fname.pos, msg);
                     return None;
                 };
                 if insn.opcode == O::GetField {
-                    Op::GetField(c, slot as u32)
+                    Op::GetField(c, slot)
                 } else {
-                    Op::PutField(c, slot as u32)
+                    Op::PutField(c, slot)
                 }
             }
             O::Null => Op::Null,
