@@ -60,7 +60,9 @@ header() { sed -n "s/^; $2: //p" "$1" | head -1; }
 # normal FILE SORT: the file's lines, sorted if SORT is yes.
 normal() { if [[ "$2" == yes ]]; then LC_ALL=C sort "$1"; else cat "$1"; fi; }
 
-tmp="$(mktemp -d)"
+# Scratch files live under the results, not in /tmp, where a cleaner
+# running beside a long soak could remove them.
+tmp="$(mktemp -d "$results/run.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 total_hangs=0
 total_failures=0
