@@ -63,7 +63,11 @@ normal() { if [[ "$2" == yes ]]; then LC_ALL=C sort "$1"; else cat "$1"; fi; }
 # Scratch files live under the results, not in /tmp, where a cleaner
 # running beside a long soak could remove them.
 tmp="$(mktemp -d "$results/run.XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
+# Only the script itself cleans up: a watcher subshell (below) that a signal
+# ends in the instant after its fork, before bash has reset its traps,
+# would otherwise run this trap and remove the scratch files of the runs
+# still to come.
+trap '[[ $BASHPID == '"$$"' ]] && rm -rf "$tmp"' EXIT
 total_hangs=0
 total_failures=0
 rows=()
@@ -102,7 +106,8 @@ for prog in "${progs[@]}"; do
             watcher=$!
             wait "$pid"
             status=$?
-            kill "$watcher" 2>/dev/null
+            # SIGKILL: a signal bash handles could run the inherited trap.
+            kill -9 "$watcher" 2>/dev/null
             wait "$watcher" 2>/dev/null
             if [[ -e "$tmp/hung" ]]; then
                 hangs=$((hangs + 1))
