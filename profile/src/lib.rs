@@ -290,6 +290,41 @@ impl Profile {
 
     /// Parses a profile from JSON text.
     pub fn from_json(text: &str) -> Result<Profile, ReadError> {
+        // The format tag first (one pass, nothing kept but the tag), so that
+        // a file of a newer format is told so rather than what it lacks.
+        #[derive(Deserialize)]
+        struct Tag {
+            format: Option<serde_json::Value>,
+        }
+        let tag: Tag = serde_json::from_str(text).map_err(|e| {
+            ReadError::Malformed(if e.is_data() {
+                format!("it is JSON but not a profile object ({e})")
+            } else {
+                format!("it is not JSON ({e})")
+            })
+        })?;
+        match tag.format {
+            None => {
+                return Err(ReadError::Malformed(
+                    "it has no `format` key (profiles are written by `vm run --profile-out`)"
+                        .into(),
+                ))
+            }
+            Some(serde_json::Value::String(f)) if f != FORMAT => {
+                let newer = f
+                    .strip_prefix("vm-profile/")
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .is_some_and(|v| v > 1);
+                return Err(ReadError::Malformed(if newer {
+                    format!(
+                        "format is `{f}`, newer than this vm reads (`{FORMAT}`): use the vm that wrote it"
+                    )
+                } else {
+                    format!("format is `{f}`, expected `{FORMAT}`")
+                }));
+            }
+            _ => {}
+        }
         let p: Profile =
             serde_json::from_str(text).map_err(|e| ReadError::Malformed(e.to_string()))?;
         if p.format != FORMAT {
