@@ -296,13 +296,17 @@ impl Profile {
         struct Tag {
             format: Option<serde_json::Value>,
         }
-        let tag: Tag = serde_json::from_str(text).map_err(|e| {
-            ReadError::Malformed(if e.is_data() {
-                format!("it is JSON but not a profile object ({e})")
-            } else {
-                format!("it is not JSON ({e})")
-            })
-        })?;
+        serde_json::from_str::<serde::de::IgnoredAny>(text)
+            .map_err(|e| ReadError::Malformed(format!("it is not JSON ({e})")))?;
+        let not_object = || {
+            ReadError::Malformed(
+                "it is JSON but not a profile (a profile is one JSON object)".into(),
+            )
+        };
+        if !text.trim_start().starts_with('{') {
+            return Err(not_object());
+        }
+        let tag: Tag = serde_json::from_str(text).map_err(|_| not_object())?;
         match tag.format {
             None => {
                 return Err(ReadError::Malformed(

@@ -28,6 +28,7 @@ mod language_doc;
 mod limits;
 mod profiles;
 mod records;
+mod report;
 mod runtime_errors;
 mod samplers;
 mod threads;

@@ -2,12 +2,14 @@
 //! crate from the pruned tree's collapsed stacks: each box a context, as
 //! wide as its total weight, its callees stacked on it.
 //!
-//! The differential flame graph ([`differential`]) draws the sample's
-//! tree and colours each box by how its share differs from the
-//! reference's (inferno's differential mode, the reference normalized to
-//! the sample's total first): red where the sample over-weights the
-//! context, blue where it under-weights it, the deeper the colour the
-//! larger the difference.
+//! The differential flame graph ([`differential`]) weighs each context by
+//! its *calls*, the weight `cct-overlap` compares (a timer sample's error
+//! is in how often it thinks a call happens, not in where the time goes),
+//! draws the sample's tree and colours each box by how its share differs
+//! from the reference's (inferno's differential mode, the reference
+//! normalized to the sample's total first): red where the sample
+//! over-weights the context, blue where it under-weights it, the deeper
+//! the colour the larger the difference.
 
 use std::io;
 
@@ -61,18 +63,18 @@ pub fn svg(p: &Profile, min_percent: f64, scripted: bool) -> io::Result<Vec<u8>>
 }
 
 /// The differential flame graph of the sample `p` against `reference`
-/// (both with a `cct`): the sample's boxes, red where it over-weights a
-/// context, blue where it under-weights it.
+/// (both with a `cct`), contexts weighted by calls: the sample's boxes,
+/// red where it over-weights a context, blue where it under-weights it.
 pub fn differential(
     p: &Profile,
     reference: &Profile,
     min_percent: f64,
     scripted: bool,
 ) -> io::Result<Vec<u8>> {
-    let before = Full::new(reference.cct.as_deref().unwrap_or(&[]))
+    let before = Full::by_calls(reference.cct.as_deref().unwrap_or(&[]))
         .prune(min_percent)
         .folded();
-    let after = Full::new(p.cct.as_deref().unwrap_or(&[]))
+    let after = Full::by_calls(p.cct.as_deref().unwrap_or(&[]))
         .prune(min_percent)
         .folded();
     let mut both = Vec::new();
@@ -91,8 +93,10 @@ pub fn differential(
             "{}: {} profile against {}",
             p.program, p.config.profile, reference.config.profile
         ),
-        "red: the sample over-weights the context, blue: under-weights it (shares compared)".into(),
-        unit(p),
+        "box width: calls in the context and below, as sampled; red: the sample over-weights \
+         the context, blue: under-weights it"
+            .into(),
+        "calls",
         scripted,
     );
     render(&mut opt, &both)

@@ -289,10 +289,11 @@ pub fn page(
         if let Some((r, _)) = reference.filter(|(r, _)| r.cct.is_some()) {
             let _ = writeln!(
                 s,
-                "<h2 id=\"differential\">Where the sample is wrong</h2>\n<p class=\"help\">The same \
-                 boxes, coloured by how the sample's share of each context differs from the \
-                 reference's: red where the sample over-weights it, blue where it under-weights \
-                 it; the deeper the colour, the larger the error.</p>\n\
+                "<h2 id=\"differential\">Where the sample is wrong</h2>\n<p class=\"help\">Here each \
+                 box is as wide as the calls the sample counted in the context and below, and \
+                 coloured by how the sample's share of them differs from the reference's: red \
+                 where the sample over-weights the context, blue where it under-weights it; the \
+                 deeper the colour, the larger the error.</p>\n\
                  <div class=\"flame\" id=\"diff-flame\">{}</div>",
                 inline_svg(&flamegraph::differential(p, r, min_percent, false)?)
             );

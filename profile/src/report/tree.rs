@@ -25,7 +25,10 @@ pub struct Full<'a> {
     /// order.
     offsets: Vec<u32>,
     kids: Vec<u32>,
-    /// Each node's self weight plus that of all its descendants.
+    /// Each node's own weight (its `self`, or its `calls` for
+    /// [`Full::by_calls`]).
+    pub own: Vec<u64>,
+    /// Each node's own weight plus that of all its descendants.
     pub total: Vec<u64>,
 }
 
@@ -34,6 +37,17 @@ impl<'a> Full<'a> {
     /// root first (as [`crate::Profile::from_json`] checks); a node whose
     /// parent is unknown is treated as a child of the root.
     pub fn new(cct: &'a [CctNode]) -> Full<'a> {
+        Full::build(cct, |c| c.self_)
+    }
+
+    /// As [`Full::new`], each context weighted by its `calls` instead (the
+    /// weight the context metrics compare: where a sample's call counts
+    /// are wrong).
+    pub fn by_calls(cct: &'a [CctNode]) -> Full<'a> {
+        Full::build(cct, |c| if c.parent.is_some() { c.calls } else { 0 })
+    }
+
+    fn build(cct: &'a [CctNode], weight: impl Fn(&CctNode) -> u64) -> Full<'a> {
         let n = cct.len();
         // Ids are usually the positions: no map needed then.
         let sequential = cct.iter().enumerate().all(|(i, c)| c.id == i as u64);
@@ -72,7 +86,8 @@ impl<'a> Full<'a> {
                 fill[*p as usize] += 1;
             }
         }
-        let mut total: Vec<u64> = cct.iter().map(|c| c.self_).collect();
+        let own: Vec<u64> = cct.iter().map(weight).collect();
+        let mut total = own.clone();
         // Children come after their parents: one backward pass adds up.
         for i in (0..n).rev() {
             if let Some(p) = parent[i] {
@@ -85,6 +100,7 @@ impl<'a> Full<'a> {
             cct,
             offsets,
             kids,
+            own,
             total,
         }
     }
@@ -124,8 +140,9 @@ impl<'a> Full<'a> {
                 path.push(';');
             }
             path.push_str(&node.method);
-            if node.self_ > 0 {
-                writeln!(w, "{path} {}", node.self_)?;
+            let own = self.own[i as usize];
+            if own > 0 {
+                writeln!(w, "{path} {own}")?;
             }
             let here = path.len();
             stack.extend(self.children(i as usize).iter().rev().map(|&c| (c, here)));
@@ -140,7 +157,7 @@ impl<'a> Full<'a> {
         let mut nodes = vec![PNode {
             method: "<root>".into(),
             line: None,
-            self_: self.cct.first().map_or(0, |c| c.self_),
+            self_: self.own.first().copied().unwrap_or(0),
             total: grand,
             calls: 0,
             children: Vec::new(),
@@ -166,7 +183,7 @@ impl<'a> Full<'a> {
                     nodes.push(PNode {
                         method: n.method.clone(),
                         line: n.line,
-                        self_: n.self_,
+                        self_: self.own[c],
                         total: t,
                         calls: n.calls,
                         children: Vec::new(),
@@ -207,7 +224,8 @@ pub struct PNode {
     pub method: String,
     /// The call-site line in the parent's method.
     pub line: Option<u32>,
-    /// Weight with this context on top (for `(other)`: the pruned totals).
+    /// The context's own weight (`self`, or `calls` for
+    /// [`Full::by_calls`]; for `(other)`: the pruned totals).
     pub self_: u64,
     /// `self_` plus everything below.
     pub total: u64,
@@ -313,16 +331,25 @@ mod tests {
     fn pruning_folds_small_subtrees_into_one_other_box_per_parent() {
         let cct = sample();
         let full = Full::new(&cct);
-        // C's subtree is 1% of the total: cut at 2%, kept at 1%.
+        // C's subtree is 1% of the total (D alone 0.5%): cut at 2%, kept at 0.5%.
         let p = full.prune(2.0);
         assert_eq!(
             p.folded(),
             "main 10\nmain;A 880\nmain;A;B 100\nmain;(other) 10\n"
         );
         assert_eq!(p.pruned_contexts, 1);
-        let p = full.prune(1.0);
+        let p = full.prune(0.5);
         assert_eq!(p.pruned_contexts, 0);
         assert!(p.folded().contains("main;C;D 5"));
+        // Weighted by calls (1 each, the root none): A's and C's subtrees
+        // are 2 of 5 each, cut at 50%, kept at 40% (B and D, 1 of 5, not).
+        let calls = Full::by_calls(&cct);
+        assert_eq!(calls.grand_total(), 5);
+        assert_eq!(calls.prune(50.0).folded(), "main 1\nmain;(other) 4\n");
+        assert_eq!(
+            calls.prune(40.0).folded(),
+            "main 1\nmain;A 1\nmain;A;(other) 1\nmain;C 1\nmain;C;(other) 1\n"
+        );
         // Every weight is still there.
         let sum: u64 = p.nodes.iter().skip(1).map(|n| n.self_).sum();
         assert_eq!(sum, 1000);
