@@ -730,4 +730,40 @@ fn chromium_check(page: &str) {
         dom.contains("<svg") && dom.contains("call_1 ("),
         "flame graph missing"
     );
+    // A screenshot of a blank 1200x1600 page is 9 KB, of a heading and a
+    // line of text 12 KB (measured with Debian's chromium 2026); the
+    // report's tables, bars and flame graphs make it far larger.
+    let shot = dir.join("report.png");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1200,1600",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("chromium-shot").display()
+        ))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+    assert!(
+        png.len() > 40_000,
+        "the screenshot looks blank: {} bytes",
+        png.len()
+    );
 }
