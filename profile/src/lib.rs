@@ -290,13 +290,11 @@ impl Profile {
 
     /// Parses a profile from JSON text.
     pub fn from_json(text: &str) -> Result<Profile, ReadError> {
-        let p: Profile =
-            serde_json::from_str(text).map_err(|e| ReadError::Malformed(e.to_string()))?;
+        // One pass when the file is good; a second one only to say what
+        // is wrong with a bad one.
+        let p: Profile = serde_json::from_str(text).map_err(|e| diagnose(text, e))?;
         if p.format != FORMAT {
-            return Err(ReadError::Malformed(format!(
-                "format is `{}`, expected `{FORMAT}`",
-                p.format
-            )));
+            return Err(ReadError::Malformed(wrong_format(&p.format)));
         }
         if let Some(cct) = &p.cct {
             check_cct(cct).map_err(ReadError::Malformed)?;
@@ -308,6 +306,49 @@ impl Profile {
     pub fn read(path: &std::path::Path) -> Result<Profile, ReadError> {
         let text = std::fs::read_to_string(path).map_err(ReadError::Io)?;
         Profile::from_json(&text)
+    }
+}
+
+/// Why `text` is not a profile, `e` being serde's complaint: not JSON,
+/// not an object, no `format` key, another format (a newer one told so),
+/// or else `e` itself.
+fn diagnose(text: &str, e: serde_json::Error) -> ReadError {
+    let not_object = || {
+        ReadError::Malformed("it is JSON but not a profile (a profile is one JSON object)".into())
+    };
+    if !text.trim_start().starts_with('{') {
+        return match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Ok(_) => not_object(),
+            Err(e) => ReadError::Malformed(format!("it is not JSON ({e})")),
+        };
+    }
+    #[derive(Deserialize)]
+    struct Tag {
+        format: Option<serde_json::Value>,
+    }
+    match serde_json::from_str::<Tag>(text) {
+        Err(t) if t.classify() == serde_json::error::Category::Data => not_object(),
+        Err(t) => ReadError::Malformed(format!("it is not JSON ({t})")),
+        Ok(Tag { format: None }) => ReadError::Malformed(
+            "it has no `format` key (profiles are written by `vm run --profile-out`)".into(),
+        ),
+        Ok(Tag {
+            format: Some(serde_json::Value::String(f)),
+        }) if f != FORMAT => ReadError::Malformed(wrong_format(&f)),
+        Ok(_) => ReadError::Malformed(e.to_string()),
+    }
+}
+
+/// The complaint about a format tag other than [`FORMAT`].
+fn wrong_format(f: &str) -> String {
+    let newer = f
+        .strip_prefix("vm-profile/")
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|v| v > 1);
+    if newer {
+        format!("format is `{f}`, newer than this vm reads (`{FORMAT}`): use the vm that wrote it")
+    } else {
+        format!("format is `{f}`, expected `{FORMAT}`")
     }
 }
 
@@ -484,6 +525,27 @@ mod tests {
         assert!(Profile::from_json(&v.to_string()).is_err());
         assert!(Profile::from_json("{").is_err());
         assert!(Profile::from_json("[]").is_err());
+    }
+
+    #[test]
+    fn a_bad_file_is_told_what_is_wrong_with_it() {
+        let why = |text: &str| match Profile::from_json(text) {
+            Err(ReadError::Malformed(m)) => m,
+            other => panic!("{text}: {other:?}"),
+        };
+        assert!(why("fib: 3").starts_with("it is not JSON ("));
+        assert!(why("{\"format\": ").starts_with("it is not JSON ("));
+        assert!(why("[1, 2]").contains("JSON but not a profile"));
+        assert!(why("{\"a\": 1}").contains("no `format` key"));
+        let mut v: serde_json::Value = serde_json::from_str(&sample().to_json()).unwrap();
+        v["format"] = "vm-profile/2".into();
+        assert!(why(&v.to_string()).contains("`vm-profile/2`, newer than"));
+        v["format"] = "perf-script".into();
+        assert_eq!(
+            why(&v.to_string()),
+            "format is `perf-script`, expected `vm-profile/1`"
+        );
+        assert!(why("{\"format\": \"vm-profile/1\"}").contains("missing field"));
     }
 
     #[test]

@@ -61,6 +61,95 @@ pub enum Command {
     /// Exit status: the program's; 2 bad usage; 65 invalid program or
     /// profile file; 66 a file cannot be read or written.
     Inline(super::inline::InlineArgs),
+    /// Reports of profile files: text, flame graphs, speedscope, DOT, HTML.
+    ///
+    /// Reads `vm-profile/1` files (written by `vm run --profile-out`) and
+    /// writes one report to stdout, or to FILE with -o:
+    ///
+    ///   text         what `vm run --report` prints; with --against also
+    ///                the accuracy metrics of `vm compare` and the edges
+    ///                and contexts the sample over- and under-weights most
+    ///   folded       collapsed stacks, `main;A;B 42` (weight = self), one
+    ///                line per calling context, for flame-graph tools
+    ///   flamegraph   an SVG flame graph of the calling contexts; with
+    ///                --against a differential one (red: the sample
+    ///                over-weights a context, blue: under-weights it)
+    ///   speedscope   a file for the speedscope viewer; several PROFILEs
+    ///                become one file with one profile each
+    ///   dot          Graphviz DOT of the call graph (--tree: of the
+    ///                calling-context tree); render with `dot -Tsvg`
+    ///   html         one self-contained page: summary, hot methods, call
+    ///                edges, flame graph; with --against the metrics and
+    ///                the differential flame graph
+    ///
+    /// folded, flamegraph, speedscope and `dot --tree` need a
+    /// calling-context tree: record one with --record=cct (or pcct, acct,
+    /// ccmap). flamegraph, speedscope, `dot --tree` and html fold contexts
+    /// under --min-percent of the total into one `(other)` box per parent.
+    ///
+    /// Exit status: 0 success; 66 a file cannot be read or written; 65 a
+    /// file is not a valid vm-profile/1 profile; 2 bad usage (an unknown
+    /// format, an option that does not apply, a profile without the
+    /// section the format needs, --against a profile of another program).
+    #[command(verbatim_doc_comment)]
+    Report(ReportArgs),
+}
+
+/// The formats of `vm report`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// The readable summary of `vm run --report`.
+    Text,
+    /// Collapsed stacks, one line per calling context.
+    Folded,
+    /// An SVG flame graph.
+    Flamegraph,
+    /// A speedscope file.
+    Speedscope,
+    /// Graphviz DOT.
+    Dot,
+    /// A self-contained HTML page.
+    Html,
+}
+
+/// Options of `vm report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The profiles (`vm-profile/1` JSON files); several only with
+    /// --format=speedscope.
+    #[arg(value_name = "PROFILE.json", required = true)]
+    pub profiles: Vec<PathBuf>,
+    /// A reference profile of the same program, usually the exhaustive
+    /// one: adds the accuracy of PROFILE against it (text, flamegraph,
+    /// html).
+    #[arg(long, value_name = "REF.json")]
+    pub against: Option<PathBuf>,
+    /// The report to write.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: ReportFormat,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Contexts under this percentage of the total are folded into one
+    /// `(other)` box per parent (flamegraph, speedscope, dot --tree, html);
+    /// 0 keeps them all.
+    #[arg(long, value_name = "PERCENT", default_value_t = profile::report::DEFAULT_MIN_PERCENT, value_parser = parse_percent)]
+    pub min_percent: f64,
+    /// With --format=dot: the calling-context tree instead of the call
+    /// graph.
+    #[arg(long)]
+    pub tree: bool,
+    /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
+    /// whole; status 66
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = super::limits::parse_size)]
+    pub max_source: u64,
+}
+
+fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a percentage from 0 to 100")),
+    }
 }
 
 /// A program file.

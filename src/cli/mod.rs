@@ -7,6 +7,7 @@ mod compare;
 mod disasm;
 mod inline;
 mod limits;
+mod report;
 mod run;
 
 use std::path::Path;
@@ -54,6 +55,7 @@ pub fn main() -> i32 {
         Command::Disasm(a) => disasm::disasm(a),
         Command::Compare(a) => compare::compare(a),
         Command::Inline(a) => inline::inline(a),
+        Command::Report(a) => report::report(a),
     };
     match result {
         Ok(status) => status,

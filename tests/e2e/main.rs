@@ -31,6 +31,7 @@ mod limits;
 mod loading;
 mod profiles;
 mod records;
+mod report;
 mod runtime_errors;
 mod samplers;
 mod threads;

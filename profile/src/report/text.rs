@@ -1,14 +1,17 @@
-//! `--report`: a readable summary of a profile, printed on stderr after the
-//! run: the hottest methods and the heaviest call edges, each with its
-//! share of the profile's total; with `--record=pcct`, also the front of
-//! the PCCT's sorted hot lists (hottest contexts and edges, read as they
-//! are kept, not sorted here), each named by its calling context.
+//! The text report: a readable summary of a profile (`vm run --report`
+//! on stderr after the run, `vm report --format=text`): the hottest
+//! methods and the heaviest call edges, each with its share of the
+//! profile's total; with `--record=pcct`, also the front of the PCCT's
+//! sorted hot lists (hottest contexts and edges, read as they are kept,
+//! not sorted here), each named by its calling context. [`against`] adds
+//! what a reference profile tells about the sample: the accuracy metrics
+//! and the edges and contexts it over- and under-weights most.
 
 use std::fmt::Write;
 
 use std::collections::HashMap;
 
-use crate::{CctNode, Profile};
+use crate::{metrics, CctNode, Profile};
 
 /// How many methods and edges the summary lists.
 pub const TOP: usize = 10;
@@ -173,6 +176,190 @@ pub fn no_samples_hint(p: &Profile) -> Option<String> {
             c.every.unwrap_or(0)
         )),
         _ => None,
+    }
+}
+
+/// What `reference` (usually the exhaustive profile of the same program)
+/// tells about the sample `p`: the four accuracy metrics (those the two
+/// files cannot give are left out, those undefined on them say why), then
+/// the [`TOP`] call edges and calling contexts whose share the sample
+/// over-weights most and under-weights most, each as `sampled %`,
+/// `exact %` and their difference in percentage points.
+pub fn against(p: &Profile, reference: &Profile, reference_name: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "accuracy against {reference_name} (profile {}):",
+        reference.config.profile
+    );
+    let c = metrics::compare(p, reference);
+    let entries = c.entries();
+    for (name, value) in &entries {
+        let _ = writeln!(s, "  {name}: {value:.2}");
+    }
+    for (name, why) in c.undefined() {
+        let _ = writeln!(s, "  {name}: left out ({why})");
+    }
+    if entries.is_empty() && c.undefined().is_empty() {
+        let _ = writeln!(s, "  (no metric: the two files have no section in common)");
+    }
+    if let (Some(a), Some(b)) = (&p.dcg, &reference.dcg) {
+        let mut names: Vec<String> = Vec::new();
+        let mut ids: HashMap<(&str, u32, &str), u32> = HashMap::new();
+        let mut w: [HashMap<u32, u64>; 2] = Default::default();
+        for (side, edges) in [a, b].into_iter().enumerate() {
+            for e in edges {
+                let k = *ids
+                    .entry((e.caller.as_str(), e.line, e.callee.as_str()))
+                    .or_insert_with(|| {
+                        names.push(format!("{}:{} \u{2192} {}", e.caller, e.line, e.callee));
+                        (names.len() - 1) as u32
+                    });
+                *w[side].entry(k).or_default() += e.weight;
+            }
+        }
+        let [wa, wb] = w;
+        differences(&mut s, "call edges", "weight", &wa, &wb, |k| {
+            names[k as usize].clone()
+        });
+    }
+    if let (Some(a), Some(b)) = (&p.cct, &reference.cct) {
+        let mut paths = Paths::default();
+        let (wa, wb) = (paths.calls(a), paths.calls(b));
+        differences(&mut s, "calling contexts", "calls", &wa, &wb, |k| {
+            paths.name(k)
+        });
+    }
+    s
+}
+
+/// The two lists of [`against`] for one kind of item (keys interned by
+/// the caller, `name` spelling one out): the sample's share against the
+/// reference's, largest differences first.
+fn differences(
+    s: &mut String,
+    what: &str,
+    weight: &str,
+    sample: &HashMap<u32, u64>,
+    exact: &HashMap<u32, u64>,
+    name: impl Fn(u32) -> String,
+) {
+    let ts: u64 = sample.values().sum();
+    let te: u64 = exact.values().sum();
+    let mut rows: Vec<(f64, f64, u32)> = sample
+        .keys()
+        .chain(exact.keys().filter(|k| !sample.contains_key(*k)))
+        .map(|&k| {
+            let ps = super::share(sample.get(&k).copied().unwrap_or(0), ts);
+            let pe = super::share(exact.get(&k).copied().unwrap_or(0), te);
+            (ps, pe, k)
+        })
+        .collect();
+    // Ties in key order, which is first-seen order: reproducible.
+    rows.sort_by(|a, b| {
+        (b.0 - b.1)
+            .partial_cmp(&(a.0 - a.1))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.2.cmp(&b.2))
+    });
+    for (title, over) in [("over", true), ("under", false)] {
+        let _ = writeln!(
+            s,
+            "{what} the sample {title}-weights most ({weight}: sampled %, exact %, difference):"
+        );
+        let picked: Vec<&(f64, f64, u32)> = if over {
+            rows.iter()
+                .filter(|r| r.0 - r.1 >= 0.05)
+                .take(TOP)
+                .collect()
+        } else {
+            rows.iter()
+                .rev()
+                .filter(|r| r.1 - r.0 >= 0.05)
+                .take(TOP)
+                .collect()
+        };
+        for r in &picked {
+            let _ = writeln!(
+                s,
+                "  {:>6.1}%  {:>6.1}%  {:>+7.1}  {}",
+                r.0,
+                r.1,
+                r.0 - r.1,
+                name(r.2)
+            );
+        }
+        if picked.is_empty() {
+            let _ = writeln!(s, "  (none)");
+        }
+    }
+}
+
+/// Calling contexts of one or more trees, interned in one table so that
+/// the same path in two profiles has the same key: a context is its path
+/// of `(method, line)` from the root (root excluded, equal paths summed, as
+/// [`metrics::cct_overlap`] counts them).
+#[derive(Default)]
+struct Paths {
+    keys: HashMap<(u32, String, Option<u32>), u32>,
+    parts: Vec<(u32, String, Option<u32>)>,
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+impl Paths {
+    /// Calls per context of `cct`.
+    fn calls(&mut self, cct: &[CctNode]) -> HashMap<u32, u64> {
+        let mut node_key: HashMap<u64, u32> = HashMap::new();
+        let mut out: HashMap<u32, u64> = HashMap::new();
+        for n in cct {
+            let Some(parent) = n.parent else { continue };
+            let pk = node_key.get(&parent).copied().unwrap_or(NO_PARENT);
+            let probe = (pk, n.method.clone(), n.line);
+            let k = match self.keys.get(&probe) {
+                Some(&k) => k,
+                None => {
+                    let k = self.parts.len() as u32;
+                    self.parts.push(probe.clone());
+                    self.keys.insert(probe, k);
+                    k
+                }
+            };
+            if n.calls > 0 {
+                *out.entry(k).or_default() += n.calls;
+            }
+            node_key.insert(n.id, k);
+        }
+        out
+    }
+
+    /// A context as `main:14 \u{2192} fib:5 \u{2192} fib` (each method with
+    /// the line it calls the next one at), its innermost levels only.
+    fn name(&self, k: u32) -> String {
+        let mut names: Vec<String> = Vec::new();
+        let mut cur = k;
+        let mut line_below: Option<u32> = None;
+        let mut cut = false;
+        while cur != NO_PARENT {
+            if names.len() == CONTEXT_LEVELS {
+                cut = true;
+                break;
+            }
+            let (pk, method, line) = &self.parts[cur as usize];
+            names.push(match line_below {
+                Some(l) => format!("{method}:{l}"),
+                None => method.clone(),
+            });
+            line_below = *line;
+            cur = *pk;
+        }
+        names.reverse();
+        let path = names.join(" \u{2192} ");
+        if cut {
+            format!("\u{2026} \u{2192} {path}")
+        } else {
+            path
+        }
     }
 }
 

@@ -1,0 +1,65 @@
+//! Reports of profiles (`vm report`, `vm run --report`): one module per
+//! format, all working on a [`Profile`] read back from its file, so that
+//! nothing here needs the VM.
+//!
+//! - [`text`]: the readable summary `vm run --report` prints, and with a
+//!   reference the accuracy metrics and the edges and contexts the sample
+//!   over- and under-weights most.
+//! - [`folded`]: collapsed stacks (`main;A;B 42`), streamed.
+//! - [`flamegraph`]: an SVG flame graph (the `inferno` crate), plain or
+//!   differential.
+//! - [`speedscope`]: a file for the speedscope viewer, one profile per
+//!   input.
+//! - [`dot`]: Graphviz DOT of the call graph or of the context tree.
+//! - [`html`]: one self-contained page with all of the above that a
+//!   browser shows offline.
+//!
+//! The formats that draw the context tree ([`flamegraph`], [`speedscope`],
+//! `dot --tree`, [`html`]) draw it pruned ([`tree::Pruned`]): contexts
+//! under `--min-percent` of the total are folded into one `(other)` box
+//! per parent, so an exact tree of millions of contexts stays small.
+
+pub mod dot;
+pub mod flamegraph;
+pub mod folded;
+pub mod html;
+pub mod speedscope;
+pub mod text;
+pub mod tree;
+
+pub use text::{no_samples_hint, summary, TOP};
+
+use crate::Profile;
+
+/// The default of `--min-percent`: contexts under 0.1% of the total are
+/// folded into `(other)`.
+pub const DEFAULT_MIN_PERCENT: f64 = 0.1;
+
+/// The `--record` values that give a profile a calling-context tree, for
+/// the message of a format that needs one; `None` when `p` has one.
+pub fn missing_contexts(p: &Profile) -> Option<&'static str> {
+    if p.cct.is_some() {
+        return None;
+    }
+    Some(if p.config.profile == "exhaustive" {
+        "--record=cct"
+    } else {
+        "--record=cct, pcct, acct or ccmap"
+    })
+}
+
+/// The file name of a program path, to tell whether two profiles are of
+/// one program (`programs/examples/fib.bc` and `fib.bc` are).
+pub fn program_name(p: &Profile) -> &str {
+    let path = p.program.as_str();
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// `part` as a percentage of `total` (0 when the total is 0).
+pub fn share(part: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / total as f64
+    }
+}

@@ -1,0 +1,85 @@
+//! A speedscope file (its published file-format schema): the frames of all
+//! the profiles in `shared.frames`, each a method with the program as its
+//! `file` and, where the frame is calling another, the `line` of that
+//! call; then one `sampled` profile per input profile, each calling
+//! context with weight one stack (root first, as indexes into the frames)
+//! with its `self` weight. Several profiles of one program (say cbs,
+//! timer and exhaustive) become one file, and the viewer's drop-down
+//! switches between them. The trees are pruned at `min_percent` like the
+//! flame graph's (`(other)` frames hold the rest).
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+
+use super::tree::Full;
+use crate::Profile;
+
+/// The schema a speedscope file names.
+pub const SCHEMA: &str = "https://www.speedscope.app/file-format-schema.json";
+
+/// The speedscope document of `profiles` (each with a `cct`), each named
+/// by `names` (usually its file name).
+pub fn document(profiles: &[(&Profile, String)], min_percent: f64) -> Value {
+    let mut frames: Vec<Value> = Vec::new();
+    let mut frame_ids: HashMap<(String, String, Option<u32>), usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (p, name) in profiles {
+        let pruned = Full::new(p.cct.as_deref().unwrap_or(&[])).prune(min_percent);
+        let mut samples: Vec<Vec<usize>> = Vec::new();
+        let mut weights: Vec<u64> = Vec::new();
+        pruned.walk(|i, path| {
+            let node = &pruned.nodes[i];
+            if node.self_ == 0 {
+                return;
+            }
+            let stack = path
+                .iter()
+                .enumerate()
+                .map(|(d, &j)| {
+                    let n = &pruned.nodes[j];
+                    // The line this frame is at: where it calls the next.
+                    let line = path.get(d + 1).and_then(|&k| pruned.nodes[k].line);
+                    let key = (n.method.clone(), p.program.clone(), line);
+                    *frame_ids.entry(key).or_insert_with(|| {
+                        let mut f = json!({"name": n.method, "file": p.program});
+                        if let Some(l) = line {
+                            f["line"] = json!(l);
+                        }
+                        frames.push(f);
+                        frames.len() - 1
+                    })
+                })
+                .collect();
+            samples.push(stack);
+            weights.push(node.self_);
+        });
+        let total: u64 = weights.iter().sum();
+        let unit = if p.config.profile == "exhaustive" {
+            "instructions"
+        } else {
+            "samples"
+        };
+        out.push(json!({
+            "type": "sampled",
+            "name": format!("{name} ({} profile, {unit})", p.config.profile),
+            "unit": "none",
+            "startValue": 0,
+            "endValue": total,
+            "samples": samples,
+            "weights": weights,
+        }));
+    }
+    let title = profiles
+        .first()
+        .map(|(p, _)| p.program.clone())
+        .unwrap_or_default();
+    json!({
+        "$schema": SCHEMA,
+        "name": title,
+        "exporter": format!("vm report {}", env!("CARGO_PKG_VERSION")),
+        "activeProfileIndex": 0,
+        "shared": {"frames": frames},
+        "profiles": out,
+    })
+}

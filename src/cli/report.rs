@@ -1,0 +1,198 @@
+//! `vm report PROFILE.json... [--against REF.json] --format=FORMAT [-o
+//! FILE]`: the reports of [`profile::report`] made from profile files.
+//!
+//! Profiles are read with [`load_profile`], as `vm compare` reads them
+//! (66 unreadable, 65 not a `vm-profile/1` profile), PROFILEs first, then
+//! REF. Usage errors (status 2), each one line saying what to do: several
+//! PROFILEs for a format other than speedscope; `--against` with a format
+//! that does not use it, or naming a profile of another program (compared
+//! by file name, so `programs/examples/fib.bc` and `fib.bc` agree);
+//! `--tree` without `--format=dot`; a format that draws calling contexts
+//! given a profile without a `cct`; flamegraph or html to a terminal.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use profile::report::{self, dot, flamegraph, folded, html, speedscope, text};
+use profile::Profile;
+
+use super::args::{ReportArgs, ReportFormat};
+use super::{load_profile, Failure, EXIT_NO_INPUT};
+
+fn name(f: ReportFormat) -> &'static str {
+    match f {
+        ReportFormat::Text => "text",
+        ReportFormat::Folded => "folded",
+        ReportFormat::Flamegraph => "flamegraph",
+        ReportFormat::Speedscope => "speedscope",
+        ReportFormat::Dot => "dot",
+        ReportFormat::Html => "html",
+    }
+}
+
+pub fn report(a: ReportArgs) -> Result<i32, Failure> {
+    let format = a.format;
+    let fname = name(format);
+    if a.profiles.len() > 1 && format != ReportFormat::Speedscope {
+        return Err(Failure::usage(format!(
+            "vm: {} profiles given, but only --format=speedscope puts several in one report; \
+             give one profile for --format={fname}",
+            a.profiles.len()
+        )));
+    }
+    if a.tree && format != ReportFormat::Dot {
+        return Err(Failure::usage(format!(
+            "vm: --tree applies to --format=dot only, not --format={fname}"
+        )));
+    }
+    let uses_against = matches!(
+        format,
+        ReportFormat::Text | ReportFormat::Flamegraph | ReportFormat::Html
+    );
+    if a.against.is_some() && !uses_against {
+        return Err(Failure::usage(format!(
+            "vm: --against applies to --format=text, flamegraph or html, not --format={fname}"
+        )));
+    }
+    if a.output.is_none()
+        && matches!(format, ReportFormat::Flamegraph | ReportFormat::Html)
+        && std::io::stdout().is_terminal()
+    {
+        return Err(Failure::usage(format!(
+            "vm: --format={fname} writes {} meant for a browser, not a terminal: add -o FILE \
+             (or redirect stdout to a file)",
+            if format == ReportFormat::Html {
+                "a page"
+            } else {
+                "an SVG picture"
+            }
+        )));
+    }
+    let mut profiles = Vec::new();
+    for path in &a.profiles {
+        profiles.push(load_profile(path, a.max_source)?);
+    }
+    let reference = match &a.against {
+        Some(path) => Some(load_profile(path, a.max_source)?),
+        None => None,
+    };
+    if let (Some(r), Some(rpath)) = (&reference, &a.against) {
+        for (p, path) in profiles.iter().zip(&a.profiles) {
+            if report::program_name(p) != report::program_name(r) {
+                return Err(Failure::usage(format!(
+                    "vm: `{}` is a profile of `{}` but `{}` is one of `{}`: --against needs a \
+                     profile of the same program",
+                    path.display(),
+                    p.program,
+                    rpath.display(),
+                    r.program
+                )));
+            }
+        }
+    }
+    let needs_contexts = match format {
+        ReportFormat::Folded | ReportFormat::Speedscope => true,
+        ReportFormat::Flamegraph => true,
+        ReportFormat::Dot => a.tree,
+        ReportFormat::Text | ReportFormat::Html => false,
+    };
+    if needs_contexts {
+        let mut all: Vec<(&Profile, &Path)> = profiles
+            .iter()
+            .zip(a.profiles.iter().map(|p| p.as_path()))
+            .collect();
+        if let (Some(r), Some(rpath)) = (&reference, &a.against) {
+            all.push((r, rpath.as_path()));
+        }
+        for (p, path) in all {
+            if let Some(records) = report::missing_contexts(p) {
+                let what = if format == ReportFormat::Dot {
+                    "--format=dot --tree".to_string()
+                } else {
+                    format!("--format={fname}")
+                };
+                return Err(Failure::usage(format!(
+                    "vm: `{}` has no calling-context tree (it was recorded with --record={}), \
+                     and {what} needs one: profile again with {records}",
+                    path.display(),
+                    p.config
+                        .record
+                        .as_ref()
+                        .map_or("dcg".into(), |r| r.join(","))
+                )));
+            }
+        }
+    }
+    let p = &profiles[0];
+    let against_name = a
+        .against
+        .as_ref()
+        .map(|r| r.display().to_string())
+        .unwrap_or_default();
+    let write_err = |e: std::io::Error| Failure {
+        status: EXIT_NO_INPUT,
+        message: format!(
+            "vm: cannot write `{}`: {e}",
+            a.output
+                .as_ref()
+                .map_or("stdout".into(), |o| o.display().to_string())
+        ),
+    };
+    let mut out: Box<dyn Write> = match &a.output {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path).map_err(write_err)?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let result = match format {
+        ReportFormat::Text => {
+            let mut s = text::summary(p);
+            if let Some(r) = &reference {
+                s.push_str(&text::against(p, r, &against_name));
+            }
+            out.write_all(s.as_bytes())
+        }
+        ReportFormat::Folded => folded::write(p.cct.as_deref().unwrap_or(&[]), &mut out),
+        ReportFormat::Flamegraph => match &reference {
+            Some(r) => flamegraph::differential(p, r, a.min_percent, true),
+            None => flamegraph::svg(p, a.min_percent, true),
+        }
+        .and_then(|svg| out.write_all(&svg)),
+        ReportFormat::Speedscope => {
+            let named: Vec<(&Profile, String)> = profiles
+                .iter()
+                .zip(&a.profiles)
+                .map(|(p, path)| {
+                    let shown = path.file_name().map_or(path.display().to_string(), |f| {
+                        f.to_string_lossy().into_owned()
+                    });
+                    (p, shown)
+                })
+                .collect();
+            let doc = speedscope::document(&named, a.min_percent);
+            serde_json::to_writer(&mut out, &doc)
+                .map_err(std::io::Error::other)
+                .and_then(|()| out.write_all(b"\n"))
+        }
+        ReportFormat::Dot => out.write_all(
+            if a.tree {
+                dot::tree(p, a.min_percent)
+            } else {
+                dot::dcg(p)
+            }
+            .as_bytes(),
+        ),
+        ReportFormat::Html => html::page(
+            p,
+            reference.as_ref().map(|r| (r, against_name.as_str())),
+            a.min_percent,
+        )
+        .and_then(|page| out.write_all(page.as_bytes())),
+    };
+    match result.and_then(|()| out.flush()) {
+        Ok(()) => Ok(0),
+        // `vm report ... | head`: the reader has what it wanted.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe && a.output.is_none() => Ok(0),
+        Err(e) => Err(write_err(e)),
+    }
+}

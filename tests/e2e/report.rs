@@ -1,0 +1,769 @@
+//! `vm report` (docs/CLI.md "report", docs/REPORTS.md) through the real
+//! binary, on real profiles of `programs/examples/arnold-grove-fig1.bc`
+//! (exhaustive, timer, cbs, each with a calling-context tree, and a
+//! DCG-only cbs one) and of a small recursive Fibonacci, all under
+//! `--clock=virtual --seed=1` so that every sampled profile is the same on
+//! every run.
+//!
+//! What is checked against what: the text report against `vm run
+//! --report` (one implementation) and `vm compare` (the metrics); the
+//! folded stacks, speedscope stacks and flame-graph boxes against the
+//! `cct` of the profile they were made from (weights add up, every stack
+//! is a path of the tree); the differential flame graph against the
+//! paper's point (the timer over-weights `call_1`, under-weights
+//! `call_2`); DOT by Graphviz itself and HTML by a headless Chromium when
+//! they are installed (each test prints a note and checks the rest when
+//! they are not).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::harness::{self, Run};
+
+const AG: &str = "programs/examples/arnold-grove-fig1.bc";
+
+/// A fib(16) that recurses from two call sites: a CCT of 1,973 contexts,
+/// most of them tiny, to prune.
+const FIB: &str = "\
+.method main()
+  push 16
+  call fib
+  print
+  push 0
+  ret
+.end
+.method fib(n)
+  load n
+  push 2
+  jlt small
+  load n
+  push 1
+  sub
+  call fib
+  load n
+  push 2
+  sub
+  call fib
+  add
+  ret
+small:
+  load n
+  ret
+.end
+";
+
+/// The scratch directory holding the profiles, made once.
+fn profiles() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = harness::scratch("report_profiles");
+        let out = |name: &str| format!("--profile-out={}", dir.join(name).display());
+        let runs: Vec<Vec<String>> = vec![
+            vec![
+                "--profile=exhaustive".into(),
+                "--record=cct".into(),
+                out("exact.json"),
+            ],
+            vec![
+                "--profile=timer".into(),
+                "--record=cct".into(),
+                out("timer.json"),
+            ],
+            vec![
+                "--profile=cbs".into(),
+                "--record=cct".into(),
+                out("cbs.json"),
+            ],
+            vec!["--profile=cbs".into(), out("dcg.json")],
+        ];
+        for extra in runs {
+            let mut args: Vec<String> = vec!["run".into(), AG.into()];
+            if !extra[0].contains("exhaustive") {
+                args.extend(["--clock=virtual".into(), "--seed=1".into()]);
+            }
+            args.extend(extra);
+            let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+            harness::vm(&args).assert_status(0);
+        }
+        harness::write_program(&dir, "fib.bc", FIB);
+        harness::run_vm_in(
+            &dir,
+            &[
+                "run",
+                "fib.bc",
+                "--profile=exhaustive",
+                "--record=cct",
+                "--profile-out=fib.json",
+            ],
+            harness::DEFAULT_TIMEOUT,
+        )
+        .assert_status(0);
+        dir
+    })
+}
+
+/// `vm report ARGS` run in the profiles' directory.
+fn report(args: &[&str]) -> Run {
+    let mut all = vec!["report"];
+    all.extend_from_slice(args);
+    let r = harness::run_vm_in(profiles(), &all, harness::DEFAULT_TIMEOUT);
+    r.assert_no_crash();
+    r
+}
+
+fn ok(args: &[&str]) -> String {
+    let r = report(args);
+    r.assert_status(0);
+    r.stdout
+}
+
+fn json(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(profiles().join(name)).unwrap()).unwrap()
+}
+
+/// `path -> self` of every context of a profile's `cct` with self > 0, the
+/// path its methods from the entry method down, `;`-joined (equal paths
+/// summed).
+fn cct_paths(p: &Value, weight: &str) -> BTreeMap<String, u64> {
+    let mut path_of: HashMap<u64, String> = HashMap::new();
+    let mut out = BTreeMap::new();
+    for n in p["cct"].as_array().expect("a cct") {
+        let id = n["id"].as_u64().unwrap();
+        let Some(parent) = n["parent"].as_u64() else {
+            path_of.insert(id, String::new());
+            continue;
+        };
+        let above = &path_of[&parent];
+        let method = n["method"].as_str().unwrap();
+        let path = if above.is_empty() {
+            method.to_string()
+        } else {
+            format!("{above};{method}")
+        };
+        let w = n[weight].as_u64().unwrap();
+        if w > 0 {
+            *out.entry(path.clone()).or_default() += w;
+        }
+        path_of.insert(id, path);
+    }
+    out
+}
+
+/// Lines `STACK N` summed by stack.
+fn folded_lines(text: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let (stack, n) = line
+            .rsplit_once(' ')
+            .unwrap_or_else(|| panic!("bad line {line:?}"));
+        *out.entry(stack.to_string()).or_default() += n.parse::<u64>().unwrap();
+    }
+    out
+}
+
+/// The one line of a failure: status, empty stdout, one stderr line that
+/// contains every one of `words`.
+fn fails(args: &[&str], status: i32, words: &[&str]) {
+    let r = report(args);
+    r.assert_status(status);
+    assert_eq!(r.stdout, "", "`{}`", r.cmd);
+    let line = r.stderr.trim_end();
+    assert!(
+        !line.is_empty() && !line.contains('\n'),
+        "`{}`: expected one line, got:\n{}",
+        r.cmd,
+        r.stderr
+    );
+    for w in words {
+        assert!(
+            line.contains(w),
+            "`{}`: {line:?} should mention {w:?}",
+            r.cmd
+        );
+    }
+}
+
+#[test]
+fn text_is_what_vm_run_report_prints() {
+    for (kind, file) in [("timer", "timer.json"), ("cbs", "cbs.json")] {
+        let run = harness::vm(&[
+            "run",
+            AG,
+            &format!("--profile={kind}"),
+            "--record=cct",
+            "--clock=virtual",
+            "--seed=1",
+            "--report",
+        ]);
+        run.assert_status(0);
+        let text = ok(&[file, "--format=text"]);
+        assert!(
+            text.starts_with("vm: programs/examples/arnold-grove-fig1.bc ("),
+            "{text}"
+        );
+        assert_eq!(run.stderr, text, "{kind}");
+        // text is the default format.
+        assert_eq!(ok(&[file]), text);
+    }
+}
+
+#[test]
+fn text_against_adds_the_metrics_and_the_most_wrong_edges() {
+    let plain = ok(&["timer.json"]);
+    let text = ok(&["timer.json", "--against", "exact.json"]);
+    assert!(text.starts_with(&plain), "the summary comes first:\n{text}");
+    let compare = harness::run_vm_in(
+        profiles(),
+        &["compare", "timer.json", "exact.json"],
+        harness::DEFAULT_TIMEOUT,
+    );
+    compare.assert_status(0);
+    assert_eq!(compare.stdout.lines().count(), 4, "{}", compare.stdout);
+    for line in compare.stdout.lines() {
+        assert!(
+            text.contains(&format!("\n  {line}\n")),
+            "{line:?} missing:\n{text}"
+        );
+    }
+    // The paper's point: a yieldpoint timer takes its samples at call_1's
+    // prologue, so it over-weights M -> call_1 and under-weights M -> call_2,
+    // whose exact shares are equal (50% each).
+    let section = |title: &str| -> Vec<String> {
+        let start = text
+            .find(title)
+            .unwrap_or_else(|| panic!("no {title:?}:\n{text}"));
+        text[start..]
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .map(str::to_string)
+            .collect()
+    };
+    let over = section("call edges the sample over-weights most");
+    let under = section("call edges the sample under-weights most");
+    assert!(
+        over[0].contains("50.0%") && over[0].ends_with("\u{2192} call_1"),
+        "{over:?}"
+    );
+    assert!(
+        under[0].contains("50.0%") && under[0].ends_with("\u{2192} call_2"),
+        "{under:?}"
+    );
+    assert!(over[0].contains(" +"), "{over:?}");
+    assert!(under[0].contains(" -"), "{under:?}");
+    let over = section("calling contexts the sample over-weights most");
+    assert!(over[0].ends_with(" \u{2192} call_1"), "{over:?}");
+    assert!(
+        over[0].starts_with("  ") && over[0].contains("main:"),
+        "{over:?}"
+    );
+}
+
+#[test]
+fn folded_has_one_line_per_context_weighted_by_self() {
+    for file in ["timer.json", "exact.json", "fib.json"] {
+        let text = ok(&[file, "--format=folded"]);
+        let lines = folded_lines(&text);
+        let expected = cct_paths(&json(file), "self");
+        assert_eq!(lines, expected, "{file}");
+        assert!(text.lines().all(|l| l.starts_with("main")), "{file}");
+    }
+    let text = ok(&["timer.json", "--format=folded"]);
+    let m = folded_lines(&text);
+    assert!(
+        m.contains_key("main;M;call_1") && m.contains_key("main;M;call_2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_dcg_only_profile_is_told_which_record_gives_contexts() {
+    for format in ["folded", "flamegraph", "speedscope"] {
+        fails(
+            &["dcg.json", &format!("--format={format}")],
+            2,
+            &[
+                "dcg.json",
+                "no calling-context tree",
+                "--record=cct",
+                &format!("--format={format}"),
+            ],
+        );
+    }
+    fails(
+        &["dcg.json", "--format=dot", "--tree"],
+        2,
+        &["--record=cct"],
+    );
+    // The formats that do not need one work.
+    assert!(ok(&["dcg.json", "--format=dot"]).starts_with("digraph"));
+    assert!(ok(&["dcg.json"]).contains("call edges"));
+}
+
+#[test]
+fn output_goes_to_the_file_named_by_o() {
+    let dir = harness::scratch("report_output");
+    for format in ["text", "folded", "flamegraph", "dot", "speedscope", "html"] {
+        let out = dir.join(format!("out.{format}"));
+        let out_arg = out.display().to_string();
+        let r = report(&["timer.json", &format!("--format={format}"), "-o", &out_arg]);
+        r.assert_status(0);
+        assert_eq!(r.stdout, "", "{format}");
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(
+            written,
+            ok(&["timer.json", &format!("--format={format}")]),
+            "{format}"
+        );
+        assert!(!written.is_empty());
+    }
+    fails(
+        &["timer.json", "-o", "/nonexistent-dir/x.txt"],
+        66,
+        &["cannot write", "/nonexistent-dir/x.txt"],
+    );
+}
+
+#[test]
+fn bad_inputs_get_one_clear_line_and_compare_s_status() {
+    let dir = profiles();
+    let exact = std::fs::read_to_string(dir.join("exact.json")).unwrap();
+    std::fs::write(dir.join("notjson.json"), "fib: 3\n").unwrap();
+    std::fs::write(dir.join("array.json"), "[1, 2]").unwrap();
+    std::fs::write(
+        dir.join("newer.json"),
+        exact.replace("vm-profile/1", "vm-profile/7"),
+    )
+    .unwrap();
+    fails(&["notjson.json"], 65, &["notjson.json", "not JSON"]);
+    fails(&["array.json"], 65, &["array.json", "not a profile"]);
+    fails(&["newer.json"], 65, &["vm-profile/7", "newer"]);
+    fails(&["missing.json"], 66, &["missing.json", "no such file"]);
+    fails(
+        &["timer.json", "--against", "missing.json"],
+        66,
+        &["missing.json"],
+    );
+    fails(
+        &["timer.json", "--against", "notjson.json"],
+        65,
+        &["notjson.json"],
+    );
+    // Usage errors.
+    let r = report(&["timer.json", "--format=pdf"]);
+    r.assert_status(2);
+    assert!(
+        r.stderr.contains("pdf") && r.stderr.contains("flamegraph"),
+        "{}",
+        r.stderr
+    );
+    fails(
+        &["timer.json", "--against", "fib.json"],
+        2,
+        &["same program", "fib.bc", "arnold-grove-fig1.bc"],
+    );
+    fails(&["timer.json", "cbs.json"], 2, &["speedscope"]);
+    fails(&["timer.json", "--tree"], 2, &["--tree", "dot"]);
+    fails(
+        &["timer.json", "--format=folded", "--against", "exact.json"],
+        2,
+        &["--against"],
+    );
+    let r = report(&["timer.json", "--min-percent=101"]);
+    r.assert_status(2);
+}
+
+/// Each box of an inferno SVG: (function name, title text, fill).
+fn boxes(svg: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for part in svg.split("<g><title>").skip(1) {
+        let title = &part[..part.find("</title>").unwrap()];
+        let name = title[..title.rfind(" (").unwrap()].to_string();
+        let fill = part
+            .split("fill=\"")
+            .nth(1)
+            .map(|f| f[..f.find('"').unwrap()].to_string())
+            .unwrap_or_default();
+        out.push((name, title.to_string(), fill));
+    }
+    out
+}
+
+fn rgb(fill: &str) -> (u32, u32, u32) {
+    let inner = fill.trim_start_matches("rgb(").trim_end_matches(')');
+    let v: Vec<u32> = inner
+        .split(',')
+        .map(|x| x.trim().parse().unwrap())
+        .collect();
+    (v[0], v[1], v[2])
+}
+
+#[test]
+fn flamegraph_draws_every_context_of_the_tree() {
+    let svg = ok(&["exact.json", "--format=flamegraph"]);
+    assert!(
+        svg.starts_with("<?xml") && svg.contains("<svg"),
+        "{}",
+        &svg[..200]
+    );
+    assert!(
+        svg.contains("<script"),
+        "the standalone graph keeps inferno's search and zoom"
+    );
+    let b = boxes(&svg);
+    let names: Vec<&str> = b.iter().map(|x| x.0.as_str()).collect();
+    for m in ["all", "main", "M", "call_1", "call_2"] {
+        assert!(names.contains(&m), "{m} missing: {names:?}");
+    }
+    // call_1's box carries its self weight from the profile.
+    let expected = cct_paths(&json("exact.json"), "self")["main;M;call_1"];
+    let title = &b.iter().find(|x| x.0 == "call_1").unwrap().1;
+    let shown: String = expected.to_string();
+    let count = title[title.rfind(" (").unwrap() + 2..]
+        .split(' ')
+        .next()
+        .unwrap();
+    assert!(
+        count.replace(',', "") == shown,
+        "{title} should show {expected} (commas aside)"
+    );
+}
+
+#[test]
+fn the_differential_flamegraph_shows_the_timer_bias() {
+    let svg = ok(&[
+        "timer.json",
+        "--against",
+        "exact.json",
+        "--format=flamegraph",
+    ]);
+    let b = boxes(&svg);
+    let fill = |name: &str| {
+        rgb(&b
+            .iter()
+            .find(|x| x.0 == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .2)
+    };
+    let (r1, _, b1) = fill("call_1");
+    let (r2, _, b2) = fill("call_2");
+    assert!(
+        r1 > b1,
+        "call_1 over-weighted: red, got {:?}",
+        fill("call_1")
+    );
+    assert!(
+        b2 > r2,
+        "call_2 under-weighted: blue, got {:?}",
+        fill("call_2")
+    );
+    let title = &b.iter().find(|x| x.0 == "call_1").unwrap().1;
+    assert!(title.contains("; +"), "{title}");
+    // A plain graph of the same profile has no such signs.
+    let plain = ok(&["timer.json", "--format=flamegraph"]);
+    assert!(!boxes(&plain).iter().any(|x| x.1.contains("; +")));
+}
+
+#[test]
+fn pruning_folds_small_contexts_into_other_and_keeps_the_weight() {
+    let p = json("fib.json");
+    let contexts = p["cct"].as_array().unwrap().len();
+    assert!(contexts > 1500, "{contexts}");
+    let total: u64 = cct_paths(&p, "self").values().sum();
+    let count = |svg: &str| boxes(svg).len();
+    let pruned = ok(&["fib.json", "--format=flamegraph"]);
+    let b = boxes(&pruned);
+    assert!(b.iter().any(|x| x.0 == "(other)"), "no (other) box");
+    assert!(
+        count(&pruned) < contexts / 4,
+        "{} boxes of {contexts}",
+        count(&pruned)
+    );
+    // The root box still holds the whole weight.
+    let all = &b.iter().find(|x| x.0 == "all").unwrap().1;
+    let digits: String = all
+        .chars()
+        .take_while(|c| *c != 'i')
+        .filter(|c| c.is_ascii_digit())
+        .collect();
+    assert_eq!(digits, total.to_string(), "{all}");
+    // A larger cut draws fewer boxes, 0 draws every context with weight.
+    let coarse = ok(&["fib.json", "--format=flamegraph", "--min-percent=5"]);
+    assert!(count(&coarse) < count(&pruned));
+    let full = ok(&["fib.json", "--format=flamegraph", "--min-percent=0"]);
+    assert!(!boxes(&full).iter().any(|x| x.0 == "(other)"));
+}
+
+/// Checks the speedscope file-format schema's required fields, and that
+/// every stack indexes existing frames; returns the profiles.
+fn check_speedscope(doc: &Value) -> Vec<Value> {
+    assert_eq!(
+        doc["$schema"],
+        "https://www.speedscope.app/file-format-schema.json"
+    );
+    let frames = doc["shared"]["frames"].as_array().expect("shared.frames");
+    assert!(!frames.is_empty());
+    for f in frames {
+        assert!(f["name"].is_string(), "{f}");
+        assert!(f["file"].is_string(), "{f}");
+        assert!(f.get("line").is_none() || f["line"].is_u64(), "{f}");
+    }
+    let profiles = doc["profiles"].as_array().expect("profiles").clone();
+    for p in &profiles {
+        assert_eq!(p["type"], "sampled");
+        assert!(p["name"].is_string());
+        assert!(p["unit"].is_string());
+        let samples = p["samples"].as_array().unwrap();
+        let weights = p["weights"].as_array().unwrap();
+        assert_eq!(samples.len(), weights.len());
+        let mut sum = 0;
+        for (s, w) in samples.iter().zip(weights) {
+            let w = w.as_u64().unwrap();
+            assert!(w > 0, "zero weight");
+            sum += w;
+            let s = s.as_array().unwrap();
+            assert!(!s.is_empty());
+            for i in s {
+                assert!(
+                    (i.as_u64().unwrap() as usize) < frames.len(),
+                    "frame {i} of {}",
+                    frames.len()
+                );
+            }
+        }
+        assert_eq!(p["startValue"], 0);
+        assert_eq!(p["endValue"].as_u64(), Some(sum));
+    }
+    profiles
+}
+
+#[test]
+fn speedscope_puts_several_profiles_in_one_file() {
+    // Unpruned, to compare with every context.
+    let text = ok(&[
+        "timer.json",
+        "cbs.json",
+        "exact.json",
+        "--format=speedscope",
+        "--min-percent=0",
+    ]);
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let profiles = check_speedscope(&doc);
+    assert_eq!(profiles.len(), 3);
+    let frames = doc["shared"]["frames"].as_array().unwrap();
+    for (p, file) in profiles
+        .iter()
+        .zip(["timer.json", "cbs.json", "exact.json"])
+    {
+        assert!(
+            p["name"].as_str().unwrap().starts_with(file),
+            "{}",
+            p["name"]
+        );
+        // Stacks root first, as the cct's paths with their self weights.
+        let mut got: BTreeMap<String, u64> = BTreeMap::new();
+        for (s, w) in p["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(p["weights"].as_array().unwrap())
+        {
+            let names: Vec<&str> = s
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| {
+                    frames[i.as_u64().unwrap() as usize]["name"]
+                        .as_str()
+                        .unwrap()
+                })
+                .collect();
+            *got.entry(names.join(";")).or_default() += w.as_u64().unwrap();
+        }
+        assert_eq!(got, cct_paths(&json(file), "self"), "{file}");
+    }
+    // A frame calling another names the line of the call.
+    assert!(frames
+        .iter()
+        .any(|f| f["name"] == "M" && f["line"].is_u64()));
+    // Pruned at 1%: fib's tree of thousands becomes a few stacks.
+    let doc: Value =
+        serde_json::from_str(&ok(&["fib.json", "--format=speedscope", "--min-percent=1"])).unwrap();
+    let fib = check_speedscope(&doc);
+    let n = fib[0]["samples"].as_array().unwrap().len();
+    assert!(n < 500, "{n} stacks");
+}
+
+fn graphviz(dot: &str, name: &str) {
+    let dir = harness::scratch(name);
+    let input = dir.join("in.dot");
+    std::fs::write(&input, dot).unwrap();
+    match Command::new("dot").arg("-Tsvg").arg(&input).output() {
+        Err(_) => {
+            eprintln!("note: `dot` (Debian package graphviz) is not installed: DOT not rendered")
+        }
+        Ok(o) => {
+            assert!(
+                o.status.success(),
+                "dot -Tsvg failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let svg = String::from_utf8_lossy(&o.stdout);
+            assert!(svg.contains("<svg"), "{svg}");
+            assert!(
+                o.stderr.is_empty(),
+                "dot warned: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn dot_draws_the_call_graph_and_the_tree() {
+    let dot = ok(&["exact.json", "--format=dot"]);
+    assert!(dot.starts_with("digraph"));
+    let p = json("exact.json");
+    for e in p["dcg"].as_array().unwrap() {
+        let caller = e["caller"].as_str().unwrap();
+        let callee = e["callee"].as_str().unwrap();
+        let line = format!(
+            "\"{caller}\" -> \"{callee}\" [label=\"line {}\\n{} (",
+            e["line"], e["weight"]
+        );
+        assert!(dot.contains(&line), "{line} missing:\n{dot}");
+    }
+    assert!(dot.contains("\"M\" [label=\"M\\nself "), "{dot}");
+    assert!(
+        dot.contains("penwidth=8.00"),
+        "the heaviest edge is widest:\n{dot}"
+    );
+    graphviz(&dot, "report_dot_dcg");
+    let tree = ok(&["fib.json", "--format=dot", "--tree", "--min-percent=1"]);
+    assert!(tree.contains("(other)"), "pruned");
+    assert!(
+        tree.lines().count() < 1000,
+        "{} lines",
+        tree.lines().count()
+    );
+    graphviz(&tree, "report_dot_tree");
+}
+
+#[test]
+fn html_is_one_self_contained_page() {
+    let page = ok(&["timer.json", "--against", "exact.json", "--format=html"]);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    for needle in [
+        "id=\"methods\"",
+        "id=\"metrics\"",
+        "id=\"flame\"",
+        "id=\"diff-flame\"",
+        "dcg-overlap",
+        "<svg",
+    ] {
+        assert!(page.contains(needle), "{needle} missing");
+    }
+    // Nothing fetched: no external script, style, image or frame.
+    for bad in ["<link", "src=\"http", "src='http", "@import", "url(http"] {
+        assert!(!page.contains(bad), "{bad} in the page");
+    }
+    chromium_check(&page);
+}
+
+/// Renders the page in headless Chromium and checks the DOM after the
+/// page's script ran: the hot methods table it builds, the metrics, the
+/// flame graphs.
+fn chromium_check(page: &str) {
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        eprintln!("note: chromium is not installed: the HTML report was not rendered");
+        return;
+    };
+    let dir = harness::scratch("report_html");
+    let file = dir.join("report.html");
+    std::fs::write(&file, page).unwrap();
+    let profile_dir = dir.join("chromium-profile");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile_dir.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        dom.contains("data-rendered=\"yes\""),
+        "the page's script did not finish"
+    );
+    for m in ["M", "call_1", "call_2"] {
+        assert!(
+            dom.contains(&format!("<tr class=\"method\"><td class=\"\">{m}</td>")),
+            "hot method {m} not in the rendered table"
+        );
+    }
+    assert!(dom.contains("<th>dcg-overlap</th>"));
+    assert!(
+        dom.contains("<svg") && dom.contains("call_1 ("),
+        "flame graph missing"
+    );
+    // A screenshot of a blank 1200x1600 page is 9 KB, of a heading and a
+    // line of text 12 KB (measured with Debian's chromium 2026); the
+    // report's tables, bars and flame graphs make it far larger.
+    let shot = dir.join("report.png");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1200,1600",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("chromium-shot").display()
+        ))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+    assert!(
+        png.len() > 40_000,
+        "the screenshot looks blank: {} bytes",
+        png.len()
+    );
+}
