@@ -121,10 +121,7 @@ impl Heap {
     /// holds (`room` ran out: footprint + `bytes` exceeds `charged`).
     #[cold]
     fn charge_for(&mut self, bytes: usize) -> bool {
-        let need = self
-            .charged
-            .saturating_sub(self.room)
-            .saturating_add(bytes);
+        let need = self.charged.saturating_sub(self.room).saturating_add(bytes);
         let more = whole_chunks(need.saturating_sub(self.charged));
         if self.budget.try_take(more) {
             self.charged += more;
