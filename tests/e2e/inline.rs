@@ -130,6 +130,25 @@ fn every_bench_program_under_every_policy_emits_an_equivalent_program() {
     check_all(&dir, &jobs, "inline-bench");
 }
 
+/// The Are We Fast Yet suite (docs/AWFY.md) at its default sizes: classes,
+/// polymorphic `callvirt`s and deep call graphs, the programs the papers'
+/// inliners were measured on. Each benchmark checks its own result, so an
+/// inlining that broke it would also print the suite's failure line.
+#[test]
+fn every_awfy_benchmark_under_every_policy_emits_an_equivalent_program() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/awfy");
+    let jobs = vec![
+        ("static", vec![]),
+        ("hot-edge", vec!["--profile=counter"]),
+        ("linear", vec!["--profile=counter"]),
+        (
+            "linear",
+            vec!["--profile=cbs", "--clock=virtual", "--seed=3"],
+        ),
+    ];
+    check_all(&dir, &jobs, "inline-awfy");
+}
+
 const SHAPES: &str = "\
 .class Shape
 .end
