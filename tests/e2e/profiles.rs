@@ -591,42 +591,34 @@ fn exhaustive_self_of_a_caught_rethrow_counts_the_handler() {
     assert_eq!(methods(&p)["w"].0, 2);
 }
 
-/// A wall-clock profile with no sample names what works: below the timer
-/// thread's resolution a shorter `--interval` does not help (issue 23),
-/// so the hint names `--clock=virtual` and `--profile=counter`; above it,
-/// a shorter interval is still worth trying. The program passes no
-/// yieldpoint after its entry, so no tick can ever be sampled.
+/// A wall-clock profile with no sample names what works (issue 23): with
+/// `--interval=1s` no tick comes in this run (the program passes no
+/// yieldpoint after its entry), and the hint offers a shorter interval and
+/// the virtual clock. (Below the timer's resolution, where a shorter
+/// interval does not help, the hint is tested in profile/src/report: a
+/// wall-clock tick at 10 us may or may not come before `main` starts.)
 #[test]
 fn an_empty_wall_clock_profile_names_what_works() {
     let dir = scratch("profiles-empty-wall");
     harness::write_program(&dir, "quick.bc", ".method main()\n  push 0\n  halt\n.end\n");
-    let hint = |interval: &str| {
-        let r = run_vm_in(
-            &dir,
-            &[
-                "run",
-                "quick.bc",
-                "--profile=timer",
-                &format!("--interval={interval}"),
-                "--report",
-            ],
-            DEFAULT_TIMEOUT,
-        );
-        r.assert_status(0);
-        r.stderr
-    };
-    let fast = hint("10us");
-    assert!(
-        fast.contains("no samples")
-            && fast.contains("--clock=virtual")
-            && fast.contains("--profile=counter")
-            && !fast.contains("a shorter --interval sees it"),
-        "{fast}"
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "quick.bc",
+            "--profile=timer",
+            "--interval=1s",
+            "--report",
+        ],
+        DEFAULT_TIMEOUT,
     );
-    let slow = hint("1s");
+    r.assert_status(0);
     assert!(
-        slow.contains("a shorter --interval (down to about 100us")
-            && slow.contains("--clock=virtual"),
-        "{slow}"
+        r.stderr.contains("no samples")
+            && r.stderr
+                .contains("a shorter --interval (down to about 100us")
+            && r.stderr.contains("--clock=virtual"),
+        "{}",
+        r.stderr
     );
 }

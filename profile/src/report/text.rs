@@ -445,6 +445,43 @@ fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_empty_profile_names_what_works_for_its_clock_and_interval() {
+        let empty = |clock: &str, interval_ns: u64| {
+            let mut p = crate::Profile {
+                format: crate::FORMAT.into(),
+                program: "p.bc".into(),
+                config: crate::ConfigSection {
+                    profile: "timer".into(),
+                    clock: Some(clock.into()),
+                    interval_ns: Some(interval_ns),
+                    ..Default::default()
+                },
+                run: crate::RunSection::default(),
+                methods: None,
+                dcg: None,
+                cct: None,
+                hot: None,
+            };
+            p.run.wall_ns = 5_000;
+            no_samples_hint(&p).expect("a hint")
+        };
+        // Wall clock below the timer's resolution: a shorter interval does
+        // not help; the virtual clock and the counter do.
+        let fast = empty("wall", 10_000);
+        assert!(fast.contains("--clock=virtual") && fast.contains("--profile=counter"));
+        assert!(!fast.contains("a shorter --interval sees it"), "{fast}");
+        // Wall clock above it: a shorter interval is still worth trying.
+        let slow = empty("wall", 1_000_000_000);
+        assert!(
+            slow.contains("a shorter --interval (down to about 100us"),
+            "{slow}"
+        );
+        // Virtual clock: any interval is kept.
+        let virt = empty("virtual", 10_000);
+        assert!(virt.contains("a shorter --interval sees it"), "{virt}");
+    }
+
     fn profile(config: &str, run: &str) -> Profile {
         Profile {
             format: crate::FORMAT.into(),
