@@ -304,92 +304,49 @@ struct Applicability {
 /// goes with which `--record`, the sampler's options) follow in
 /// [`ProfileOptions::resolve`].
 const APPLIES_TO: &[Applicability] = &[
-    Applicability {
-        flag: "--interval",
-        given: |o| o.interval_ns.is_some(),
-        profiles: TICKING,
-    },
-    Applicability {
-        flag: "--stride",
-        given: |o| o.stride.is_some(),
-        profiles: &[ProfileKind::Cbs],
-    },
-    Applicability {
-        flag: "--samples",
-        given: |o| o.samples.is_some(),
-        profiles: &[ProfileKind::Cbs],
-    },
-    Applicability {
-        flag: "--every",
-        given: |o| o.every.is_some(),
-        profiles: &[ProfileKind::Counter],
-    },
-    Applicability {
-        flag: "--clock",
-        given: |o| o.clock.is_some(),
-        profiles: TICKING,
-    },
-    Applicability {
-        flag: "--seed",
-        given: |o| o.seed.is_some(),
-        profiles: ANY_PROFILE,
-    },
-    Applicability {
-        flag: "--record",
-        given: |o| o.record.is_some(),
-        profiles: ANY_PROFILE,
-    },
-    Applicability {
-        flag: "--walk",
-        given: |o| o.walk.is_some(),
-        profiles: SAMPLING,
-    },
-    Applicability {
-        flag: "--max-walk",
-        given: |o| o.max_walk.is_some(),
-        profiles: SAMPLING,
-    },
-    Applicability {
-        flag: "--tune",
-        given: |o| o.tune,
-        profiles: SAMPLING,
-    },
-    Applicability {
-        flag: "--sampler",
-        given: |o| o.sampler.is_some(),
-        profiles: &[ProfileKind::Timer],
-    },
-    Applicability {
-        flag: "--sample-threads",
-        given: |o| o.sample_threads.is_some(),
-        profiles: &[ProfileKind::Timer],
-    },
-    Applicability {
-        flag: "--runnable-only",
-        given: |o| o.runnable_only,
-        profiles: &[ProfileKind::Timer],
-    },
-    Applicability {
-        flag: "--no-hold",
-        given: |o| o.no_hold,
-        profiles: &[ProfileKind::Timer],
-    },
-    Applicability {
-        flag: "--profile-out",
-        given: |o| o.profile_out,
-        profiles: ANY_PROFILE,
-    },
-    Applicability {
-        flag: "--report",
-        given: |o| o.report,
-        profiles: ANY_PROFILE,
-    },
-    Applicability {
-        flag: "--no-yieldpoints",
-        given: |o| o.no_yieldpoints,
-        profiles: &[ProfileKind::None, ProfileKind::Exhaustive],
-    },
+    row("--interval", |o| o.interval_ns.is_some(), TICKING),
+    row("--stride", |o| o.stride.is_some(), &[ProfileKind::Cbs]),
+    row("--samples", |o| o.samples.is_some(), &[ProfileKind::Cbs]),
+    row("--every", |o| o.every.is_some(), &[ProfileKind::Counter]),
+    row("--clock", |o| o.clock.is_some(), TICKING),
+    row("--seed", |o| o.seed.is_some(), ANY_PROFILE),
+    row("--record", |o| o.record.is_some(), ANY_PROFILE),
+    row("--walk", |o| o.walk.is_some(), SAMPLING),
+    row("--max-walk", |o| o.max_walk.is_some(), SAMPLING),
+    row("--tune", |o| o.tune, SAMPLING),
+    row("--sampler", |o| o.sampler.is_some(), &[ProfileKind::Timer]),
+    row(
+        "--sample-threads",
+        |o| o.sample_threads.is_some(),
+        &[ProfileKind::Timer],
+    ),
+    row(
+        "--runnable-only",
+        |o| o.runnable_only,
+        &[ProfileKind::Timer],
+    ),
+    row("--no-hold", |o| o.no_hold, &[ProfileKind::Timer]),
+    row("--profile-out", |o| o.profile_out, ANY_PROFILE),
+    row("--report", |o| o.report, ANY_PROFILE),
+    row(
+        "--no-yieldpoints",
+        |o| o.no_yieldpoints,
+        &[ProfileKind::None, ProfileKind::Exhaustive],
+    ),
 ];
+
+/// One row of [`APPLIES_TO`].
+const fn row(
+    flag: &'static str,
+    given: fn(&ProfileOptions) -> bool,
+    profiles: &'static [ProfileKind],
+) -> Applicability {
+    Applicability {
+        flag,
+        given,
+        profiles,
+    }
+}
 
 /// How a usage error names a set of profiles: `--profile=timer|cbs`, or
 /// `every --profile but none`.
