@@ -2,8 +2,8 @@
 # adaptive.sh - does `vm run --adaptive` end sooner than the plain run?
 #
 # Usage:
-#   bench/adaptive.sh                 every programs/bench/*.bc
-#   bench/adaptive.sh static_calls    only these (names without .bc)
+#   bench/adaptive.sh                 programs/bench and the Are We Fast Yet suite
+#   bench/adaptive.sh static_calls    only these (bench/lib.sh: NAME, awfy/NAME, bench, awfy)
 #
 # Environment:
 #   ROUNDS=N      interleaved rounds (default 11)
@@ -35,9 +35,10 @@ build_vm
 mkdir -p "$results"
 
 for p in "${programs[@]}"; do
-    bc="$bench_dir/$p.bc"
+    program "$p"
     echo "== $p" >&2
-    "$vm" run "$bc" --adaptive --print-compilation 2> "$results/$p.log" > /dev/null ||
+    # shellcheck disable=SC2086 # bc is the file and its arguments
+    "$vm" run $bc --adaptive --print-compilation 2> "$results/$p.log" > /dev/null ||
         die "$p failed under --adaptive (see $results/$p.log)"
     python3 "$here/paired.py" --rounds "$rounds" --json "$results/$p.json" \
         "none=$vm run $bc" "cbs=$vm run $bc --profile=cbs" "adaptive=$vm run $bc --adaptive" >&2 ||

@@ -32,7 +32,7 @@ source "$here/lib.sh"
 cbs="${CBS:---profile=cbs}"
 
 need valgrind python3
-select_programs "$@"
+select_programs "${@:-bench}"
 build_vm
 
 # instructions ARGS...: the instructions callgrind counted for `vm ARGS`.
@@ -44,12 +44,12 @@ instructions() {
 echo "| program | plain | counting | cbs (virtual clock) | cbs - counting | sampling overhead % |"
 echo "|---|---:|---:|---:|---:|---:|"
 for p in "${programs[@]}"; do
-    bc="$bench_dir/$p.bc"
+    program "$p"
     echo "== $p" >&2
-    plain=$(instructions run "$bc")
-    counting=$(instructions run "$bc" --cycles)
+    plain=$(instructions run $bc)
+    counting=$(instructions run $bc --cycles)
     # shellcheck disable=SC2086
-    sampled=$(instructions run "$bc" $cbs --clock=virtual --seed=1)
+    sampled=$(instructions run $bc $cbs --clock=virtual --seed=1)
     python3 -c "
 p, c, s = $plain, $counting, $sampled
 print(f'| $p | {p:,} | {c:,} | {s:,} | {s - c:,} | {100 * (s - c) / p:+.3f} |')"

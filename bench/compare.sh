@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# compare.sh - time the benchmark programs on the VM side by side with the
-# same programs in Lua 5.4 and Python 3. (The cost of the yieldpoints, a
-# difference of a few percent, is measured by yieldpoint_cost.sh, which
-# interleaves its runs.)
+# compare.sh - time the benchmark programs on the VM side by side with their
+# twins in Lua 5.4, LuaJIT's interpreter (`luajit -joff`) and Python 3. (The
+# cost of the yieldpoints, a difference of a few percent, is measured by
+# yieldpoint_cost.sh, which interleaves its runs.)
 #
 # Usage:
-#   bench/compare.sh                  every programs/bench/*.bc
-#   bench/compare.sh fib sieve        only these (names without .bc)
+#   bench/compare.sh                  programs/bench and the Are We Fast Yet
+#                                     suite at its timing sizes
+#   bench/compare.sh fib awfy/sieve   only these (bench/lib.sh: NAME,
+#                                     awfy/NAME, bench, awfy)
 #
 # Environment:
 #   RUNS=N        timed runs per command (default 5; one warmup run before)
-#   CHECK=0       skip checking each command's stdout against NAME.out
+#   CHECK=0       skip checking each command's stdout
 #   RESULTS_DIR   where results go (default: bench-results/ at the repo root)
-#   LUA, PYTHON   the interpreters to compare with (default lua5.4, python3)
+#   LUA, LUAJIT, PYTHON   the interpreters to compare with (default lua5.4,
+#                 luajit, python3; LuaJIT always runs with -joff, its
+#                 interpreter alone)
 #
-# For each program it runs ONE hyperfine invocation timing:
-#   vm run P.bc | LUA peers/P.lua | PYTHON peers/P.py
-# (a peer only if its interpreter is installed and its file exists), exports
+# For each program it runs ONE hyperfine invocation timing, interleaved
+# round by round (hyperfine -N runs the commands one after another):
+#   vm run P.bc | LUA P.lua | LUAJIT -joff P.lua | PYTHON P.py
+# (a twin only if its interpreter is installed and its file exists: the
+# LuaJIT twins are the separate files in peers/luajit/), exports
 # RESULTS_DIR/P.json and RESULTS_DIR/P.md, and at the end prints a markdown
-# table of the mean times (also written to RESULTS_DIR/summary.md).
+# table of the mean times and ratios with their geometric means (also
+# written to RESULTS_DIR/summary.md). Every command's output is first
+# checked: against P.out for a programs/bench program, against the VM's
+# output for a benchmark that checks its own result.
 #
 # It installs nothing: a missing tool is reported with how to get it.
 # Works from any directory.
@@ -26,71 +35,31 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-bench_dir="$root/programs/bench"
-peers_dir="$bench_dir/peers"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 results="${RESULTS_DIR:-$root/bench-results}"
 runs="${RUNS:-5}"
 check="${CHECK:-1}"
 lua="${LUA:-lua5.4}"
+luajit="${LUAJIT:-luajit}"
 python="${PYTHON:-python3}"
 
-die() { echo "compare.sh: $*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer (got '$runs')"
+positive RUNS "$runs"
+need cargo python3
+have hyperfine || die "hyperfine is missing ('apt-get install -y hyperfine' or 'cargo install hyperfine')"
 
-# --- required tools -------------------------------------------------------
-missing=()
-have cargo || missing+=("cargo (a Rust toolchain: https://rustup.rs)")
-have hyperfine || missing+=("hyperfine (e.g. 'apt-get install -y hyperfine' or 'cargo install hyperfine')")
-if have python3; then
-    json_tool=python3
-elif have jq; then
-    json_tool=jq
-else
-    missing+=("python3 or jq, to read hyperfine's JSON (e.g. 'apt-get install -y jq')")
-fi
-if ((${#missing[@]})); then
-    echo "compare.sh: missing required tools; install them and run again:" >&2
-    printf '  - %s\n' "${missing[@]}" >&2
-    exit 1
-fi
+# --- optional twins ---------------------------------------------------------
+declare -A have_peer=([lua]=0 [luajit]=0 [python]=0)
+for k in lua luajit python; do
+    if have "${!k}"; then have_peer[$k]=1; else
+        echo "note: '${!k}' not found: the $k column stays empty (e.g. 'apt-get install -y ${!k}')" >&2
+    fi
+done
 
-# --- optional peers ---------------------------------------------------------
-have_lua=0
-have_python=0
-if have "$lua"; then have_lua=1; else
-    echo "note: '$lua' not found: the Lua column stays empty (e.g. 'apt-get install -y lua5.4')" >&2
-fi
-if have "$python"; then have_python=1; else
-    echo "note: '$python' not found: the Python column stays empty" >&2
-fi
-
-# --- programs ---------------------------------------------------------------
-programs=()
-if (($#)); then
-    for p in "$@"; do
-        p="${p%.bc}"
-        p="${p##*/}"
-        [[ -f "$bench_dir/$p.bc" ]] || die "no such benchmark: $bench_dir/$p.bc"
-        programs+=("$p")
-    done
-else
-    for f in "$bench_dir"/*.bc; do
-        [[ -e "$f" ]] || continue
-        p="${f##*/}"
-        programs+=("${p%.bc}")
-    done
-fi
-((${#programs[@]})) || die "no benchmark programs in $bench_dir"
-
-# --- build ------------------------------------------------------------------
-echo "== building the release binary" >&2
-(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
-vm="$root/target/release/vm"
-[[ -x "$vm" ]] || die "no binary at $vm after the build"
-
+select_programs "$@"
+build_vm
 mkdir -p "$results"
 
 q() { printf '%q' "$1"; }   # quote a path for hyperfine's command line
@@ -98,16 +67,17 @@ q() { printf '%q' "$1"; }   # quote a path for hyperfine's command line
 # --- run --------------------------------------------------------------------
 failed=()
 for p in "${programs[@]}"; do
-    bc="$bench_dir/$p.bc"
+    program "$p"
     names=("vm")
-    cmds=("$(q "$vm") run $(q "$bc")")
-    if ((have_lua)) && [[ -f "$peers_dir/$p.lua" ]]; then
-        names+=("lua")
-        cmds+=("$(q "$lua") $(q "$peers_dir/$p.lua")")
+    cmds=("$(q "$vm") run $bc")
+    if ((have_peer[lua])) && [[ -n "$lua_peer" ]]; then
+        names+=("lua"); cmds+=("$(q "$lua") $(q "$lua_peer") $peer_args")
     fi
-    if ((have_python)) && [[ -f "$peers_dir/$p.py" ]]; then
-        names+=("python")
-        cmds+=("$(q "$python") $(q "$peers_dir/$p.py")")
+    if ((have_peer[luajit])) && [[ -n "$luajit_peer" ]]; then
+        names+=("luajit"); cmds+=("$(q "$luajit") -joff $(q "$luajit_peer") $peer_args")
+    fi
+    if ((have_peer[python])) && [[ -n "$python_peer" ]]; then
+        names+=("python"); cmds+=("$(q "$python") $(q "$python_peer") $peer_args")
     fi
 
     echo "== $p" >&2
@@ -115,11 +85,11 @@ for p in "${programs[@]}"; do
 
     # Check that every command prints the expected output (hyperfine
     # discards it). A mismatch is reported and flagged in the table.
-    if [[ "$check" != 0 && -f "$bench_dir/$p.out" ]]; then
+    if [[ "$check" != 0 ]]; then
+        if [[ -n "$expected" ]]; then want="$(cat "$expected")"; else want="$(eval "${cmds[0]}" 2>/dev/null || true)"; fi
         bad=()
         for i in "${!cmds[@]}"; do
-            if ! out="$(eval "${cmds[$i]}" 2>/dev/null)" ||
-                [[ "$out" != "$(cat "$bench_dir/$p.out")" ]]; then
+            if ! out="$(eval "${cmds[$i]}" 2>/dev/null)" || [[ "$out" != "$want" ]]; then
                 bad+=("${names[$i]}")
             fi
         done
@@ -141,49 +111,44 @@ for p in "${programs[@]}"; do
 done
 
 # --- table ------------------------------------------------------------------
-# mean_ms JSON NAME: the mean time in ms of the command named NAME, or "".
-mean_ms() {
-    [[ -f "$1" ]] || return 0
-    if [[ "$json_tool" == python3 ]]; then
-        python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-for r in d["results"]:
-    if r["command"] == sys.argv[2]:
-        print("%.3f" % (r["mean"] * 1000))
-' "$1" "$2"
-    else
-        jq -r --arg n "$2" '.results[] | select(.command == $n) | .mean * 1000' "$1"
-    fi
-}
-
 summary="$results/summary.md"
-{
-    echo "| program | vm (ms) | lua (ms) | vm/lua | python (ms) | vm/python |"
-    echo "|---|---:|---:|---:|---:|---:|"
-    for p in "${programs[@]}"; do
-        j="$results/$p.json"
-        name="$p"
-        [[ -f "$results/$p.check" ]] && name="$p (WRONG OUTPUT)"
-        [[ -f "$j" ]] || name="$p (FAILED)"
-        awk -v p="$name" \
-            -v vm="$(mean_ms "$j" vm)" \
-            -v lua="$(mean_ms "$j" lua)" \
-            -v py="$(mean_ms "$j" python)" '
-            function ms(x)      { return x == "" ? "-" : sprintf("%.1f", x) }
-            function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-            BEGIN {
-                printf "| %s | %s | %s | %s | %s | %s |\n", p,
-                    ms(vm), ms(lua), ratio(vm, lua), ms(py), ratio(vm, py)
-            }'
-    done
-} > "$summary"
+python3 - "$results" "$runs" "${programs[@]}" <<'PY' | tee "$summary"
+import json, math, os, sys
+results, runs, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
+peers = ("lua", "luajit", "python")
+print(f"Mean wall-clock times (ms) over {runs} runs after one warmup, and the ratio "
+      "vm / twin (below 1: the VM is faster).\n")
+print("| program | vm | lua5.4 | vm/lua | luajit -joff | vm/luajit | python3 | vm/python |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+logs = {k: [] for k in peers}
+for p in programs:
+    j = f"{results}/{p}.json"
+    name = p
+    if os.path.exists(f"{results}/{p}.check"):
+        name += " (WRONG OUTPUT)"
+    mean = {}
+    if os.path.exists(j):
+        mean = {r["command"]: r["mean"] * 1000 for r in json.load(open(j))["results"]}
+    else:
+        name += " (FAILED)"
+    cells = [f"{mean['vm']:.1f}" if "vm" in mean else "-"]
+    for k in peers:
+        if "vm" in mean and k in mean:
+            r = mean["vm"] / mean[k]
+            logs[k].append(math.log(r))
+            cells += [f"{mean[k]:.1f}", f"{r:.2f}"]
+        else:
+            cells += ["-", "-"]
+    print(f"| {name} | " + " | ".join(cells) + " |")
+geo = ["", ""]
+for k in peers:
+    g = f"{math.exp(sum(logs[k]) / len(logs[k])):.2f} ({len(logs[k])})" if logs[k] else "-"
+    geo += ["", g]
+print("| geometric mean (programs) | " + " | ".join(geo[1:]) + " |")
+PY
 
 echo
-echo "Mean wall-clock times over $runs runs (after 1 warmup)."
 echo "Raw results: $results/"
-echo
-cat "$summary"
 
 if ((${#failed[@]})); then
     echo >&2

@@ -3,8 +3,8 @@
 # bench program before and after inlining, with each policy and profile.
 #
 # Usage:
-#   bench/inlining.sh                 every programs/bench/*.bc
-#   bench/inlining.sh oo_small_calls  only these (names without .bc)
+#   bench/inlining.sh                 programs/bench and the Are We Fast Yet suite
+#   bench/inlining.sh oo_small_calls  only these (bench/lib.sh: NAME, awfy/NAME, bench, awfy)
 #
 # Environment:
 #   ROUNDS=N      interleaved wall-time rounds (default 10; 0 skips wall time)
@@ -18,7 +18,8 @@
 #   POLICY-PROFILE   vm inline P.bc --policy=POLICY --profile=PROFILE
 # for POLICY in hot-edge, linear and PROFILE in exhaustive, cbs, timer
 # (defaults of each profile, --seed=$SEED, --clock=$CLOCK for cbs and
-# timer), checks that each prints P.out, and measures:
+# timer), checks that each prints what the original prints (and the
+# original P.out, where the program has one), and measures:
 #   - simulated cycles (`vm run --cycles`, deterministic: one run each), as
 #     a speedup before/after;
 #   - wall time, with bench/paired.py: the original and every optimized
@@ -53,23 +54,31 @@ for policy in hot-edge linear; do
     for profile in exhaustive cbs timer; do variants+=("$policy-$profile"); done
 done
 
-# cycles P VARIANT FILE: runs FILE with --cycles, checks its output against
-# P.out, appends "P VARIANT CYCLES INSTRUCTIONS" to cycles.txt.
+# cycles P VARIANT FILE [ARGS..]: runs FILE with --cycles, checks its output
+# against the expected output (the original's, and for the original P.out
+# if there is one), appends "P VARIANT CYCLES INSTRUCTIONS" to cycles.txt.
 cycles() {
-    local p="$1" v="$2" f="$3" err
-    err="$("$vm" run "$f" --cycles 2>&1 >"$results/$p.$v.stdout")" ||
+    local p="$1" v="$2" f="$3" err want
+    shift 3
+    err="$("$vm" run "$f" "$@" --cycles 2>&1 >"$results/$p.$v.stdout")" ||
         die "$p ($v): vm run failed: $err"
-    cmp -s "$results/$p.$v.stdout" "$bench_dir/$p.out" ||
-        die "$p ($v): the output differs from $p.out"
+    want="$results/$p.original.stdout"
+    [[ "$v" == original ]] && want="$expected"
+    if [[ -n "$want" ]]; then
+        cmp -s "$results/$p.$v.stdout" "$want" ||
+            die "$p ($v): the output differs from ${want##*/}"
+    fi
     read -r _ _ c _ i <<<"$(grep '^vm: cycles:' <<<"$err")"
     echo "$p $v $c $i" >>"$results/cycles.txt"
 }
 
 : >"$results/cycles.txt"
 for p in "${programs[@]}"; do
-    bc="$bench_dir/$p.bc"
+    program "$p"
+    read -r -a run_args <<<"$bc"   # the file, then its --set arguments
+    src="${run_args[0]}" sets=("${run_args[@]:1}")
     echo "== $p: emitting" >&2
-    cycles "$p" original "$bc"
+    cycles "$p" original "$src" "${sets[@]}"
     for v in "${variants[@]}"; do
         out="$results/$p.$v.bc"
         if [[ "$v" == static ]]; then
@@ -81,14 +90,14 @@ for p in "${programs[@]}"; do
                 args+=("--seed=$seed" "--clock=$clock")
             fi
         fi
-        "$vm" inline "$bc" "${args[@]}" "--emit=$out" >/dev/null 2>"$results/$p.$v.log" ||
+        "$vm" inline "$src" "${sets[@]}" "${args[@]}" "--emit=$out" >/dev/null 2>"$results/$p.$v.log" ||
             die "$p: vm inline ${args[*]} failed (see $results/$p.$v.log)"
-        cycles "$p" "$v" "$out"
+        cycles "$p" "$v" "$out" "${sets[@]}"
     done
     if ((rounds > 0)); then
         echo "== $p: wall time" >&2
         cmds=("original=$vm run $bc")
-        for v in "${variants[@]}"; do cmds+=("$v=$vm run $results/$p.$v.bc"); done
+        for v in "${variants[@]}"; do cmds+=("$v=$vm run $results/$p.$v.bc ${sets[*]}"); done
         python3 "$here/paired.py" --rounds "$rounds" --json "$results/$p.json" "${cmds[@]}" >&2 ||
             die "paired.py failed for $p"
     fi

@@ -10,9 +10,25 @@
 #   die MSG...               "SCRIPT: MSG" on stderr, exit 1
 #   need CMD...              die unless every command is installed
 #   positive NAME VALUE      die unless VALUE is a positive integer
-#   select_programs [NAME..] set `programs` to these bench programs (names,
-#                            with or without .bc), or to every
-#                            programs/bench/*.bc when none is given
+#   select_programs [NAME..] set `programs` to the labels of these programs
+#                            (see "Programs" below), or of `bench awfy` when
+#                            none is given
+#   program LABEL            set `bc` to the program file and its arguments
+#                            (a string: "FILE --set inner=N"), `expected` to
+#                            the file its output must equal ("" when none:
+#                            an awfy benchmark checks its own result), and
+#                            `peer_args` to the arguments of its Lua and
+#                            Python twins; `lua_peer`, `luajit_peer` and
+#                            `python_peer` to their files ("" when none)
+#
+# Programs. A NAME given to select_programs is one of
+#   NAME or NAME.bc       programs/bench/NAME.bc (label NAME)
+#   awfy/NAME             the Are We Fast Yet benchmark programs/awfy/NAME.bc
+#                         at its timing size (label awfy-NAME)
+#   PATH.bc               any program file (label: its base name)
+#   bench                 every programs/bench/*.bc
+#   awfy                  every Are We Fast Yet benchmark (docs/AWFY.md)
+#   examples              every programs/examples/*.bc
 #   many_threads N           for tests/programs/samplers/many.bc with N
 #                            threads and `work`/N iterations each (three
 #                            of every four compute), or if BUSY is set,
@@ -42,18 +58,77 @@ positive() {
     [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive integer (got '$2')"
 }
 
+awfy_dir="$root/programs/awfy"
+
+# The Are We Fast Yet benchmarks, micro then macro, each with the `inner`
+# that makes one run take 0.3-2 s under the plain interpreter (docs/AWFY.md,
+# "The benchmarks").
+awfy_suite=(sieve towers permute queens list storage bounce mandelbrot nbody
+    richards deltablue json havlak cd)
+declare -A awfy_inner=([sieve]=3000 [towers]=500 [permute]=1000 [queens]=1000
+    [list]=2500 [storage]=500 [bounce]=1500 [mandelbrot]=750 [nbody]=100000
+    [richards]=50 [deltablue]=20000 [json]=200 [havlak]=1 [cd]=200)
+declare -A program_file=()
+
 select_programs() {
     programs=()
     local p f
-    if (($#)); then
-        for p in "$@"; do
-            p="${p%.bc}"; p="${p##*/}"
+    (($#)) || set -- bench awfy
+    for p in "$@"; do
+        case "$p" in
+        bench | examples)
+            for f in "$root/programs/$p"/*.bc; do add_program "$f"; done ;;
+        awfy)
+            for f in "${awfy_suite[@]}"; do add_program "awfy/$f"; done ;;
+        awfy/*)
+            p="${p#awfy/}"; p="${p%.bc}"
+            [[ -n "${awfy_inner[$p]:-}" ]] || die "no such Are We Fast Yet benchmark: $p (one of: ${awfy_suite[*]})"
+            add_program "awfy/$p" ;;
+        */* | *.bc)
+            if [[ -f "$p" ]]; then add_program "$p"
+            elif [[ -f "$root/programs/bench/${p##*/}" ]]; then add_program "$root/programs/bench/${p##*/}"
+            elif [[ -f "$root/programs/examples/${p##*/}" ]]; then add_program "$root/programs/examples/${p##*/}"
+            else die "no such program: $p"; fi ;;
+        *)
             [[ -f "$bench_dir/$p.bc" ]] || die "no such benchmark: $bench_dir/$p.bc"
-            programs+=("$p")
-        done
+            add_program "$bench_dir/$p.bc" ;;
+        esac
+    done
+    ((${#programs[@]})) || die "no programs selected"
+}
+
+# add_program FILE|awfy/NAME: appends its label to `programs`.
+add_program() {
+    local label
+    if [[ "$1" == awfy/* ]]; then
+        label="awfy-${1#awfy/}"
     else
-        for f in "$bench_dir"/*.bc; do p="${f##*/}"; programs+=("${p%.bc}"); done
+        label="${1##*/}"; label="${label%.bc}"
     fi
+    program_file[$label]="$1"
+    programs+=("$label")
+}
+
+program() {
+    local f="${program_file[$1]:?unknown program label $1}" name
+    lua_peer="" luajit_peer="" python_peer="" peer_args="" expected=""
+    if [[ "$f" == awfy/* ]]; then
+        name="${f#awfy/}"
+        bc="$awfy_dir/$name.bc --set inner=${awfy_inner[$name]}"
+        peer_args="1 ${awfy_inner[$name]}"
+        [[ -f "$awfy_dir/peers/lua/$name.lua" ]] && lua_peer="$awfy_dir/peers/lua/$name.lua"
+        [[ -f "$awfy_dir/peers/luajit/$name.lua" ]] && luajit_peer="$awfy_dir/peers/luajit/$name.lua"
+        [[ -f "$awfy_dir/peers/python/$name.py" ]] && python_peer="$awfy_dir/peers/python/$name.py"
+    else
+        name="${f##*/}"; name="${name%.bc}"
+        bc="$f"
+        [[ -f "${f%.bc}.out" ]] && expected="${f%.bc}.out"
+        local peers="${f%/*}/peers"
+        [[ -f "$peers/$name.lua" ]] && lua_peer="$peers/$name.lua"
+        [[ -f "$peers/luajit/$name.lua" ]] && luajit_peer="$peers/luajit/$name.lua"
+        [[ -f "$peers/$name.py" ]] && python_peer="$peers/$name.py"
+    fi
+    return 0
 }
 
 build_vm() {

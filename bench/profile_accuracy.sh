@@ -2,8 +2,10 @@
 # profile_accuracy.sh - how close each sampled DCG is to the exact one.
 #
 # Usage:
-#   bench/profile_accuracy.sh            every programs/bench/*.bc and programs/examples/*.bc
-#   bench/profile_accuracy.sh fib.bc     only these (paths, or names found in bench/ or examples/)
+#   bench/profile_accuracy.sh            programs/bench, programs/examples and
+#                                        the Are We Fast Yet suite (timing sizes)
+#   bench/profile_accuracy.sh fib.bc     only these (bench/lib.sh: NAME, PATH.bc,
+#                                        awfy/NAME, bench, examples, awfy)
 #
 # Environment:
 #   REPEATS=N     sampled runs per setting, seeds 1..N (default 3)
@@ -24,31 +26,19 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 results="${RESULTS_DIR:-$root/bench-results/accuracy}"
 repeats="${REPEATS:-3}"
 extra="${EXTRA:-}"
 IFS=';' read -r -a settings <<< "${SETTINGS:---profile=timer;--profile=cbs --stride=1 --samples=1;--profile=cbs;--profile=cbs --stride=7 --samples=16;--profile=cbs --stride=3 --samples=64}"
 
-die() { echo "profile_accuracy.sh: $*" >&2; exit 1; }
-command -v python3 >/dev/null || die "python3 is missing (to read vm compare --json)"
-[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer (got '$repeats')"
+need python3
+positive REPEATS "$repeats"
 
-programs=()
-if (($#)); then
-    for p in "$@"; do
-        for cand in "$p" "$root/programs/bench/$p" "$root/programs/examples/$p"; do
-            [[ -f "$cand" ]] && { programs+=("$cand"); continue 2; }
-        done
-        die "no such program: $p"
-    done
-else
-    programs=("$root"/programs/bench/*.bc "$root"/programs/examples/*.bc)
-fi
+if (($#)); then select_programs "$@"; else select_programs bench examples awfy; fi
 
-echo "== building the release binary" >&2
-(cd "$root" && cargo build --release --quiet) || die "cargo build --release failed"
-vm="$root/target/release/vm"
+build_vm
 mkdir -p "$results"
 
 header="| program | exact calls |"
@@ -60,11 +50,12 @@ done
 echo "$header" > "$results/summary.md"
 echo "$rule" >> "$results/summary.md"
 
-for prog in "${programs[@]}"; do
-    name="$(basename "$prog" .bc)"
+for name in "${programs[@]}"; do
+    program "$name"
     echo "== $name" >&2
     ref="$results/$name.exact.json"
-    "$vm" run "$prog" --profile=exhaustive --profile-out="$ref" > /dev/null
+    # shellcheck disable=SC2086 # bc is the file and its arguments
+    "$vm" run $bc --profile=exhaustive --profile-out="$ref" > /dev/null
     calls="$(python3 -c 'import json,sys; print(sum(e["weight"] for e in json.load(open(sys.argv[1]))["dcg"]))' "$ref")"
     row="| $name | $calls |"
     for s in "${settings[@]}"; do
@@ -72,7 +63,7 @@ for prog in "${programs[@]}"; do
         for ((i = 1; i <= repeats; i++)); do
             out="$results/$name.sampled.json"
             # shellcheck disable=SC2086 # the setting is a list of options
-            "$vm" run "$prog" $s $extra --seed="$i" --profile-out="$out" > /dev/null
+            "$vm" run $bc $s $extra --seed="$i" --profile-out="$out" > /dev/null
             scores+=("$("$vm" compare "$out" "$ref" --json | python3 -c '
 import json, sys
 c = json.load(sys.stdin)

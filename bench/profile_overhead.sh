@@ -37,13 +37,13 @@ extra="${EXTRA:-}"
 need hyperfine python3
 positive ROUNDS "$rounds"
 
-select_programs "$@"
+select_programs "${@:-bench}"
 
 build_vm
 mkdir -p "$results"
 
 for p in "${programs[@]}"; do
-    bc="$bench_dir/$p.bc"
+    program "$p"
     cmds=("none=$vm run $bc")
     for k in "${profiles[@]}"; do
         cmds+=("$k=$vm run $bc --profile=$k $extra")

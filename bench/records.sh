@@ -9,8 +9,9 @@
 #   ROUNDS=N       interleaved rounds of the overhead measurement (default 11)
 #   REPEATS=N      profiled runs per (record, interval) for accuracy, seeds
 #                  1..N (default 3)
-#   PROGRAMS       programs/bench names without .bc (default: every
-#                  programs/bench/*.bc)
+#   PROGRAMS       programs, as bench/lib.sh names them (default "bench
+#                  awfy": every programs/bench/*.bc and the Are We Fast Yet
+#                  suite at its timing sizes)
 #   RECORDS        records to compare (default "cct pcct acct ccmap")
 #   INTERVALS      cbs intervals (default "1ms 100us")
 #   EXTRA          more vm run options for every profiled run
@@ -67,7 +68,7 @@ rows="$results/rows.tsv"
 : > "$rows"
 
 for p in "${programs[@]}"; do
-    bc="$bench_dir/$p.bc"
+    program "$p"
 
     cmds=("none=$vm run $bc")
     for iv in "${intervals[@]}"; do
@@ -81,13 +82,14 @@ for p in "${programs[@]}"; do
 
     echo "== $p: accuracy, $repeats seeds" >&2
     ref="$results/$p.exact.json"
-    "$vm" run "$bc" --profile=exhaustive --record=cct --profile-out="$ref" > /dev/null
+    # shellcheck disable=SC2086 # bc is the file and its arguments
+    "$vm" run $bc --profile=exhaustive --record=cct --profile-out="$ref" > /dev/null
     for iv in "${intervals[@]}"; do
         for r in "${records[@]}"; do
             for ((i = 1; i <= repeats; i++)); do
                 out="$results/$p.$r.$iv.$i.json"
                 # shellcheck disable=SC2086 # EXTRA is a list of options
-                "$vm" run "$bc" --profile=cbs --interval="$iv" --record="$r" $extra \
+                "$vm" run $bc --profile=cbs --interval="$iv" --record="$r" $extra \
                     --seed="$i" --profile-out="$out" > /dev/null
                 "$vm" compare "$out" "$ref" --json | python3 -c '
 import json, sys

@@ -27,7 +27,7 @@ source "$here/lib.sh"
 
 need valgrind
 
-select_programs "$@"
+select_programs "${@:-bench}"
 
 build_vm
 
@@ -46,14 +46,17 @@ echo "| program | instructions with yieldpoints | without | instructions % | wal
 echo "|---|---:|---:|---:|---:|"
 for p in "${programs[@]}"; do
     echo "== $p" >&2
-    with="$(instructions run "$bench_dir/$p.bc")"
-    without="$(instructions run "$bench_dir/$p.bc" --no-yieldpoints)"
+    program "$p"
+    # shellcheck disable=SC2086 # bc is the file and its arguments
+    with="$(instructions run $bc)"
+    # shellcheck disable=SC2086
+    without="$(instructions run $bc --no-yieldpoints)"
     [[ -n "$with" && -n "$without" ]] || die "$p: no instruction count from callgrind"
     wall="-"
     if ((rounds > 0)); then
         python3 "$here/paired.py" --rounds "$rounds" --json "$tmp/$p.json" \
-            "no-yieldpoints=$vm run $bench_dir/$p.bc --no-yieldpoints" \
-            "yieldpoints=$vm run $bench_dir/$p.bc" > /dev/null
+            "no-yieldpoints=$vm run $bc --no-yieldpoints" \
+            "yieldpoints=$vm run $bc" > /dev/null
         wall="$(python3 -c '
 import json, sys
 e = json.load(open(sys.argv[1]))["commands"]["yieldpoints"]
