@@ -202,6 +202,38 @@ fn many_locals_on_one_long_line_load_in_linear_time() {
 }
 
 #[test]
+fn a_deep_operand_stack_loads_in_linear_time_and_keeps_its_values() {
+    // Before: every `store` scanned the whole symbolic operand stack for
+    // entries aliasing the local; 100,000 pushes and as many stores took
+    // 3 s of CPU to load, quadratic in the depth (docs/PERFORMANCE.md,
+    // "Loading"; the indexes that replace the scans are unit-tested in
+    // vm/src/translate/sym_stack.rs). This checks the values: a third of
+    // the pushes are `load x`, and the first `store x` must give each of
+    // them the value x had when it was pushed.
+    let n: i64 = 150_000;
+    let dir = scratch("loading_deep_stack");
+    let mut src = String::from(".method main()\n  .locals x s\n  push 5\n  store x\n");
+    let mut want = 0;
+    for i in 0..n {
+        if i % 3 == 0 {
+            src.push_str("  load x\n");
+            want += 5;
+        } else {
+            let _ = writeln!(src, "  push {i}");
+            want += i;
+        }
+    }
+    for _ in 0..n {
+        src.push_str("  store x\n  load x\n  load s\n  add\n  store s\n");
+    }
+    src.push_str("  load s\n  print\n  push 0\n  ret\n.end\n");
+    write_program(&dir, "deep.bc", &src);
+    let r = bounded(&dir, "run deep.bc");
+    assert_eq!(r.status, Some(0), "{}", clip(&r.stderr));
+    assert_eq!(r.stdout, format!("{want}\n"));
+}
+
+#[test]
 fn positions_on_a_long_line_count_characters() {
     // One line of 100,000 tokens, strings with multi-byte characters among
     // them, then a character that starts no token at its end: the column

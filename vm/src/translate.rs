@@ -26,6 +26,9 @@
 use crate::instr::{BinOp, Cmp, Instr, Slot, YieldKind};
 use crate::module::{Catch, ClassId, MethodId, Module, Op, StrId};
 
+mod sym_stack;
+use sym_stack::SymStack;
+
 /// One method translated.
 #[derive(Clone, Debug, Default)]
 pub struct Translated {
@@ -84,7 +87,7 @@ struct Tx<'a> {
     nlocals: u32,
     yieldpoints: bool,
     out: Translated,
-    sym: Vec<Opnd>,
+    sym: SymStack,
     pend_count: u32,
     pend_cost: u32,
     line: u32,
@@ -114,7 +117,7 @@ pub fn translate(
             frame_size: nlocals + m.max_stack,
             ..Translated::default()
         },
-        sym: Vec::new(),
+        sym: SymStack::new(nlocals),
         pend_count: 0,
         pend_cost: 0,
         line: m.pos.line,
@@ -146,7 +149,7 @@ pub fn translate(
         };
         if leader[i] {
             tx.end_block();
-            tx.sym = (0..h).map(|k| Opnd::Slot(tx.canon(k))).collect();
+            tx.sym.reset_canonical(h as usize);
         }
         debug_assert_eq!(tx.sym.len() as u32, h, "symbolic height at {i}");
         group_start[i] = tx.out.code.len() as u32;
@@ -213,7 +216,7 @@ impl Tx<'_> {
     }
 
     fn pop(&mut self) -> Opnd {
-        self.sym.pop().expect("verified stack height")
+        self.sym.pop()
     }
 
     /// A slot holding `op`, which sat at stack depth `depth`: constants are
@@ -240,7 +243,7 @@ impl Tx<'_> {
     /// Writes entry `k` to its canonical slot.
     fn materialize(&mut self, k: usize) {
         let d = self.canon(k as u32);
-        let i = match self.sym[k] {
+        let i = match self.sym.get(k) {
             Opnd::Slot(s) if s == d => return,
             Opnd::Slot(a) | Opnd::Local(a) => Instr::Move { d, a },
             Opnd::Int(v) => Instr::ConstInt { d, v },
@@ -248,24 +251,23 @@ impl Tx<'_> {
             Opnd::Null => Instr::ConstNull { d },
         };
         self.emit(i);
-        self.sym[k] = Opnd::Slot(d);
+        self.sym.set(k, Opnd::Slot(d));
     }
 
     /// Writes entries from depth `from` up to their canonical slots (in
     /// increasing depth: an alias only ever points at a lower, already
     /// canonical slot, so no write clobbers a value still needed).
     fn materialize_from(&mut self, from: usize) {
-        for k in from..self.sym.len() {
+        for k in self.sym.first_noncanonical(from)..self.sym.len() {
             self.materialize(k);
         }
+        self.sym.mark_canonical_from(from);
     }
 
     /// Before local `x` is written, entries that alias it get their value.
     fn materialize_aliases_of(&mut self, x: Slot) {
-        for k in 0..self.sym.len() {
-            if self.sym[k] == Opnd::Local(x) {
-                self.materialize(k);
-            }
+        for k in self.sym.take_aliases(x) {
+            self.materialize(k);
         }
     }
 
@@ -289,7 +291,7 @@ impl Tx<'_> {
 
     fn store(&mut self, x: Slot) {
         let top = self.pop();
-        let aliased = self.sym.contains(&Opnd::Local(x));
+        let aliased = self.sym.aliases(x);
         if let Opnd::Slot(s) = top {
             let own = s == self.canon(self.sym.len() as u32);
             let last = self.out.code.len().checked_sub(1);
@@ -297,7 +299,7 @@ impl Tx<'_> {
                 && own
                 && self.last_result.is_some()
                 && self.last_result == last
-                && !self.sym.contains(&top)
+                && !self.sym.names_slot(s)
             {
                 let at = last.expect("checked");
                 if self.out.code[at].dest() == Some(s) {
@@ -482,16 +484,16 @@ impl Tx<'_> {
                 self.pop();
             }
             Dup => {
-                let top = *self.sym.last().expect("verified");
+                let top = self.sym.last();
                 self.sym.push(top);
             }
             Over => {
-                let v = self.sym[self.sym.len() - 2];
+                let v = self.sym.get(self.sym.len() - 2);
                 self.sym.push(v);
             }
             Swap => {
                 let n = self.sym.len();
-                let (a, b) = (self.sym[n - 2], self.sym[n - 1]);
+                let (a, b) = (self.sym.get(n - 2), self.sym.get(n - 1));
                 if matches!(a, Opnd::Slot(_)) || matches!(b, Opnd::Slot(_)) {
                     self.materialize_from(n - 2);
                     let (x, y) = (self.canon(n as u32 - 2), self.canon(n as u32 - 1));
