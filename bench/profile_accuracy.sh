@@ -20,7 +20,8 @@
 # each setting then runs REPEATS times (seed i for run i) and is scored
 # with `vm compare ... --json` (docs/LANGUAGE.md "Accuracy metrics"). A cell is the mean
 # dcg-overlap over the repeats, the lowest in brackets, then the mean
-# number of samples. A program with no call at all has an empty exact DCG:
+# number of samples; runs whose sample held no call edge at all (vm compare
+# leaves dcg-overlap out) are counted apart. A program with no call at all has an empty exact DCG:
 # any profile that also records no edge scores 100 (they agree).
 
 set -euo pipefail
@@ -68,14 +69,21 @@ for name in "${programs[@]}"; do
 import json, sys
 c = json.load(sys.stdin)
 p = json.load(open(sys.argv[1]))
-print("%s,%d" % (c["dcg-overlap"], p["run"]["samples"]))' "$out")")
+# vm compare leaves dcg-overlap out when the sample has no edge at all
+print("%s,%d" % (c.get("dcg-overlap", "nan"), p["run"]["samples"]))' "$out")")
         done
         row+=" $(python3 -c '
 import sys
 pairs = [tuple(map(float, a.split(","))) for a in sys.argv[1:]]
-ov = [a for a, _ in pairs]
+ov = [a for a, _ in pairs if a == a]
 n = sum(b for _, b in pairs) / len(pairs)
-print("%.1f [%.1f] (%d)" % (sum(ov) / len(ov), min(ov), round(n)))' "${scores[@]}") |"
+if len(ov) == len(pairs):
+    print("%.1f [%.1f] (%d)" % (sum(ov) / len(ov), min(ov), round(n)))
+else:
+    # runs whose sample held no edge: no percentages to compare
+    print("%s%d of %d runs: no edge sampled (%d)" % (
+        "%.1f [%.1f], " % (sum(ov) / len(ov), min(ov)) if ov else "",
+        len(pairs) - len(ov), len(pairs), round(n)))' "${scores[@]}") |"
     done
     echo "$row" >> "$results/summary.md"
 done
