@@ -11,21 +11,21 @@
 #                                     awfy/NAME, bench, awfy)
 #
 # Environment:
-#   RUNS=N        timed runs per command (default 5; one warmup run before)
+#   ROUNDS=N      interleaved rounds (default 7)
 #   CHECK=0       skip checking each command's stdout
 #   RESULTS_DIR   where results go (default: bench-results/ at the repo root)
 #   LUA, LUAJIT, PYTHON   the interpreters to compare with (default lua5.4,
 #                 luajit, python3; LuaJIT always runs with -joff, its
 #                 interpreter alone)
 #
-# For each program it runs ONE hyperfine invocation timing, interleaved
-# round by round (hyperfine -N runs the commands one after another):
+# For each program, bench/paired.py runs, interleaved round by round (the
+# order rotated each round, so a slow moment of the machine hits them all):
 #   vm run P.bc | LUA P.lua | LUAJIT -joff P.lua | PYTHON P.py
 # (a twin only if its interpreter is installed and its file exists: the
-# LuaJIT twins are the separate files in peers/luajit/), exports
-# RESULTS_DIR/P.json and RESULTS_DIR/P.md, and at the end prints a markdown
-# table of the mean times and ratios with their geometric means (also
-# written to RESULTS_DIR/summary.md). Every command's output is first
+# LuaJIT twins are the separate files in peers/luajit/), writes
+# RESULTS_DIR/P.json, and at the end prints a markdown table: each median
+# time, and each ratio vm / twin as the median of the per-round ratios,
+# with their geometric means (also written to RESULTS_DIR/summary.md). Every command's output is first
 # checked: against P.out for a programs/bench program, against the VM's
 # output for a benchmark that checks its own result.
 #
@@ -38,7 +38,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
 results="${RESULTS_DIR:-$root/bench-results}"
-runs="${RUNS:-5}"
+rounds="${ROUNDS:-7}"
 check="${CHECK:-1}"
 lua="${LUA:-lua5.4}"
 luajit="${LUAJIT:-luajit}"
@@ -46,7 +46,7 @@ python="${PYTHON:-python3}"
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
-positive RUNS "$runs"
+positive ROUNDS "$rounds"
 need cargo python3
 have hyperfine || die "hyperfine is missing ('apt-get install -y hyperfine' or 'cargo install hyperfine')"
 
@@ -81,7 +81,7 @@ for p in "${programs[@]}"; do
     fi
 
     echo "== $p" >&2
-    rm -f "$results/$p.json" "$results/$p.md" "$results/$p.check"
+    rm -f "$results/$p.json" "$results/$p.check"
 
     # Check that every command prints the expected output (hyperfine
     # discards it). A mismatch is reported and flagged in the table.
@@ -99,25 +99,22 @@ for p in "${programs[@]}"; do
         fi
     fi
 
-    args=(-N --warmup 1 --runs "$runs"
-        --export-json "$results/$p.json" --export-markdown "$results/$p.md")
-    for i in "${!cmds[@]}"; do
-        args+=(-n "${names[$i]}" "${cmds[$i]}")
-    done
-    if ! hyperfine "${args[@]}"; then
-        echo "warning: hyperfine failed for $p (a command exited non-zero?)" >&2
+    args=()
+    for i in "${!cmds[@]}"; do args+=("${names[$i]}=${cmds[$i]}"); done
+    if ! python3 "$here/paired.py" --rounds "$rounds" --json "$results/$p.json" "${args[@]}" >&2; then
+        echo "warning: paired.py failed for $p (a command exited non-zero?)" >&2
         failed+=("$p")
     fi
 done
 
 # --- table ------------------------------------------------------------------
 summary="$results/summary.md"
-python3 - "$results" "$runs" "${programs[@]}" <<'PY' | tee "$summary"
+python3 - "$results" "$rounds" "${programs[@]}" <<'PY' | tee "$summary"
 import json, math, os, sys
-results, runs, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
+results, rounds, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
 peers = ("lua", "luajit", "python")
-print(f"Mean wall-clock times (ms) over {runs} runs after one warmup, and the ratio "
-      "vm / twin (below 1: the VM is faster).\n")
+print(f"Median wall-clock times (ms) over {rounds} interleaved rounds, and the ratio "
+      "vm / twin: the median of the per-round ratios (below 1: the VM is faster).\n")
 print("| program | vm | lua5.4 | vm/lua | luajit -joff | vm/luajit | python3 | vm/python |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 logs = {k: [] for k in peers}
@@ -126,17 +123,17 @@ for p in programs:
     name = p
     if os.path.exists(f"{results}/{p}.check"):
         name += " (WRONG OUTPUT)"
-    mean = {}
+    c = {}
     if os.path.exists(j):
-        mean = {r["command"]: r["mean"] * 1000 for r in json.load(open(j))["results"]}
+        c = json.load(open(j))["commands"]
     else:
         name += " (FAILED)"
-    cells = [f"{mean['vm']:.1f}" if "vm" in mean else "-"]
+    cells = [f"{c['vm']['median_wall_s'] * 1000:.1f}" if "vm" in c else "-"]
     for k in peers:
-        if "vm" in mean and k in mean:
-            r = mean["vm"] / mean[k]
+        if "vm" in c and k in c:
+            r = 100 / (100 + c[k]["wall_pct"])   # twin / vm per round, inverted
             logs[k].append(math.log(r))
-            cells += [f"{mean[k]:.1f}", f"{r:.2f}"]
+            cells += [f"{c[k]['median_wall_s'] * 1000:.1f}", f"{r:.2f}"]
         else:
             cells += ["-", "-"]
     print(f"| {name} | " + " | ".join(cells) + " |")
@@ -152,6 +149,6 @@ echo "Raw results: $results/"
 
 if ((${#failed[@]})); then
     echo >&2
-    echo "compare.sh: hyperfine failed for: ${failed[*]}" >&2
+    echo "compare.sh: paired.py failed for: ${failed[*]}" >&2
     exit 1
 fi
