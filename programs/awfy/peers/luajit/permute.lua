@@ -1,0 +1,42 @@
+-- permute.lua - the LuaJIT twin of programs/awfy/src/permute.bc (Are We Fast
+-- Yet: Permute): all permutations of 6 elements; 8660 permute() calls.
+-- Usage: luajit -joff permute.lua [iterations [inner [expected]]]
+-- The code is that of ../lua/permute.lua; harness.lua and som.lua beside this
+-- file are LuaJIT's.
+
+package.path = (arg[0]:match("^(.*/)") or "./") .. "?.lua;" .. package.path
+local harness = require("harness")
+
+local Permute = harness.Benchmark.subclass()
+
+function Permute:benchmark()
+    self.count = 0
+    self.v = { [0] = 0, 0, 0, 0, 0, 0 } -- indexed 0..5 as in the other versions
+    self:permute(6)
+    return self.count
+end
+
+function Permute:verify_result(result)
+    return result == harness.expect(8660)
+end
+
+function Permute:permute(n)
+    self.count = self.count + 1
+    if n ~= 0 then
+        local n1 = n - 1
+        self:permute(n1)
+        for i = n1, 0, -1 do
+            self:swap(n1, i)
+            self:permute(n1)
+            self:swap(n1, i)
+        end
+    end
+end
+
+function Permute:swap(i, j)
+    local tmp = self.v[i]
+    self.v[i] = self.v[j]
+    self.v[j] = tmp
+end
+
+harness.run(Permute, "Permute", 1)

@@ -1,0 +1,1 @@
+../oo_small_calls.lua

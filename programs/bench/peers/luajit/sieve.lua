@@ -1,0 +1,1 @@
+../sieve.lua
