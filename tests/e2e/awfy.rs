@@ -668,10 +668,14 @@ fn awfy_peers_print_the_same_lines() {
     let mut report = String::new();
     for name in benchmarks() {
         let want = std::fs::read_to_string(awfy_dir().join(format!("{name}.out"))).unwrap();
-        for (interpreter, sub, ext) in [("python3", "python", "py"), ("lua5.4", "lua", "lua")] {
+        for (interpreter, flags, sub, ext) in [
+            ("python3", &[][..], "python", "py"),
+            ("lua5.4", &[][..], "lua", "lua"),
+            ("luajit", &["-joff"][..], "luajit", "lua"),
+        ] {
             let script = peers.join(sub).join(format!("{name}.{ext}"));
             assert!(script.is_file(), "missing peer {}", script.display());
-            let Ok(out) = Command::new(interpreter).arg(&script).output() else {
+            let Ok(out) = Command::new(interpreter).args(flags).arg(&script).output() else {
                 eprintln!("note: {interpreter} is not installed; {name}.{ext} not run");
                 continue;
             };
@@ -690,6 +694,7 @@ fn awfy_peers_print_the_same_lines() {
                 continue;
             }
             let out = Command::new(interpreter)
+                .args(flags)
                 .arg(&script)
                 .args(["1", "0", "987654321"])
                 .output()
