@@ -243,8 +243,15 @@ impl SamplerThread {
                         if stopped.sleep_until(next) {
                             return;
                         }
-                        let late = Instant::now().saturating_duration_since(next);
                         let Some(vm) = weak.upgrade() else { return };
+                        // Late from when the tick was due, or from when the
+                        // program started if it was due before (nothing is
+                        // late before the program starts): a sampler that
+                        // oversleeps while the program loads is not late
+                        // for the run.
+                        let late = vm.started_at().map_or(Duration::ZERO, |start| {
+                            Instant::now().saturating_duration_since(start.max(next))
+                        });
                         // A wake-up that oversleeps past the program's end
                         // (a loaded machine) is no late tick of the run.
                         if vm.threads.count() > 0 && vm.threads.all_finished() {

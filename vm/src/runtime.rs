@@ -125,9 +125,17 @@ pub struct Vm {
     cycles: AtomicU64,
     stopping: Mutex<Option<i32>>,
     file: String,
+    /// When `run` started the program (the start of `RunOutcome::wall_ns`).
+    started_at: std::sync::OnceLock<Instant>,
 }
 
 impl Vm {
+    /// When the program started running (`None` before `run`): the instant
+    /// the run's wall time is measured from.
+    pub fn started_at(&self) -> Option<Instant> {
+        self.started_at.get().copied()
+    }
+
     /// A VM ready to run `program`.
     pub fn new(program: Program, options: VmOptions) -> Arc<Vm> {
         let globals: Box<[AtomicI64]> = (0..program.module.globals.len())
@@ -156,12 +164,13 @@ impl Vm {
             cycles: AtomicU64::new(0),
             stopping: Mutex::new(None),
             file,
+            started_at: std::sync::OnceLock::new(),
         })
     }
 
     /// Runs the program to its end and returns its exit status.
     pub fn run(self: &Arc<Self>) -> RunOutcome {
-        let started = Instant::now();
+        let started = *self.started_at.get_or_init(Instant::now);
         let main = match self.start_thread(self.program.module.main, Vec::new()) {
             Ok(main) => main,
             Err(e) => {
