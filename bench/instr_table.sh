@@ -18,6 +18,11 @@
 # other (each takes about 50 times a normal run: about 1-4 minutes), and
 # prints a table with the difference in percent. Exits 1 if a difference
 # is larger than TOLERANCE.
+#
+# First, if objdump is installed, it compares the machine code of the
+# interpreter's dispatch loop (every `vm::interp::Interp::run`, one per
+# mode) in the two binaries, with addresses and PC-relative offsets blanked
+# out: "identical" means the dispatch compiled to the same instructions.
 
 set -euo pipefail
 
@@ -39,6 +44,29 @@ instructions() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
+
+# dispatch BIN SYMBOL: SYMBOL's instructions, addresses blanked out.
+dispatch() {
+    objdump -d --no-show-raw-insn --disassemble="$2" "$1" | sed -n '/>:$/,$p' |
+        sed -E 's/^ *[0-9a-f]+:[[:space:]]*//; s/#.*$//; s/-?0x[0-9a-f]+\(%rip\)/RIP/g;
+                s/[0-9a-f]{5,}/ADDR/g; s/<[^>]*>//g'
+}
+
+if command -v objdump >/dev/null; then
+    for sym in $(nm "$BASE" | awk '$3 ~ /Interp3run17h/ { print $3 }'); do
+        base_code="$(dispatch "$BASE" "$sym")"
+        this_sym="$(nm "$vm" | awk -v s="${sym%17h*}" 'index($3, s) == 1 { print $3 }' |
+            while read -r t; do
+                [[ "$(dispatch "$vm" "$t")" == "$base_code" ]] && { echo "$t"; break; }
+            done)"
+        n="$(wc -l <<<"$base_code")"
+        if [[ -n "$this_sym" ]]; then
+            echo "Interp::run ($sym): $n lines of machine code, identical" >&2
+        else
+            echo "Interp::run ($sym): $n lines of machine code, no identical copy in this tree" >&2
+        fi
+    done
+fi
 
 status=0
 echo "| program | base | this tree | difference % |"
