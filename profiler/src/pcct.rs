@@ -69,6 +69,7 @@ use vm::frame::Frame;
 use vm::instr::YieldKind;
 
 use crate::cct::{DETACHED_METHOD, NO_LINE, ROOT_METHOD};
+use crate::walk::marked::{self, MarkedTree};
 use crate::walk::{credited_depth, FrameInfo};
 use profile::{CctNode, HotEdge, HotLists, HotNode};
 
@@ -438,69 +439,16 @@ impl Pcct {
     /// Figure 7: the node of the top frame of `frames`, examining at most
     /// `max_walk` frames (at least one). Marks every frame it places and
     /// adds 1 to the weight of every edge it passes on the way down (the
-    /// edges into frames pushed since the previous sample).
+    /// edges into frames pushed since the previous sample). The walk is
+    /// [`crate::walk::marked::walk`]; what is the PCCT's own is in its
+    /// [`MarkedTree`] impl below.
     pub fn place<S: FrameInfo + ?Sized>(
         &mut self,
         s: &S,
         frames: &mut [Frame],
         max_walk: usize,
     ) -> u32 {
-        let n = frames.len();
-        if n == 0 {
-            return Self::ROOT;
-        }
-        let max_walk = max_walk.max(1);
-        // Upward phase: frames[i..n] are the buffer.
-        let mut i = n;
-        let mut examined = 0;
-        let mut fresh = false;
-        let mut node = loop {
-            if examined == max_walk {
-                // The buffer is full (i >= 1: i == 0 ends the loop below):
-                // `allocate_node(m)` for the next frame down, detached.
-                let d = self.detached();
-                fresh = true;
-                break self.fresh_child(d, s.method(&frames[i - 1]), NO_LINE);
-            }
-            let f = &frames[i - 1];
-            examined += 1;
-            if f.ret.is_marked() {
-                if let Some(id) = self.node_of_slot(f.slot) {
-                    break id;
-                }
-                // A slot naming a purged node: as good as unmarked.
-            }
-            i -= 1;
-            if i == 0 {
-                break Self::ROOT;
-            }
-        };
-        self.nodes[node as usize].period = self.period;
-        // Downward phase.
-        for j in i..n {
-            let method = s.method(&frames[j]);
-            let line = if j == 0 {
-                NO_LINE
-            } else {
-                s.line(&frames[j - 1], &frames[j])
-            };
-            let c = if fresh {
-                self.fresh_child(node, method, line)
-            } else {
-                let (c, created) = self.child(node, method, line);
-                fresh = created;
-                c
-            };
-            if j > 0 {
-                self.weight.add(c, 1);
-            }
-            self.nodes[c as usize].period = self.period;
-            let f = &mut frames[j];
-            f.ret = f.ret.marked();
-            f.slot = self.slot_of(c);
-            node = c;
-        }
-        node
+        marked::walk(self, s, frames, max_walk)
     }
 
     /// Purges the contexts no walk reached since the previous purge (nor
@@ -644,6 +592,54 @@ impl Pcct {
                 })
                 .collect(),
         }
+    }
+}
+
+/// What the marked walk does in a PCCT: a slot carries the node's
+/// generation (a purged node is walked past as if unmarked); once a child
+/// had to be created, the ones below it are created without searching
+/// (Whaley's "it stops searching for edges from nodes once a new edge is
+/// created"); every edge passed gains 1 (increment-all-new-edges); every
+/// node reached is stamped with the purge period.
+impl MarkedTree for Pcct {
+    const ROOT: u32 = Pcct::ROOT;
+
+    #[inline]
+    fn node_of_slot(&self, slot: u64) -> Option<u32> {
+        Pcct::node_of_slot(self, slot)
+    }
+
+    #[inline]
+    fn slot_of(&self, n: u32) -> u64 {
+        Pcct::slot_of(self, n)
+    }
+
+    fn cut(&mut self, method: u32) -> u32 {
+        // `allocate_node(m)` for the next frame down, detached.
+        let d = self.detached();
+        self.fresh_child(d, method, NO_LINE)
+    }
+
+    #[inline]
+    fn step(&mut self, parent: u32, method: u32, line: u32, fresh: bool) -> (u32, bool) {
+        if fresh {
+            (self.fresh_child(parent, method, line), true)
+        } else {
+            self.child(parent, method, line)
+        }
+    }
+
+    #[inline]
+    fn reached(&mut self, node: u32) {
+        self.nodes[node as usize].period = self.period;
+    }
+
+    #[inline]
+    fn passed(&mut self, node: u32, edge: bool) {
+        if edge {
+            self.weight.add(node, 1);
+        }
+        self.nodes[node as usize].period = self.period;
     }
 }
 

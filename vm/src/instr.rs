@@ -31,8 +31,16 @@
 //! instruction it is fused into, which has the same source line.
 //! [`Instr::yield_kind`] tells which yieldpoint an instruction contains, and
 //! `vm disasm` shows it (`yieldpoint backedge; jmp -> 2`).
-
-use crate::module::{ClassId, MethodId, StrId};
+//!
+//! Every instruction is one row of the table at the `instrs!` invocation
+//! below: its doc line, its operands and their [`operand`] kinds (which say
+//! the slots it reads and writes, [`Instr::slot_uses`]), its roles
+//! (retargetable destination, jump target, fused yieldpoint) and its
+//! `vm disasm` rendering. The helpers the loader uses ([`Instr::dest`],
+//! [`Instr::with_target`], [`Instr::with_yieldpoint`], ...) and
+//! [`Instr::render`] are generated from it. Adding an instruction means a
+//! row there, its arm in the interpreter's `match` (`crate::interp`), and
+//! the code in [`crate::translate`] that emits it.
 
 /// A frame slot: an index from the frame's first local.
 pub type Slot = u32;
@@ -46,6 +54,17 @@ pub enum YieldKind {
     Epilogue,
     /// Before a jump to an earlier (or the same) instruction.
     Backedge,
+}
+
+impl YieldKind {
+    /// The name `vm disasm` shows (`prologue`, `epilogue`, `backedge`).
+    pub fn name(self) -> &'static str {
+        match self {
+            YieldKind::Prologue => "prologue",
+            YieldKind::Epilogue => "epilogue",
+            YieldKind::Backedge => "backedge",
+        }
+    }
 }
 
 /// Integer binary operations (the `RR` and `RI` instruction forms).
@@ -120,524 +139,493 @@ impl Cmp {
     }
 }
 
-/// A runnable instruction. `d` is the destination slot; `a`, `b` operand
-/// slots; `imm` an immediate; `t` a jump target (an index into the body).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Instr {
+/// The kinds of an instruction's operands. Each is an alias of the integer
+/// type it is stored as; in the table of [`Instr`] the kind also says how
+/// the operand is used (read or written, for slots) and how `vm disasm`
+/// names it.
+pub mod operand {
+    pub use crate::module::{ClassId, MethodId, SelectorId, StrId};
+
+    use super::Slot;
+
+    /// A slot the instruction reads.
+    pub type Src = Slot;
+    /// A slot the instruction writes.
+    pub type Dst = Slot;
+    /// A slot the instruction reads and then writes (`swap`, `inc`).
+    pub type InOut = Slot;
+    /// The first slot of a call's window: the arguments are in
+    /// `base..base + arity`, and the result (or thread id) lands in `base`.
+    pub type Base = Slot;
+    /// An `i32` immediate (the right operand of an `RI` form).
+    pub type Imm = i32;
+    /// A full integer constant (`push INT`, `inc L INT`).
+    pub type Int = i64;
+    /// A global, by index into [`crate::module::Module::globals`].
+    pub type Global = u32;
+    /// A field, by index into [`crate::loader::Program::field_refs`].
+    pub type FieldRef = u32;
+    /// A jump target: an index into the method's body.
+    pub type Target = u32;
+    /// The number of slots in a virtual call's window, receiver included.
+    pub type Arity = u32;
+}
+
+/// How an instruction uses a frame slot it names: the register form's
+/// stack effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlotUse {
+    /// Read ([`operand::Src`]).
+    Read,
+    /// Written ([`operand::Dst`]).
+    Write,
+    /// Read, then written ([`operand::InOut`]).
+    ReadWrite,
+    /// The first slot of a call window ([`operand::Base`]): the callee's
+    /// arguments are read from it on, its result is written to it.
+    Window,
+}
+
+/// The instruction table: every [`Instr`] with its doc line, its operands
+/// (name and [`operand`] kind, in memory order), its roles and how
+/// `vm disasm` renders it. A row is
+///
+/// ```text
+/// /// doc
+/// Name { field: Kind, ... } [roles] => render;
+/// ```
+///
+/// Roles (each optional): `dest(d)` marks `d` as a destination that may be
+/// retargeted (the instruction writes it and reads nothing afterwards);
+/// `target(t)` the jump target; `yieldpoint(Prologue)` the prologue
+/// instruction; `fuses(Kind, Base)` a `Base` instruction with the
+/// yieldpoint of `Kind` fused in, which has `Base`'s operands and renders
+/// as `yieldpoint kind; ` and `Base`'s rendering (such a row has no render
+/// of its own). A render is a format string naming the operands (each
+/// shown by its kind: slots by name, globals, fields, classes and strings
+/// by what they denote), or `{ |c| expr }` with the raw operands and the
+/// [`Names`](crate::disasm::Names) `c`.
+///
+/// The variants' order is the enum's discriminant order, which the
+/// interpreter's `match` compiles to a jump table over: keep it.
+macro_rules! instrs {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident $({ $($f:ident : $kind:ident),* $(,)? })? [$($role:tt)*] $(=> $render:tt)?;
+    )*) => {
+        /// A runnable instruction. `d` is the destination slot; `a`, `b`
+        /// operand slots; `imm` an immediate; `t` a jump target (an index
+        /// into the body). The operands' types are the kinds of [`operand`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Instr {
+            $(
+                $(#[doc = $doc])*
+                $name $({ $(
+                    #[doc = instrs!(@field_doc $kind)]
+                    $f: operand::$kind
+                ),* })?,
+            )*
+        }
+
+        impl Instr {
+            /// Every instruction's name, in table order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            /// The instruction's name (its variant).
+            pub fn name(self) -> &'static str {
+                match self { $(Instr::$name { .. } => stringify!($name),)* }
+            }
+
+            /// The yieldpoint this instruction does first, if any: the
+            /// prologue instruction, a backward jump with its backedge
+            /// yieldpoint fused in, or a `ret` with its epilogue yieldpoint.
+            pub fn yield_kind(self) -> Option<YieldKind> {
+                match self { $(Instr::$name { .. } => instrs!(@yield_kind [$($role)*]),)* }
+            }
+
+            /// The same instruction with the yieldpoint of `kind` fused in:
+            /// a jump with a backedge yieldpoint, a `ret` with an epilogue
+            /// yieldpoint. `None` if this instruction has no such form.
+            pub fn with_yieldpoint(self, kind: YieldKind) -> Option<Instr> {
+                let this = self;
+                $(instrs!(@fuse this, kind, $name [$($($f)*)?] [$($role)*]);)*
+                None
+            }
+
+            /// The same instruction without a fused yieldpoint (unchanged
+            /// if it has none; the prologue instruction is only a
+            /// yieldpoint and stays).
+            pub fn without_yieldpoint(self) -> Instr {
+                let this = self;
+                $(instrs!(@unfuse this, $name [$($($f)*)?] [$($role)*]);)*
+                self
+            }
+
+            /// The jump target, for jumps.
+            pub fn target(self) -> Option<u32> {
+                let this = self;
+                $(instrs!(@get this, target, $name [$($role)*]);)*
+                None
+            }
+
+            /// The same instruction jumping to `new` (unchanged if not a
+            /// jump).
+            pub fn with_target(self, new: u32) -> Instr {
+                let this = self;
+                $(instrs!(@set this, new, target, $name [$($($f)*)?] [$($role)*]);)*
+                self
+            }
+
+            /// The destination slot of an instruction that writes one value
+            /// and reads nothing after writing it (so it may be retargeted).
+            pub fn dest(self) -> Option<Slot> {
+                let this = self;
+                $(instrs!(@get this, dest, $name [$($role)*]);)*
+                None
+            }
+
+            /// The same instruction writing its result to `new` instead.
+            pub fn with_dest(self, new: Slot) -> Instr {
+                let this = self;
+                $(instrs!(@set this, new, dest, $name [$($($f)*)?] [$($role)*]);)*
+                self
+            }
+
+            /// The frame slots this instruction names, in operand order,
+            /// with how it uses each.
+            pub fn slot_uses(self) -> Vec<(Slot, SlotUse)> {
+                #[allow(unused_mut)]
+                let mut uses = Vec::new();
+                match self {
+                    $(Instr::$name $({ $($f),* })? => {
+                        $($(instrs!(@slot_use uses, $kind, $f);)*)?
+                    })*
+                }
+                uses
+            }
+
+            /// The instruction as `vm disasm` shows it, operands named by `c`.
+            pub fn render(self, c: &crate::disasm::Names<'_>) -> String {
+                match self {
+                    $(Instr::$name $({ $($f),* })? => instrs!(
+                        @render c, [$($role)*] [$($($f : $kind)*)?] $($render)?
+                    ),)*
+                }
+            }
+        }
+    };
+
+    (@field_doc Src) => { "A slot read." };
+    (@field_doc Dst) => { "The slot written." };
+    (@field_doc InOut) => { "A slot read and written." };
+    (@field_doc Base) => { "The call window's first slot." };
+    (@field_doc Imm) => { "An immediate." };
+    (@field_doc Int) => { "An integer constant." };
+    (@field_doc Global) => { "A global." };
+    (@field_doc FieldRef) => { "A field reference." };
+    (@field_doc Target) => { "The jump target." };
+    (@field_doc Arity) => { "The call window's size." };
+    (@field_doc StrId) => { "A string constant." };
+    (@field_doc ClassId) => { "A class." };
+    (@field_doc MethodId) => { "The static method called." };
+    (@field_doc SelectorId) => { "The virtual method's selector." };
+
+    (@yield_kind []) => { None };
+    (@yield_kind [yieldpoint($k:ident) $($rest:tt)*]) => { Some(YieldKind::$k) };
+    (@yield_kind [fuses($k:ident, $base:ident) $($rest:tt)*]) => { Some(YieldKind::$k) };
+    (@yield_kind [$r:ident $a:tt $($rest:tt)*]) => { instrs!(@yield_kind [$($rest)*]) };
+
+    (@fuse $this:ident, $kind:ident, $name:ident [$($f:ident)*] []) => {};
+    (@fuse $this:ident, $kind:ident, $name:ident [$($f:ident)*]
+        [fuses($k:ident, $base:ident) $($rest:tt)*]) => {
+        if let (YieldKind::$k, Instr::$base { $($f),* }) = ($kind, $this) {
+            return Some(Instr::$name { $($f),* });
+        }
+    };
+    (@fuse $this:ident, $kind:ident, $name:ident [$($f:ident)*]
+        [$r:ident $a:tt $($rest:tt)*]) => {
+        instrs!(@fuse $this, $kind, $name [$($f)*] [$($rest)*])
+    };
+
+    (@unfuse $this:ident, $name:ident [$($f:ident)*] []) => {};
+    (@unfuse $this:ident, $name:ident [$($f:ident)*]
+        [fuses($k:ident, $base:ident) $($rest:tt)*]) => {
+        if let Instr::$name { $($f),* } = $this {
+            return Instr::$base { $($f),* };
+        }
+    };
+    (@unfuse $this:ident, $name:ident [$($f:ident)*] [$r:ident $a:tt $($rest:tt)*]) => {
+        instrs!(@unfuse $this, $name [$($f)*] [$($rest)*])
+    };
+
+    (@get $this:ident, $role:ident, $name:ident []) => {};
+    (@get $this:ident, target, $name:ident [target($x:ident) $($rest:tt)*]) => {
+        if let Instr::$name { $x, .. } = $this {
+            return Some($x);
+        }
+    };
+    (@get $this:ident, dest, $name:ident [dest($x:ident) $($rest:tt)*]) => {
+        if let Instr::$name { $x, .. } = $this {
+            return Some($x);
+        }
+    };
+    (@get $this:ident, $role:ident, $name:ident [$r:ident $a:tt $($rest:tt)*]) => {
+        instrs!(@get $this, $role, $name [$($rest)*])
+    };
+
+    (@set $this:ident, $new:ident, $role:ident, $name:ident [$($f:ident)*] []) => {};
+    (@set $this:ident, $new:ident, target, $name:ident [$($f:ident)*]
+        [target($x:ident) $($rest:tt)*]) => {
+        if let Instr::$name { $($f),* } = $this {
+            let _ = $x;
+            let $x = $new;
+            return Instr::$name { $($f),* };
+        }
+    };
+    (@set $this:ident, $new:ident, dest, $name:ident [$($f:ident)*]
+        [dest($x:ident) $($rest:tt)*]) => {
+        if let Instr::$name { $($f),* } = $this {
+            let _ = $x;
+            let $x = $new;
+            return Instr::$name { $($f),* };
+        }
+    };
+    (@set $this:ident, $new:ident, $role:ident, $name:ident [$($f:ident)*]
+        [$r:ident $a:tt $($rest:tt)*]) => {
+        instrs!(@set $this, $new, $role, $name [$($f)*] [$($rest)*])
+    };
+
+    (@slot_use $uses:ident, Src, $f:ident) => { $uses.push(($f, SlotUse::Read)) };
+    (@slot_use $uses:ident, Dst, $f:ident) => { $uses.push(($f, SlotUse::Write)) };
+    (@slot_use $uses:ident, InOut, $f:ident) => { $uses.push(($f, SlotUse::ReadWrite)) };
+    (@slot_use $uses:ident, Base, $f:ident) => { $uses.push(($f, SlotUse::Window)) };
+    (@slot_use $uses:ident, $other:ident, $f:ident) => { let _ = $f; };
+
+    // A fused row: the yieldpoint, then its base instruction.
+    (@render $c:ident, [fuses($k:ident, $base:ident) $($rest:tt)*] [$($f:ident : $kind:ident)*]) => {
+        format!("yieldpoint {}; {}", YieldKind::$k.name(), Instr::$base { $($f),* }.render($c))
+    };
+    (@render $c:ident, [$r:ident $a:tt $($rest:tt)*] [$($f:ident : $kind:ident)*]) => {
+        instrs!(@render $c, [$($rest)*] [$($f : $kind)*])
+    };
+    // A format string: each operand shown by its kind.
+    (@render $c:ident, [$($role:tt)*] [$($f:ident : $kind:ident)*] $fmt:literal) => {{
+        $(let $f = instrs!(@show $c, $kind, $f);)*
+        format!($fmt)
+    }};
+    // An expression over the raw operands and the names.
+    (@render $c:ident, [$($role:tt)*] [$($f:ident : $kind:ident)*] { |$n:ident| $e:expr }) => {{
+        let $n = $c;
+        $e
+    }};
+
+    (@show $c:ident, Src, $v:ident) => { $c.slot($v) };
+    (@show $c:ident, Dst, $v:ident) => { $c.slot($v) };
+    (@show $c:ident, InOut, $v:ident) => { $c.slot($v) };
+    (@show $c:ident, Base, $v:ident) => { $c.slot($v) };
+    (@show $c:ident, Global, $v:ident) => { $c.global($v) };
+    (@show $c:ident, FieldRef, $v:ident) => { $c.field($v) };
+    (@show $c:ident, ClassId, $v:ident) => { $c.class($v) };
+    (@show $c:ident, StrId, $v:ident) => { $c.string($v) };
+    (@show $c:ident, $kind:ident, $v:ident) => { $v };
+}
+
+instrs! {
     /// Prologue yieldpoint: taken if the control word is non-zero. Always
     /// at pc 0; calls do it inline and enter at pc 1.
-    YieldPrologue,
+    YieldPrologue [yieldpoint(Prologue)] => "yieldpoint prologue";
     /// Does nothing (carries the count of source instructions that left no
     /// other trace, such as `nop` or `push 1; pop`).
-    Nop,
-    Move {
-        d: Slot,
-        a: Slot,
-    },
-    Swap {
-        a: Slot,
-        b: Slot,
-    },
-    ConstInt {
-        d: Slot,
-        v: i64,
-    },
-    ConstStr {
-        d: Slot,
-        s: StrId,
-    },
-    ConstNull {
-        d: Slot,
-    },
-    // Integer arithmetic and comparison producing 0/1.
-    AddRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    AddRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    SubRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    SubRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    MulRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    MulRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    DivRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    RemRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    AndRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    AndRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    OrRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    OrRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    XorRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    XorRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    ShlRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    ShlRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    ShrRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    ShrRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    LtRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    LtRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    LeRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    LeRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    GtRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    GtRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    GeRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    GeRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
+    Nop [] => "nop";
+    /// `d = a`: copies a slot (a `load`, `store` or `dup` left over).
+    Move { d: Dst, a: Src } [dest(d)] => "{d} = {a}";
+    /// Exchanges two slots (`swap`).
+    Swap { a: InOut, b: InOut } [] => "swap {a}, {b}";
+    /// `d = v`: an integer constant.
+    ConstInt { d: Dst, v: Int } [dest(d)] => "{d} = {v}";
+    /// `d = "s"`: a string constant.
+    ConstStr { d: Dst, s: StrId } [dest(d)] => "{d} = {s}";
+    /// `d = null`.
+    ConstNull { d: Dst } [dest(d)] => "{d} = null";
+    /// `d = a + b`, wrapping.
+    AddRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = add {a}, {b}";
+    /// `d = a + imm`, wrapping.
+    AddRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = add {a}, {imm}";
+    /// `d = a - b`, wrapping.
+    SubRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = sub {a}, {b}";
+    /// `d = a - imm`, wrapping.
+    SubRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = sub {a}, {imm}";
+    /// `d = a * b`, wrapping.
+    MulRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = mul {a}, {b}";
+    /// `d = a * imm`, wrapping.
+    MulRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = mul {a}, {imm}";
+    /// `d = a / b`, truncating; the divisor is checked at run time.
+    DivRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = div {a}, {b}";
+    /// `d = a rem b`; the divisor is checked at run time.
+    RemRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = rem {a}, {b}";
+    /// `d = a & b`.
+    AndRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = and {a}, {b}";
+    /// `d = a & imm`.
+    AndRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = and {a}, {imm}";
+    /// `d = a | b`.
+    OrRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = or {a}, {b}";
+    /// `d = a | imm`.
+    OrRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = or {a}, {imm}";
+    /// `d = a ^ b`.
+    XorRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = xor {a}, {b}";
+    /// `d = a ^ imm`.
+    XorRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = xor {a}, {imm}";
+    /// `d = a << (b & 63)`.
+    ShlRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = shl {a}, {b}";
+    /// `d = a << (imm & 63)`.
+    ShlRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = shl {a}, {imm}";
+    /// `d = a >> (b & 63)`, arithmetic.
+    ShrRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = shr {a}, {b}";
+    /// `d = a >> (imm & 63)`, arithmetic.
+    ShrRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = shr {a}, {imm}";
+    /// `d = a < b` as 0/1.
+    LtRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = lt {a}, {b}";
+    /// `d = a < imm` as 0/1.
+    LtRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = lt {a}, {imm}";
+    /// `d = a <= b` as 0/1.
+    LeRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = le {a}, {b}";
+    /// `d = a <= imm` as 0/1.
+    LeRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = le {a}, {imm}";
+    /// `d = a > b` as 0/1.
+    GtRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = gt {a}, {b}";
+    /// `d = a > imm` as 0/1.
+    GtRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = gt {a}, {imm}";
+    /// `d = a >= b` as 0/1.
+    GeRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = ge {a}, {b}";
+    /// `d = a >= imm` as 0/1.
+    GeRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = ge {a}, {imm}";
     /// `eq` on any kinds.
-    EqRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
+    EqRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = eq {a}, {b}";
     /// `eq` against an integer.
-    EqRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    NeRR {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    NeRI {
-        d: Slot,
-        a: Slot,
-        imm: i32,
-    },
-    Neg {
-        d: Slot,
-        a: Slot,
-    },
-    Not {
-        d: Slot,
-        a: Slot,
-    },
+    EqRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = eq {a}, {imm}";
+    /// `ne` on any kinds.
+    NeRR { d: Dst, a: Src, b: Src } [dest(d)] => "{d} = ne {a}, {b}";
+    /// `ne` against an integer.
+    NeRI { d: Dst, a: Src, imm: Imm } [dest(d)] => "{d} = ne {a}, {imm}";
+    /// `d = -a`, wrapping.
+    Neg { d: Dst, a: Src } [dest(d)] => "{d} = neg {a}";
+    /// `d = 1` if `a` is 0 or null, else 0.
+    Not { d: Dst, a: Src } [dest(d)] => "{d} = not {a}";
     /// `inc`: integer local += v.
-    Inc {
-        a: Slot,
-        v: i64,
-    },
-    GetGlobal {
-        d: Slot,
-        g: u32,
-    },
-    PutGlobal {
-        g: u32,
-        a: Slot,
-    },
-    AddGlobal {
-        d: Slot,
-        g: u32,
-        a: Slot,
-    },
-    Jmp {
-        t: u32,
-    },
-    Jz {
-        a: Slot,
-        t: u32,
-    },
-    Jnz {
-        a: Slot,
-        t: u32,
-    },
-    JeqRR {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JeqRI {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JneRR {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JneRI {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JltRR {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JltRI {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JleRR {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JleRI {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JgtRR {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JgtRI {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JgeRR {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JgeRI {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
+    Inc { a: InOut, v: Int } [] => "inc {a} {v}";
+    /// `d = ` global `g`.
+    GetGlobal { d: Dst, g: Global } [dest(d)] => "{d} = getglobal {g}";
+    /// Global `g = a`, integers only.
+    PutGlobal { g: Global, a: Src } [] => "putglobal {g}, {a}";
+    /// Atomic fetch-and-add: `d = g; g += a`.
+    AddGlobal { d: Dst, g: Global, a: Src } [dest(d)] => "{d} = addglobal {g}, {a}";
+    /// Always jumps.
+    Jmp { t: Target } [target(t)] => "jmp -> {t}";
+    /// Jumps if `a` is 0 or null.
+    Jz { a: Src, t: Target } [target(t)] => "jz {a} -> {t}";
+    /// Jumps if `a` is neither 0 nor null.
+    Jnz { a: Src, t: Target } [target(t)] => "jnz {a} -> {t}";
+    /// Jumps if `a eq b`.
+    JeqRR { a: Src, b: Src, t: Target } [target(t)] => "jeq {a}, {b} -> {t}";
+    /// Jumps if `a eq imm`.
+    JeqRI { a: Src, imm: Imm, t: Target } [target(t)] => "jeq {a}, {imm} -> {t}";
+    /// Jumps if `a ne b`.
+    JneRR { a: Src, b: Src, t: Target } [target(t)] => "jne {a}, {b} -> {t}";
+    /// Jumps if `a ne imm`.
+    JneRI { a: Src, imm: Imm, t: Target } [target(t)] => "jne {a}, {imm} -> {t}";
+    /// Jumps if `a < b`.
+    JltRR { a: Src, b: Src, t: Target } [target(t)] => "jlt {a}, {b} -> {t}";
+    /// Jumps if `a < imm`.
+    JltRI { a: Src, imm: Imm, t: Target } [target(t)] => "jlt {a}, {imm} -> {t}";
+    /// Jumps if `a <= b`.
+    JleRR { a: Src, b: Src, t: Target } [target(t)] => "jle {a}, {b} -> {t}";
+    /// Jumps if `a <= imm`.
+    JleRI { a: Src, imm: Imm, t: Target } [target(t)] => "jle {a}, {imm} -> {t}";
+    /// Jumps if `a > b`.
+    JgtRR { a: Src, b: Src, t: Target } [target(t)] => "jgt {a}, {b} -> {t}";
+    /// Jumps if `a > imm`.
+    JgtRI { a: Src, imm: Imm, t: Target } [target(t)] => "jgt {a}, {imm} -> {t}";
+    /// Jumps if `a >= b`.
+    JgeRR { a: Src, b: Src, t: Target } [target(t)] => "jge {a}, {b} -> {t}";
+    /// Jumps if `a >= imm`.
+    JgeRI { a: Src, imm: Imm, t: Target } [target(t)] => "jge {a}, {imm} -> {t}";
     // Backward jumps with their backedge yieldpoint fused in: the
     // yieldpoint (taken if the control word is positive), then the jump.
-    JmpY {
-        t: u32,
-    },
-    JzY {
-        a: Slot,
-        t: u32,
-    },
-    JnzY {
-        a: Slot,
-        t: u32,
-    },
-    JeqRRY {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JeqRIY {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JneRRY {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JneRIY {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JltRRY {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JltRIY {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JleRRY {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JleRIY {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JgtRRY {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JgtRIY {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
-    JgeRRY {
-        a: Slot,
-        b: Slot,
-        t: u32,
-    },
-    JgeRIY {
-        a: Slot,
-        imm: i32,
-        t: u32,
-    },
+    /// [`Instr::Jmp`] after a backedge yieldpoint.
+    JmpY { t: Target } [target(t) fuses(Backedge, Jmp)];
+    /// [`Instr::Jz`] after a backedge yieldpoint.
+    JzY { a: Src, t: Target } [target(t) fuses(Backedge, Jz)];
+    /// [`Instr::Jnz`] after a backedge yieldpoint.
+    JnzY { a: Src, t: Target } [target(t) fuses(Backedge, Jnz)];
+    /// [`Instr::JeqRR`] after a backedge yieldpoint.
+    JeqRRY { a: Src, b: Src, t: Target } [target(t) fuses(Backedge, JeqRR)];
+    /// [`Instr::JeqRI`] after a backedge yieldpoint.
+    JeqRIY { a: Src, imm: Imm, t: Target } [target(t) fuses(Backedge, JeqRI)];
+    /// [`Instr::JneRR`] after a backedge yieldpoint.
+    JneRRY { a: Src, b: Src, t: Target } [target(t) fuses(Backedge, JneRR)];
+    /// [`Instr::JneRI`] after a backedge yieldpoint.
+    JneRIY { a: Src, imm: Imm, t: Target } [target(t) fuses(Backedge, JneRI)];
+    /// [`Instr::JltRR`] after a backedge yieldpoint.
+    JltRRY { a: Src, b: Src, t: Target } [target(t) fuses(Backedge, JltRR)];
+    /// [`Instr::JltRI`] after a backedge yieldpoint.
+    JltRIY { a: Src, imm: Imm, t: Target } [target(t) fuses(Backedge, JltRI)];
+    /// [`Instr::JleRR`] after a backedge yieldpoint.
+    JleRRY { a: Src, b: Src, t: Target } [target(t) fuses(Backedge, JleRR)];
+    /// [`Instr::JleRI`] after a backedge yieldpoint.
+    JleRIY { a: Src, imm: Imm, t: Target } [target(t) fuses(Backedge, JleRI)];
+    /// [`Instr::JgtRR`] after a backedge yieldpoint.
+    JgtRRY { a: Src, b: Src, t: Target } [target(t) fuses(Backedge, JgtRR)];
+    /// [`Instr::JgtRI`] after a backedge yieldpoint.
+    JgtRIY { a: Src, imm: Imm, t: Target } [target(t) fuses(Backedge, JgtRI)];
+    /// [`Instr::JgeRR`] after a backedge yieldpoint.
+    JgeRRY { a: Src, b: Src, t: Target } [target(t) fuses(Backedge, JgeRR)];
+    /// [`Instr::JgeRI`] after a backedge yieldpoint.
+    JgeRIY { a: Src, imm: Imm, t: Target } [target(t) fuses(Backedge, JgeRI)];
     /// Static call; the arguments are in slots `base..base + arity`, the
     /// callee's frame starts at `base` and its result lands in `base`.
-    Call {
-        m: MethodId,
-        base: Slot,
-    },
+    Call { m: MethodId, base: Base } [] => { |c| c.call("call", m, base) };
     /// Virtual call; the receiver is in `base`.
-    CallVirt {
-        selector: u32,
-        base: Slot,
-        arity: u32,
-    },
-    Ret {
-        a: Slot,
-    },
+    CallVirt { selector: SelectorId, base: Base, arity: Arity } [] => {
+        |c| c.call_virt(selector, base, arity)
+    };
+    /// Returns `a` to the caller.
+    Ret { a: Src } [] => "ret {a}";
     /// `ret` with its epilogue yieldpoint fused in: the yieldpoint (taken
     /// if the control word is non-zero), then the return.
-    RetY {
-        a: Slot,
-    },
-    New {
-        d: Slot,
-        class: ClassId,
-    },
-    /// `f` indexes [`crate::loader::Program::field_refs`].
-    GetField {
-        d: Slot,
-        obj: Slot,
-        f: u32,
-    },
-    PutField {
-        obj: Slot,
-        v: Slot,
-        f: u32,
-    },
-    InstanceOf {
-        d: Slot,
-        a: Slot,
-        class: ClassId,
-    },
-    IsClass {
-        d: Slot,
-        a: Slot,
-        class: ClassId,
-    },
-    NewArray {
-        d: Slot,
-        n: Slot,
-    },
-    ALoad {
-        d: Slot,
-        arr: Slot,
-        i: Slot,
-    },
-    AStore {
-        arr: Slot,
-        i: Slot,
-        v: Slot,
-    },
-    ALen {
-        d: Slot,
-        arr: Slot,
-    },
-    Print {
-        a: Slot,
-    },
-    Throw {
-        a: Slot,
-    },
+    RetY { a: Src } [fuses(Epilogue, Ret)];
+    /// A new object of `class`, all fields 0.
+    New { d: Dst, class: ClassId } [dest(d)] => "{d} = new {class}";
+    /// `d = obj.f`.
+    GetField { d: Dst, obj: Src, f: FieldRef } [dest(d)] => "{d} = getfield {obj}.{f}";
+    /// `obj.f = v`.
+    PutField { obj: Src, v: Src, f: FieldRef } [] => "putfield {obj}.{f}, {v}";
+    /// `d = 1` if `a` is an object of `class` or a subclass, else 0.
+    InstanceOf { d: Dst, a: Src, class: ClassId } [dest(d)] => "{d} = instanceof {a}, {class}";
+    /// `d = 1` if `a` is an object of exactly `class`, else 0.
+    IsClass { d: Dst, a: Src, class: ClassId } [dest(d)] => "{d} = isclass {a}, {class}";
+    /// A new array of `n` elements, all 0.
+    NewArray { d: Dst, n: Src } [dest(d)] => "{d} = newarray {n}";
+    /// `d = arr[i]`.
+    ALoad { d: Dst, arr: Src, i: Src } [dest(d)] => "{d} = aload {arr}[{i}]";
+    /// `arr[i] = v`.
+    AStore { arr: Src, i: Src, v: Src } [] => "astore {arr}[{i}], {v}";
+    /// `d` = the length of `arr`.
+    ALen { d: Dst, arr: Src } [dest(d)] => "{d} = alen {arr}";
+    /// Writes `a` and a newline to stdout.
+    Print { a: Src } [] => "print {a}";
+    /// Throws `a`.
+    Throw { a: Src } [] => "throw {a}";
     /// Starts a thread; arguments in `base..`, the thread id lands in `base`.
-    Spawn {
-        m: MethodId,
-        base: Slot,
-    },
-    Join {
-        d: Slot,
-        a: Slot,
-    },
-    Sleep {
-        a: Slot,
-    },
-    Halt {
-        a: Slot,
-    },
+    Spawn { m: MethodId, base: Base } [] => { |c| c.call("spawn", m, base) };
+    /// Waits for thread `a`; its result lands in `d`.
+    Join { d: Dst, a: Src } [] => "{d} = join {a}";
+    /// The thread waits `a` milliseconds.
+    Sleep { a: Src } [] => "sleep {a}";
+    /// Ends the program with exit status `a & 255`.
+    Halt { a: Src } [] => "halt {a}";
 }
 
 impl Instr {
-    /// The yieldpoint this instruction does first, if any: the prologue
-    /// instruction, a backward jump with its backedge yieldpoint fused in,
-    /// or a `ret` with its epilogue yieldpoint.
-    pub fn yield_kind(self) -> Option<YieldKind> {
-        use Instr::*;
-        match self {
-            YieldPrologue => Some(YieldKind::Prologue),
-            RetY { .. } => Some(YieldKind::Epilogue),
-            JmpY { .. }
-            | JzY { .. }
-            | JnzY { .. }
-            | JeqRRY { .. }
-            | JeqRIY { .. }
-            | JneRRY { .. }
-            | JneRIY { .. }
-            | JltRRY { .. }
-            | JltRIY { .. }
-            | JleRRY { .. }
-            | JleRIY { .. }
-            | JgtRRY { .. }
-            | JgtRIY { .. }
-            | JgeRRY { .. }
-            | JgeRIY { .. } => Some(YieldKind::Backedge),
-            _ => None,
-        }
-    }
-
-    /// The same instruction with the yieldpoint of `kind` fused in: a jump
-    /// with a backedge yieldpoint, a `ret` with an epilogue yieldpoint.
-    /// `None` if this instruction has no such form.
-    pub fn with_yieldpoint(self, kind: YieldKind) -> Option<Instr> {
-        use Instr::*;
-        Some(match (kind, self) {
-            (YieldKind::Epilogue, Ret { a }) => RetY { a },
-            (YieldKind::Backedge, Jmp { t }) => JmpY { t },
-            (YieldKind::Backedge, Jz { a, t }) => JzY { a, t },
-            (YieldKind::Backedge, Jnz { a, t }) => JnzY { a, t },
-            (YieldKind::Backedge, JeqRR { a, b, t }) => JeqRRY { a, b, t },
-            (YieldKind::Backedge, JeqRI { a, imm, t }) => JeqRIY { a, imm, t },
-            (YieldKind::Backedge, JneRR { a, b, t }) => JneRRY { a, b, t },
-            (YieldKind::Backedge, JneRI { a, imm, t }) => JneRIY { a, imm, t },
-            (YieldKind::Backedge, JltRR { a, b, t }) => JltRRY { a, b, t },
-            (YieldKind::Backedge, JltRI { a, imm, t }) => JltRIY { a, imm, t },
-            (YieldKind::Backedge, JleRR { a, b, t }) => JleRRY { a, b, t },
-            (YieldKind::Backedge, JleRI { a, imm, t }) => JleRIY { a, imm, t },
-            (YieldKind::Backedge, JgtRR { a, b, t }) => JgtRRY { a, b, t },
-            (YieldKind::Backedge, JgtRI { a, imm, t }) => JgtRIY { a, imm, t },
-            (YieldKind::Backedge, JgeRR { a, b, t }) => JgeRRY { a, b, t },
-            (YieldKind::Backedge, JgeRI { a, imm, t }) => JgeRIY { a, imm, t },
-            _ => return None,
-        })
-    }
-
-    /// The same instruction without a fused yieldpoint (unchanged if it has
-    /// none; the prologue instruction is only a yieldpoint and stays).
-    pub fn without_yieldpoint(self) -> Instr {
-        use Instr::*;
-        match self {
-            RetY { a } => Ret { a },
-            JmpY { t } => Jmp { t },
-            JzY { a, t } => Jz { a, t },
-            JnzY { a, t } => Jnz { a, t },
-            JeqRRY { a, b, t } => JeqRR { a, b, t },
-            JeqRIY { a, imm, t } => JeqRI { a, imm, t },
-            JneRRY { a, b, t } => JneRR { a, b, t },
-            JneRIY { a, imm, t } => JneRI { a, imm, t },
-            JltRRY { a, b, t } => JltRR { a, b, t },
-            JltRIY { a, imm, t } => JltRI { a, imm, t },
-            JleRRY { a, b, t } => JleRR { a, b, t },
-            JleRIY { a, imm, t } => JleRI { a, imm, t },
-            JgtRRY { a, b, t } => JgtRR { a, b, t },
-            JgtRIY { a, imm, t } => JgtRI { a, imm, t },
-            JgeRRY { a, b, t } => JgeRR { a, b, t },
-            JgeRIY { a, imm, t } => JgeRI { a, imm, t },
-            other => other,
-        }
-    }
-
     /// An integer binary operation in register-register form.
     pub fn bin_rr(op: BinOp, d: Slot, a: Slot, b: Slot) -> Instr {
         use BinOp::*;
@@ -700,189 +688,6 @@ impl Instr {
             Cmp::Ge => Instr::JgeRI { a, imm, t },
         }
     }
-
-    /// The jump target, for jumps.
-    pub fn target(self) -> Option<u32> {
-        use Instr::*;
-        match self {
-            Jmp { t }
-            | Jz { t, .. }
-            | Jnz { t, .. }
-            | JeqRR { t, .. }
-            | JeqRI { t, .. }
-            | JneRR { t, .. }
-            | JneRI { t, .. }
-            | JltRR { t, .. }
-            | JltRI { t, .. }
-            | JleRR { t, .. }
-            | JleRI { t, .. }
-            | JgtRR { t, .. }
-            | JgtRI { t, .. }
-            | JgeRR { t, .. }
-            | JgeRI { t, .. }
-            | JmpY { t }
-            | JzY { t, .. }
-            | JnzY { t, .. }
-            | JeqRRY { t, .. }
-            | JeqRIY { t, .. }
-            | JneRRY { t, .. }
-            | JneRIY { t, .. }
-            | JltRRY { t, .. }
-            | JltRIY { t, .. }
-            | JleRRY { t, .. }
-            | JleRIY { t, .. }
-            | JgtRRY { t, .. }
-            | JgtRIY { t, .. }
-            | JgeRRY { t, .. }
-            | JgeRIY { t, .. } => Some(t),
-            _ => None,
-        }
-    }
-
-    /// The same instruction jumping to `t` (unchanged if not a jump).
-    pub fn with_target(self, new: u32) -> Instr {
-        use Instr::*;
-        match self {
-            Jmp { .. } => Jmp { t: new },
-            Jz { a, .. } => Jz { a, t: new },
-            Jnz { a, .. } => Jnz { a, t: new },
-            JeqRR { a, b, .. } => JeqRR { a, b, t: new },
-            JeqRI { a, imm, .. } => JeqRI { a, imm, t: new },
-            JneRR { a, b, .. } => JneRR { a, b, t: new },
-            JneRI { a, imm, .. } => JneRI { a, imm, t: new },
-            JltRR { a, b, .. } => JltRR { a, b, t: new },
-            JltRI { a, imm, .. } => JltRI { a, imm, t: new },
-            JleRR { a, b, .. } => JleRR { a, b, t: new },
-            JleRI { a, imm, .. } => JleRI { a, imm, t: new },
-            JgtRR { a, b, .. } => JgtRR { a, b, t: new },
-            JgtRI { a, imm, .. } => JgtRI { a, imm, t: new },
-            JgeRR { a, b, .. } => JgeRR { a, b, t: new },
-            JgeRI { a, imm, .. } => JgeRI { a, imm, t: new },
-            JmpY { .. } => JmpY { t: new },
-            JzY { a, .. } => JzY { a, t: new },
-            JnzY { a, .. } => JnzY { a, t: new },
-            JeqRRY { a, b, .. } => JeqRRY { a, b, t: new },
-            JeqRIY { a, imm, .. } => JeqRIY { a, imm, t: new },
-            JneRRY { a, b, .. } => JneRRY { a, b, t: new },
-            JneRIY { a, imm, .. } => JneRIY { a, imm, t: new },
-            JltRRY { a, b, .. } => JltRRY { a, b, t: new },
-            JltRIY { a, imm, .. } => JltRIY { a, imm, t: new },
-            JleRRY { a, b, .. } => JleRRY { a, b, t: new },
-            JleRIY { a, imm, .. } => JleRIY { a, imm, t: new },
-            JgtRRY { a, b, .. } => JgtRRY { a, b, t: new },
-            JgtRIY { a, imm, .. } => JgtRIY { a, imm, t: new },
-            JgeRRY { a, b, .. } => JgeRRY { a, b, t: new },
-            JgeRIY { a, imm, .. } => JgeRIY { a, imm, t: new },
-            other => other,
-        }
-    }
-
-    /// The destination slot of an instruction that writes one value and
-    /// reads nothing after writing it (so it may be retargeted).
-    pub fn dest(self) -> Option<Slot> {
-        use Instr::*;
-        match self {
-            Move { d, .. }
-            | ConstInt { d, .. }
-            | ConstStr { d, .. }
-            | ConstNull { d }
-            | AddRR { d, .. }
-            | AddRI { d, .. }
-            | SubRR { d, .. }
-            | SubRI { d, .. }
-            | MulRR { d, .. }
-            | MulRI { d, .. }
-            | DivRR { d, .. }
-            | RemRR { d, .. }
-            | AndRR { d, .. }
-            | AndRI { d, .. }
-            | OrRR { d, .. }
-            | OrRI { d, .. }
-            | XorRR { d, .. }
-            | XorRI { d, .. }
-            | ShlRR { d, .. }
-            | ShlRI { d, .. }
-            | ShrRR { d, .. }
-            | ShrRI { d, .. }
-            | LtRR { d, .. }
-            | LtRI { d, .. }
-            | LeRR { d, .. }
-            | LeRI { d, .. }
-            | GtRR { d, .. }
-            | GtRI { d, .. }
-            | GeRR { d, .. }
-            | GeRI { d, .. }
-            | EqRR { d, .. }
-            | EqRI { d, .. }
-            | NeRR { d, .. }
-            | NeRI { d, .. }
-            | Neg { d, .. }
-            | Not { d, .. }
-            | GetGlobal { d, .. }
-            | AddGlobal { d, .. }
-            | New { d, .. }
-            | GetField { d, .. }
-            | InstanceOf { d, .. }
-            | IsClass { d, .. }
-            | NewArray { d, .. }
-            | ALoad { d, .. }
-            | ALen { d, .. } => Some(d),
-            _ => None,
-        }
-    }
-
-    /// The same instruction writing its result to `d` instead.
-    pub fn with_dest(self, new: Slot) -> Instr {
-        use Instr::*;
-        match self {
-            Move { a, .. } => Move { d: new, a },
-            ConstInt { v, .. } => ConstInt { d: new, v },
-            ConstStr { s, .. } => ConstStr { d: new, s },
-            ConstNull { .. } => ConstNull { d: new },
-            AddRR { a, b, .. } => AddRR { d: new, a, b },
-            AddRI { a, imm, .. } => AddRI { d: new, a, imm },
-            SubRR { a, b, .. } => SubRR { d: new, a, b },
-            SubRI { a, imm, .. } => SubRI { d: new, a, imm },
-            MulRR { a, b, .. } => MulRR { d: new, a, b },
-            MulRI { a, imm, .. } => MulRI { d: new, a, imm },
-            DivRR { a, b, .. } => DivRR { d: new, a, b },
-            RemRR { a, b, .. } => RemRR { d: new, a, b },
-            AndRR { a, b, .. } => AndRR { d: new, a, b },
-            AndRI { a, imm, .. } => AndRI { d: new, a, imm },
-            OrRR { a, b, .. } => OrRR { d: new, a, b },
-            OrRI { a, imm, .. } => OrRI { d: new, a, imm },
-            XorRR { a, b, .. } => XorRR { d: new, a, b },
-            XorRI { a, imm, .. } => XorRI { d: new, a, imm },
-            ShlRR { a, b, .. } => ShlRR { d: new, a, b },
-            ShlRI { a, imm, .. } => ShlRI { d: new, a, imm },
-            ShrRR { a, b, .. } => ShrRR { d: new, a, b },
-            ShrRI { a, imm, .. } => ShrRI { d: new, a, imm },
-            LtRR { a, b, .. } => LtRR { d: new, a, b },
-            LtRI { a, imm, .. } => LtRI { d: new, a, imm },
-            LeRR { a, b, .. } => LeRR { d: new, a, b },
-            LeRI { a, imm, .. } => LeRI { d: new, a, imm },
-            GtRR { a, b, .. } => GtRR { d: new, a, b },
-            GtRI { a, imm, .. } => GtRI { d: new, a, imm },
-            GeRR { a, b, .. } => GeRR { d: new, a, b },
-            GeRI { a, imm, .. } => GeRI { d: new, a, imm },
-            EqRR { a, b, .. } => EqRR { d: new, a, b },
-            EqRI { a, imm, .. } => EqRI { d: new, a, imm },
-            NeRR { a, b, .. } => NeRR { d: new, a, b },
-            NeRI { a, imm, .. } => NeRI { d: new, a, imm },
-            Neg { a, .. } => Neg { d: new, a },
-            Not { a, .. } => Not { d: new, a },
-            GetGlobal { g, .. } => GetGlobal { d: new, g },
-            AddGlobal { g, a, .. } => AddGlobal { d: new, g, a },
-            New { class, .. } => New { d: new, class },
-            GetField { obj, f, .. } => GetField { d: new, obj, f },
-            InstanceOf { a, class, .. } => InstanceOf { d: new, a, class },
-            IsClass { a, class, .. } => IsClass { d: new, a, class },
-            NewArray { n, .. } => NewArray { d: new, n },
-            ALoad { arr, i, .. } => ALoad { d: new, arr, i },
-            ALen { arr, .. } => ALen { d: new, arr },
-            other => other,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -892,6 +697,109 @@ mod tests {
     #[test]
     fn instr_is_sixteen_bytes() {
         assert_eq!(std::mem::size_of::<Instr>(), 16);
+    }
+
+    #[test]
+    fn the_table_names_every_variant_once() {
+        assert_eq!(Instr::NAMES.len(), 92);
+        let mut names = Instr::NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Instr::NAMES.len());
+        assert_eq!(Instr::Nop.name(), "Nop");
+        assert_eq!(Instr::JgeRIY { a: 0, imm: 1, t: 2 }.name(), "JgeRIY");
+        assert_eq!(
+            Instr::AddGlobal { d: 1, g: 0, a: 2 }.slot_uses(),
+            [(1, SlotUse::Write), (2, SlotUse::Read)]
+        );
+        assert_eq!(
+            Instr::Swap { a: 3, b: 4 }.slot_uses(),
+            [(3, SlotUse::ReadWrite), (4, SlotUse::ReadWrite)]
+        );
+        assert_eq!(
+            Instr::Call { m: 7, base: 2 }.slot_uses(),
+            [(2, SlotUse::Window)]
+        );
+        assert!(Instr::Jmp { t: 1 }.slot_uses().is_empty());
+    }
+
+    /// Every program in programs/ loads into code that keeps the table's
+    /// promises: slots inside the frame, a destination is a written slot,
+    /// targets inside the body, each fused yieldpoint splits off and back.
+    #[test]
+    fn loaded_programs_keep_the_tables_promises() {
+        use crate::loader::Program;
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../programs");
+        let mut files = Vec::new();
+        for dir in ["examples", "bench", "awfy"] {
+            for e in std::fs::read_dir(format!("{root}/{dir}")).expect("programs/") {
+                let path = e.expect("an entry").path();
+                if path.extension().is_some_and(|x| x == "bc") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() >= 20, "{} programs", files.len());
+        let mut seen = std::collections::HashSet::new();
+        for path in &files {
+            let src = std::fs::read_to_string(path).expect("readable");
+            let module = crate::verify::assemble("p.bc", &src).expect("assembles");
+            for yieldpoints in [true, false] {
+                let p = Program::load(module.clone(), yieldpoints);
+                for body in &p.bodies {
+                    for (pc, &i) in body.code.iter().enumerate() {
+                        let at = format!("{}: {} pc {pc}: {i:?}", path.display(), body.name);
+                        seen.insert(i.name());
+                        for (slot, used) in i.slot_uses() {
+                            let end = match (used, i) {
+                                (SlotUse::Window, Instr::CallVirt { arity, .. }) => slot + arity,
+                                (
+                                    SlotUse::Window,
+                                    Instr::Call { m, .. } | Instr::Spawn { m, .. },
+                                ) => slot + p.bodies[m as usize].nparams.max(1),
+                                _ => slot + 1,
+                            };
+                            assert!(end <= body.frame_size, "{at}: slots up to {end}");
+                        }
+                        if let Some(d) = i.dest() {
+                            assert!(i.slot_uses().contains(&(d, SlotUse::Write)), "{at}");
+                        }
+                        if let Some(t) = i.target() {
+                            assert!((t as usize) < body.code.len(), "{at}");
+                        }
+                        match i.yield_kind() {
+                            None => assert_eq!(i.without_yieldpoint(), i, "{at}"),
+                            Some(YieldKind::Prologue) => {
+                                assert!(yieldpoints && pc == 0, "{at}");
+                                assert_eq!(
+                                    i.render(&crate::disasm::Names::new(&p, body.method)),
+                                    "yieldpoint prologue"
+                                );
+                            }
+                            Some(kind) => {
+                                assert!(yieldpoints, "{at}");
+                                let plain = i.without_yieldpoint();
+                                assert_eq!(plain.yield_kind(), None, "{at}");
+                                assert_eq!(plain.with_yieldpoint(kind), Some(i), "{at}");
+                                let names = crate::disasm::Names::new(&p, body.method);
+                                assert_eq!(
+                                    i.render(&names),
+                                    format!("yieldpoint {}; {}", kind.name(), plain.render(&names)),
+                                    "{at}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The programs exercise most of the table (73 of 92 rows).
+        assert!(
+            seen.len() >= 70,
+            "{} of {} rows used",
+            seen.len(),
+            Instr::NAMES.len()
+        );
     }
 
     #[test]

@@ -35,49 +35,118 @@ use vm::frame::Frame;
 use super::{line_of, FrameInfo};
 use crate::cct::{CallingContextTree, NO_LINE};
 
-/// The context of the top frame of `frames`, examining at most `max_walk`
-/// frames (at least one); marks the frames it places.
-pub fn context<S: FrameInfo + ?Sized>(
-    tree: &mut CallingContextTree,
+/// A tree the marked walk builds: how a frame's slot names one of its
+/// nodes, how it finds or creates a context, and what it does with the
+/// nodes a walk passes. The sampled CCT ([`CallingContextTree`]) and
+/// Whaley's PCCT ([`crate::pcct::Pcct`]) are the two; [`walk`] is the one
+/// walk over both.
+pub trait MarkedTree {
+    /// The root's index.
+    const ROOT: u32;
+    /// The node a marked frame's `slot` names, if it is (still) a node of
+    /// this tree; `None` makes the walk go on as if the frame were unmarked.
+    fn node_of_slot(&self, slot: u64) -> Option<u32>;
+    /// The value a frame's `slot` holds for node `n`.
+    fn slot_of(&self, n: u32) -> u64;
+    /// A cut walk's new node for `method`: the root of a detached subtree,
+    /// kept under `<detached>`.
+    fn cut(&mut self, method: u32) -> u32;
+    /// The child of `parent` for (`method`, `line`), found or created, and
+    /// whether it was created. `fresh` says a node above it on this walk
+    /// was created, so no child can exist yet.
+    fn step(&mut self, parent: u32, method: u32, line: u32, fresh: bool) -> (u32, bool);
+    /// The upward phase stopped at `node`.
+    fn reached(&mut self, _node: u32) {}
+    /// The downward phase placed a frame in `node`; `edge` is false for the
+    /// entry frame (no call edge leads into it).
+    fn passed(&mut self, _node: u32, _edge: bool) {}
+}
+
+impl MarkedTree for CallingContextTree {
+    const ROOT: u32 = CallingContextTree::ROOT;
+
+    #[inline]
+    fn node_of_slot(&self, slot: u64) -> Option<u32> {
+        // Only this walk marks, on this thread; the bound check keeps a bad
+        // slot from ever indexing out of the tree.
+        ((slot as usize) < self.len()).then_some(slot as u32)
+    }
+
+    #[inline]
+    fn slot_of(&self, n: u32) -> u64 {
+        u64::from(n)
+    }
+
+    fn cut(&mut self, method: u32) -> u32 {
+        let d = self.detached();
+        self.fresh_child(d, method, NO_LINE)
+    }
+
+    #[inline]
+    fn step(&mut self, parent: u32, method: u32, line: u32, _fresh: bool) -> (u32, bool) {
+        (self.child(parent, method, line), false)
+    }
+}
+
+/// The marked walk: the node of the top frame of `frames`, examining at
+/// most `max_walk` frames (at least one); marks every frame it places and
+/// stores its node in the frame's slot.
+pub fn walk<T: MarkedTree, S: FrameInfo + ?Sized>(
+    tree: &mut T,
     s: &S,
     frames: &mut [Frame],
     max_walk: usize,
 ) -> u32 {
     let n = frames.len();
     if n == 0 {
-        return CallingContextTree::ROOT;
+        return T::ROOT;
     }
     let max_walk = max_walk.max(1);
     // Upward phase: frames[i..n] are examined and unmarked.
     let mut i = n;
     let mut examined = 0;
+    let mut fresh = false;
     let mut node = loop {
         if examined == max_walk {
             // Cut (i >= 1 here: i == 0 ends the loop below).
-            let d = tree.detached();
-            break tree.fresh_child(d, s.method(&frames[i - 1]), NO_LINE);
+            fresh = true;
+            break tree.cut(s.method(&frames[i - 1]));
         }
         let f = &frames[i - 1];
         examined += 1;
-        // A marked frame's slot is a node of this tree (only this walk
-        // marks, on this thread); the bound check keeps a bad slot from
-        // ever indexing out of the tree.
-        if f.ret.is_marked() && (f.slot as usize) < tree.len() {
-            break f.slot as u32;
+        if f.ret.is_marked() {
+            if let Some(id) = tree.node_of_slot(f.slot) {
+                break id;
+            }
         }
         i -= 1;
         if i == 0 {
-            break CallingContextTree::ROOT;
+            break T::ROOT;
         }
     };
+    tree.reached(node);
     // Downward phase.
     for j in i..n {
-        node = tree.child(node, s.method(&frames[j]), line_of(s, frames, j));
+        let (c, created) = tree.step(node, s.method(&frames[j]), line_of(s, frames, j), fresh);
+        fresh |= created;
+        tree.passed(c, j > 0);
         let f = &mut frames[j];
         f.ret = f.ret.marked();
-        f.slot = u64::from(node);
+        f.slot = tree.slot_of(c);
+        node = c;
     }
     node
+}
+
+/// The context of the top frame of `frames` in a sampled CCT, examining
+/// at most `max_walk` frames (at least one); marks the frames it places.
+pub fn context<S: FrameInfo + ?Sized>(
+    tree: &mut CallingContextTree,
+    s: &S,
+    frames: &mut [Frame],
+    max_walk: usize,
+) -> u32 {
+    walk(tree, s, frames, max_walk)
 }
 
 #[cfg(test)]
