@@ -209,6 +209,17 @@ fn thread_programs_with_extreme_quanta() {
     );
 }
 
+/// Without yieldpoints a thread keeps its core until it blocks or ends:
+/// the thread programs, which all end or block, print the same.
+#[test]
+fn without_yieldpoints_threads_switch_where_they_block() {
+    harness::check_dir(
+        "threads",
+        harness::Mode::Run,
+        &["--no-yieldpoints", "--clock=virtual", "--cores=2"],
+    );
+}
+
 fn run_in(dir: &Path, args: &[&str]) -> harness::Run {
     let r = harness::run_vm_in(dir, args, harness::DEFAULT_TIMEOUT);
     assert!(r.crash().is_none(), "{}: {:?}", r.cmd, r.crash());
