@@ -233,6 +233,16 @@ pub struct RunArgs {
     /// Set a global before `main` runs (repeatable).
     #[arg(long = "set", value_name = "NAME=INT", value_parser = parse_set)]
     pub set: Vec<(String, i64)>,
+    /// With --clock=virtual: run on a simulated machine of N cores in
+    /// virtual time, one thread at a time under a deterministic scheduler
+    /// that switches threads only at yieldpoints (docs/SAMPLERS.md,
+    /// "Simulated cores")
+    #[arg(long, value_name = "N")]
+    pub cores: Option<u64>,
+    /// With --cores: cycles a thread runs before its simulated core goes to
+    /// another thread [default: 100000]
+    #[arg(long, value_name = "CYCLES")]
+    pub quantum: Option<u64>,
     #[command(flatten)]
     pub profile: ProfileArgs,
 }

@@ -236,6 +236,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
             "vm: --profile does not apply to --policy=static (it reads no profile)",
         ));
     }
+    super::run::simulated_machine(&a.run)?;
     let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
     let module = load_module(&a.run.program, a.run.max_source)?;
 

@@ -15,7 +15,12 @@ use vm::runtime::{Vm, VmOptions};
 use super::args::{ProfileArgs, RunArgs};
 use super::{load_module, Failure, EXIT_NO_INPUT};
 
-pub fn run(a: RunArgs) -> Result<i32, Failure> {
+pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
+    if simulated_machine(&a)? && !ticking(&a.profile) {
+        // --clock=virtual asked for the simulated machine; no tick of this
+        // profile reads it.
+        a.profile.clock = None;
+    }
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
     let module = load_module(&a.program, a.max_source)?;
     Ok(execute(&a, config, module)?.status)
@@ -70,6 +75,10 @@ pub(super) fn execute(
             .map_or_else(vm::memory::default_limit, |b| b as usize),
         globals,
         count: a.cycles,
+        machine: a.cores.map(|cores| vm::schedule::Machine {
+            cores: cores as usize,
+            quantum: a.quantum.unwrap_or(vm::schedule::DEFAULT_QUANTUM),
+        }),
         ..VmOptions::default()
     };
     if let Some(p) = &profiler {
@@ -101,7 +110,8 @@ pub(super) fn execute(
     let mut status = outcome.status;
     let profile = profiler.map(|p| {
         let facts = RunFacts {
-            wall_ns: outcome.wall_ns,
+            // On a simulated machine, the run's length in virtual time.
+            wall_ns: outcome.virtual_ns.unwrap_or(outcome.wall_ns),
             threads: outcome.threads as u64,
             cycles: outcome.cycles.map(|c| c.cycles),
         };
@@ -131,6 +141,50 @@ pub(super) fn execute(
         eprintln!("{}", stats_line(&outcome));
     }
     Ok(Executed { status, profile })
+}
+
+/// The simulated machine `--cores` and `--quantum` ask for, checked
+/// (docs/CLI.md): `--cores` needs `--clock=virtual` and at least 1 core,
+/// `--quantum` needs `--cores` and at least 1 cycle.
+/// True if the run is simulated. [`execute`] builds the machine from the
+/// options this accepted.
+pub(super) fn simulated_machine(a: &RunArgs) -> Result<bool, Failure> {
+    let Some(cores) = a.cores else {
+        return match a.quantum {
+            Some(_) => Err(Failure::usage("vm: --quantum applies only with --cores")),
+            None => Ok(false),
+        };
+    };
+    if a.profile.clock != Some(profiler::config::Clock::Virtual) {
+        return Err(Failure::usage(
+            "vm: --cores needs --clock=virtual (the simulated cores run in virtual time)",
+        ));
+    }
+    if cores == 0 || cores > MAX_CORES {
+        return Err(Failure::usage(format!(
+            "vm: --cores={cores}: a simulated machine has 1 to {MAX_CORES} cores"
+        )));
+    }
+    if a.quantum == Some(0) {
+        return Err(Failure::usage(
+            "vm: --quantum=0: a quantum is at least 1 cycle",
+        ));
+    }
+    if a.profile.adaptive {
+        return Err(Failure::usage(
+            "vm: --cores does not apply with --adaptive (its controller runs in real time)",
+        ));
+    }
+    Ok(true)
+}
+
+/// The most cores `--cores` simulates.
+const MAX_CORES: u64 = 65_536;
+
+/// Does the profile asked for tick (timer, cbs, or cbs by `--adaptive`)?
+fn ticking(p: &ProfileArgs) -> bool {
+    matches!(p.profile, Some(ProfileKind::Timer | ProfileKind::Cbs))
+        || (p.adaptive && p.profile.is_none())
 }
 
 /// Checks the profiling options against each other (docs/CLI.md: an

@@ -17,6 +17,7 @@ mod ccmap;
 mod cli;
 mod compare;
 mod contexts;
+mod cores;
 mod cycles;
 mod declarations;
 mod differential;

@@ -101,6 +101,11 @@ pub(crate) struct Interp<'vm> {
     cycles: u64,
     next_tick: u64,
     tick: u64,
+    /// On a simulated machine, the cycle count at which this thread's
+    /// quantum ends (else `u64::MAX`; see [`crate::schedule`]).
+    slice_end: u64,
+    /// `min(next_tick, slice_end)`: what a counting yieldpoint checks.
+    next_event: u64,
     /// Bytes of the memory budget the value stack and frames hold.
     stack_charged: usize,
 }
@@ -127,8 +132,17 @@ impl<'vm> Interp<'vm> {
             cycles: 0,
             next_tick: if tick == 0 { u64::MAX } else { tick },
             tick,
+            slice_end: u64::MAX,
+            next_event: if tick == 0 { u64::MAX } else { tick },
             stack_charged: 0,
         }
+    }
+
+    /// On a simulated machine: the thread's quantum ends at cycle count
+    /// `end`.
+    pub(crate) fn set_slice_end(&mut self, end: u64) {
+        self.slice_end = end;
+        self.next_event = self.next_tick.min(end);
     }
 
     /// Pushes the entry frame of `method` with `args`.
@@ -317,7 +331,7 @@ impl<'vm> Interp<'vm> {
         macro_rules! yieldpoint {
             ($kind:expr, $taken:expr) => {{
                 let cw = control.load(Ordering::Relaxed);
-                if $taken(cw) || (M::COUNT && self.cycles >= self.next_tick) {
+                if $taken(cw) || (M::COUNT && self.cycles >= self.next_event) {
                     self.pc = cur_pc!();
                     if let Some(exit) = self.yieldpoint_taken::<M>($kind) {
                         return exit;
@@ -805,7 +819,7 @@ impl<'vm> Interp<'vm> {
                         });
                     }
                     let shared: Vec<SharedValue> = args.iter().map(|v| to_shared(*v, "")).collect();
-                    let id = match self.vm.spawn(m, shared) {
+                    let id = match self.vm.spawn(m, shared, (self.shared.id, self.cycles)) {
                         Ok(id) => id,
                         Err(e) => fail!(e),
                     };
@@ -875,6 +889,7 @@ impl<'vm> Interp<'vm> {
             // The listener changed the virtual clock's period (--tune): the
             // next tick comes one new period from now.
             self.next_tick = self.cycles.saturating_add(self.tick);
+            self.next_event = self.next_tick.min(self.slice_end);
         }
         self.listener = Some(l);
         r
@@ -927,6 +942,18 @@ impl<'vm> Interp<'vm> {
         if self.listener.is_some() {
             self.notify(|l, t| l.yieldpoint(t, kind, profiler_bits));
         }
+        if M::COUNT && self.cycles >= self.slice_end {
+            // The quantum ran out: the simulated core goes to the next
+            // thread, and this one waits for its next slice.
+            if let Some(s) = &self.vm.sched {
+                let end = s.yield_core(self.shared.id, self.cycles);
+                self.slice_end = end;
+            }
+            if self.shared.requests.load(Ordering::SeqCst) & request::STOP != 0 {
+                return Some(Exit::Stopped);
+            }
+        }
+        self.next_event = self.next_tick.min(self.slice_end);
         self.shared
             .control
             .store(self.control_base, Ordering::SeqCst);
@@ -1187,6 +1214,16 @@ impl<'vm> Interp<'vm> {
 
     /// Waits in `sleep`; returns true if the program is stopping.
     fn sleep(&mut self, ms: i64) -> bool {
+        if let Some(s) = &self.vm.sched {
+            // Virtual time: the core goes to the next thread, and this one
+            // is ready `ms` later.
+            let ns = (ms.max(0) as u64).saturating_mul(crate::schedule::CYCLES_PER_MS);
+            self.park(ThreadState::Sleeping);
+            let end = s.sleep(self.shared.id, self.cycles, ns);
+            self.unpark();
+            self.set_slice_end(end);
+            return self.vm.is_stopping();
+        }
         let deadline =
             std::time::Instant::now() + std::time::Duration::from_millis(ms.max(0) as u64);
         // Publish the frames: a safepoint may hold and inspect a sleeper.
@@ -1238,6 +1275,21 @@ impl<'vm> Interp<'vm> {
             steps += 1;
         }
         self.park(ThreadState::Joining);
+        if let Some(s) = &self.vm.sched {
+            // Waits (in virtual time) until the target has ended; then
+            // `wait_finished` below returns at once.
+            match s.join(self.shared.id, self.cycles, target.id) {
+                Ok(end) => self.set_slice_end(end),
+                Err(crate::schedule::NobodyToRun) => {
+                    self.shared.waiting_on.store(-1, Ordering::SeqCst);
+                    self.unpark();
+                    return Err(self.runtime_error(RuntimeError::Deadlock(format!(
+                        "thread {} joins thread {t}, and every other thread is waiting in `join`",
+                        self.shared.id
+                    ))));
+                }
+            }
+        }
         let vm = self.vm;
         let result = target.wait_finished(|| vm.is_stopping());
         self.shared.waiting_on.store(-1, Ordering::SeqCst);

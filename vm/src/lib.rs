@@ -35,6 +35,7 @@ pub mod output;
 pub mod printer;
 pub mod runtime;
 pub mod safepoint;
+pub mod schedule;
 pub mod thread;
 pub mod translate;
 pub mod value;

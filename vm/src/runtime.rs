@@ -22,6 +22,7 @@ use crate::memory::MemoryBudget;
 use crate::module::{GlobalId, MethodId};
 use crate::output::{Output, FLUSH_PERIOD};
 use crate::safepoint::SafepointState;
+use crate::schedule::{Machine, Scheduler};
 use crate::thread::{request, SharedValue, ThreadRegistry, ThreadResult, ThreadShared};
 use crate::value::Value;
 
@@ -53,6 +54,10 @@ pub struct VmOptions {
     /// Count instructions and cost-model cycles even if the hooks do not
     /// ask for it (`--cycles`); [`RunOutcome::cycles`] then has them.
     pub count: bool,
+    /// Run on a simulated machine in virtual time (`--clock=virtual
+    /// --cores=N`): one thread at a time, deterministically (see
+    /// [`crate::schedule`]). Implies [`VmOptions::count`].
+    pub machine: Option<Machine>,
 }
 
 impl Default for VmOptions {
@@ -65,6 +70,7 @@ impl Default for VmOptions {
             hooks: Arc::new(NoHooks),
             globals: Vec::new(),
             count: false,
+            machine: None,
         }
     }
 }
@@ -85,6 +91,9 @@ pub struct RunOutcome {
     /// or [`VmOptions::count`]); `None` for a plain run, which pays nothing
     /// for counting.
     pub cycles: Option<Counted>,
+    /// On a simulated machine ([`VmOptions::machine`]), the run's length in
+    /// virtual time (cycles, 1 cycle = 1 ns): when the last thread ended.
+    pub virtual_ns: Option<u64>,
 }
 
 /// What a counting run executed (see [`RunOutcome::cycles`]).
@@ -127,6 +136,8 @@ pub struct Vm {
     file: String,
     /// When `run` started the program (the start of `RunOutcome::wall_ns`).
     started_at: std::sync::OnceLock<Instant>,
+    /// The simulated machine's scheduler, if any.
+    pub(crate) sched: Option<Scheduler>,
 }
 
 impl Vm {
@@ -146,7 +157,7 @@ impl Vm {
         }
         let file = program.module.file.clone();
         let mut mode = options.hooks.exec_mode();
-        mode.count |= options.count;
+        mode.count |= options.count || options.machine.is_some();
         Arc::new(Vm {
             program,
             max_frames: options.max_frames.max(1),
@@ -165,13 +176,14 @@ impl Vm {
             stopping: Mutex::new(None),
             file,
             started_at: std::sync::OnceLock::new(),
+            sched: options.machine.map(Scheduler::new),
         })
     }
 
     /// Runs the program to its end and returns its exit status.
     pub fn run(self: &Arc<Self>) -> RunOutcome {
         let started = *self.started_at.get_or_init(Instant::now);
-        let main = match self.start_thread(self.program.module.main, Vec::new()) {
+        let main = match self.start_thread(self.program.module.main, Vec::new(), None) {
             Ok(main) => main,
             Err(e) => {
                 // Not even `main` could start: the program never ran.
@@ -184,6 +196,7 @@ impl Vm {
                     collections: 0,
                     wall_ns: started.elapsed().as_nanos() as u64,
                     cycles: None,
+                    virtual_ns: self.sched.as_ref().map(|_| 0),
                 };
             }
         };
@@ -219,6 +232,7 @@ impl Vm {
                 cycles: self.cycles.load(Ordering::Relaxed),
                 instructions: self.instructions.load(Ordering::Relaxed),
             }),
+            virtual_ns: self.sched.as_ref().map(Scheduler::makespan),
         }
     }
 
@@ -245,24 +259,31 @@ impl Vm {
             t.request(request::STOP);
             t.wake_up();
         }
+        if let Some(s) = &self.sched {
+            s.stop();
+        }
         self.threads.notify_change();
         true
     }
 
     /// Starts a thread running `method` with `args`; returns its id, or why
-    /// it could not start (`--max-threads`, or the OS refusing).
+    /// it could not start (`--max-threads`, or the OS refusing). `spawner`
+    /// is the spawning thread's id and cycle count (its virtual time on a
+    /// simulated machine).
     pub(crate) fn spawn(
         self: &Arc<Self>,
         method: MethodId,
         args: Vec<SharedValue>,
+        spawner: (u32, u64),
     ) -> Result<u32, RuntimeError> {
-        self.start_thread(method, args).map(|t| t.id)
+        self.start_thread(method, args, Some(spawner)).map(|t| t.id)
     }
 
     fn start_thread(
         self: &Arc<Self>,
         method: MethodId,
         args: Vec<SharedValue>,
+        spawner: Option<(u32, u64)>,
     ) -> Result<Arc<ThreadShared>, RuntimeError> {
         let running = self.running.fetch_add(1, Ordering::SeqCst);
         let refuse = |why| {
@@ -274,6 +295,9 @@ impl Vm {
             return refuse(ThreadRefusal::Limit(running));
         }
         let shared = self.threads.register(method);
+        if let Some(s) = &self.sched {
+            s.register(shared.id, spawner);
+        }
         if self.is_stopping() {
             shared.request(request::STOP);
         }
@@ -284,6 +308,9 @@ impl Vm {
             .spawn(move || vm.thread_main(&t, method, args));
         if spawned.is_err() {
             shared.finish(ThreadResult::Stopped);
+            if let Some(s) = &self.sched {
+                s.never_started(shared.id);
+            }
             self.threads.notify_change();
             self.running.fetch_sub(1, Ordering::SeqCst);
             return Err(RuntimeError::CannotStartThread {
@@ -301,8 +328,14 @@ impl Vm {
         method: MethodId,
         args: Vec<SharedValue>,
     ) {
+        // On a simulated machine, nothing runs before the thread's first
+        // slice (creating its listener included).
+        let slice_end = self.sched.as_ref().map(|s| s.begin(shared.id));
         let listener = self.hooks.thread_started(shared, &self.program);
         let mut it = Interp::new(self, shared, listener);
+        if let Some(end) = slice_end {
+            it.set_slice_end(end);
+        }
         let args: Vec<Value> = args
             .into_iter()
             .map(|a| match a {
@@ -345,8 +378,8 @@ impl Vm {
         it.end();
         self.collections
             .fetch_add(it.collections(), Ordering::Relaxed);
+        let (instructions, cycles) = it.counted();
         if mode.count {
-            let (instructions, cycles) = it.counted();
             self.instructions.fetch_add(instructions, Ordering::Relaxed);
             self.cycles.fetch_add(cycles, Ordering::Relaxed);
         }
@@ -354,6 +387,11 @@ impl Vm {
         self.output.flush();
         self.running.fetch_sub(1, Ordering::SeqCst);
         shared.finish(result);
+        // The result is out before the baton passes: a joiner given the
+        // next slice finds it.
+        if let Some(s) = &self.sched {
+            s.finish(shared.id, cycles);
+        }
         self.safepoints.notify();
         self.threads.notify_change();
     }

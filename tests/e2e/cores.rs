@@ -1,0 +1,550 @@
+//! The simulated machine (`vm run --clock=virtual --cores=N`,
+//! docs/SAMPLERS.md, "Simulated cores"): every program that starts threads
+//! prints one of its legal outputs on 1, 2 and 8 simulated cores, under
+//! every profile; two runs with the same seed print the same output and
+//! write the same profile; virtual time is what the cores make of the
+//! cycles (one core: the cycles summed; `sleep` costs no real time); the
+//! quantum decides the interleaving; bad options are usage errors.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::harness;
+
+const CORES: [&str; 3] = ["--cores=1", "--cores=2", "--cores=8"];
+const PROFILES: [&str; 4] = [
+    "--profile=exhaustive",
+    "--profile=counter",
+    "--profile=cbs",
+    "--profile=timer",
+];
+
+/// Every test program (tests/programs, the verifier's excepted) and every
+/// program under programs/ whose code spawns a thread.
+fn thread_programs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = Vec::new();
+    for top in ["tests/programs", "programs"] {
+        let Ok(entries) = std::fs::read_dir(root.join(top)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if e.path().is_dir() && e.file_name() != "verifier" {
+                dirs.push(e.path());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for d in dirs {
+        for p in harness::bc_files(&d) {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            let spawns = text.lines().any(|l| {
+                let code = l.split(';').next().unwrap_or("");
+                code.split_whitespace().next() == Some("spawn")
+            });
+            if spawns {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Checks one program run with `extra` arguments: a test program with an
+/// `.out` file against it and its header, as the table-driven tests do;
+/// an example (programs/) by its exit status and exact stdout, as
+/// `examples.rs` does; any other program against its run on real threads
+/// (the same status, the same lines in any order).
+fn check_program(p: &Path, extra: &[&str]) -> Vec<String> {
+    let mut text = std::fs::read_to_string(p).unwrap_or_default();
+    let out = p.with_extension("out");
+    let test_program = p.to_string_lossy().contains("tests/programs");
+    // The samplers' programs have directives of their own (read by
+    // samplers.rs): leave those out, keep every other one.
+    let e = loop {
+        match harness::parse_header(&text, test_program) {
+            Ok(e) => break e,
+            Err(e) => match e.split('`').nth(1) {
+                Some(key) if e.starts_with("unknown header directive") => {
+                    let key = key.to_string();
+                    text = text
+                        .lines()
+                        .filter(|l| !l.starts_with(&key))
+                        .map(|l| format!("{l}\n"))
+                        .collect();
+                }
+                _ => return vec![format!("bad header: {e}")],
+            },
+        }
+    };
+    if test_program && out.exists() {
+        return harness::check_running_program(p, &e, extra);
+    }
+    let dir = p.parent().expect("a directory");
+    let name = p.file_name().unwrap().to_str().unwrap();
+    let mut args = vec!["run", name];
+    args.extend(e.args.iter().map(String::as_str));
+    let plain = args.clone();
+    args.extend_from_slice(extra);
+    let r = harness::run_vm_in(dir, &args, e.timeout);
+    if let Some(c) = r.crash() {
+        return vec![c];
+    }
+    let mut f = Vec::new();
+    if out.exists() {
+        let expected = std::fs::read_to_string(&out).unwrap();
+        if r.status != Some(e.status) {
+            f.push(format!(
+                "exit status: expected {}, got {:?}",
+                e.status, r.status
+            ));
+        }
+        if r.stdout != expected {
+            f.push(format!(
+                "stdout differs\n--- expected\n{}--- got\n{}---",
+                harness::clip(&expected),
+                harness::clip(&r.stdout)
+            ));
+        }
+    } else {
+        let real = harness::run_vm_in(dir, &plain, e.timeout);
+        if r.status != real.status {
+            f.push(format!(
+                "exit status: {:?} on real threads, {:?} here",
+                real.status, r.status
+            ));
+        }
+        let mut want: Vec<&str> = real.stdout.lines().collect();
+        let mut got: Vec<&str> = r.stdout.lines().collect();
+        want.sort_unstable();
+        got.sort_unstable();
+        if want != got {
+            f.push(format!(
+                "stdout (sorted) differs from the run on real threads\n--- real\n{}--- here\n{}---",
+                harness::clip(&real.stdout),
+                harness::clip(&r.stdout)
+            ));
+        }
+    }
+    f
+}
+
+/// Runs every thread program with `extra` arguments (see
+/// [`check_program`]); panics listing every failure. `small` keeps only
+/// the short programs (tests/programs/threads and the examples).
+fn check_thread_programs(extra: &[&str], small: bool) {
+    let mut programs = thread_programs();
+    assert!(
+        programs.len() >= 30,
+        "expected the thread programs of tests/programs and programs/, found {}",
+        programs.len()
+    );
+    if small {
+        programs.retain(|p| {
+            let s = p.to_string_lossy();
+            s.contains("/threads/") || s.contains("/examples/")
+        });
+    }
+    let mut report = String::new();
+    for p in &programs {
+        let failures = check_program(p, extra);
+        if !failures.is_empty() {
+            let _ = writeln!(report, "\n=== {} ({})", p.display(), extra.join(" "));
+            for f in failures {
+                let _ = writeln!(report, "  - {}", f.replace('\n', "\n    "));
+            }
+        }
+    }
+    assert!(report.is_empty(), "{report}");
+}
+
+#[test]
+fn thread_programs_print_a_legal_output_on_1_2_and_8_cores() {
+    for cores in CORES {
+        check_thread_programs(&["--clock=virtual", cores], false);
+    }
+}
+
+#[test]
+fn thread_programs_under_every_profile() {
+    for profile in PROFILES {
+        for cores in ["--cores=1", "--cores=8"] {
+            check_thread_programs(&["--clock=virtual", cores, profile, "--seed=3"], false);
+        }
+    }
+}
+
+/// Single-threaded programs print exactly what they print on real threads
+/// (their `.out` files, compared unsorted).
+#[test]
+fn single_threaded_programs_are_unchanged() {
+    for cores in ["--cores=1", "--cores=2"] {
+        harness::check_dir(
+            "instructions",
+            harness::Mode::Run,
+            &["--clock=virtual", cores],
+        );
+        harness::check_dir(
+            "runtime_errors",
+            harness::Mode::Run,
+            &["--clock=virtual", cores],
+        );
+    }
+}
+
+/// A quantum of 1 cycle switches threads at every yieldpoint (on the short
+/// programs: every switch is a hand-over between two OS threads), one of
+/// 10 ms of virtual time rarely: both are legal. (A quantum longer than
+/// a program's run is legal too, but a thread that spins until another
+/// stops the program then keeps its core for the whole quantum:
+/// `samplers/crash.bc` with 2 cores and 10^12 cycles runs for minutes.)
+#[test]
+fn thread_programs_with_extreme_quanta() {
+    check_thread_programs(&["--clock=virtual", "--cores=2", "--quantum=1"], true);
+    check_thread_programs(
+        &["--clock=virtual", "--cores=2", "--quantum=10000000"],
+        false,
+    );
+}
+
+/// Without yieldpoints a thread keeps its core until it blocks or ends:
+/// the thread programs, which all end or block, print the same.
+#[test]
+fn without_yieldpoints_threads_switch_where_they_block() {
+    harness::check_dir(
+        "threads",
+        harness::Mode::Run,
+        &["--no-yieldpoints", "--clock=virtual", "--cores=2"],
+    );
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> harness::Run {
+    let r = harness::run_vm_in(dir, args, harness::DEFAULT_TIMEOUT);
+    assert!(r.crash().is_none(), "{}: {:?}", r.cmd, r.crash());
+    r
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).expect("profile written");
+    serde_json::from_str(&text).expect("profile is JSON")
+}
+
+/// Two runs with the same seed: the same stdout, stderr and status, and a
+/// byte-identical profile.
+#[test]
+fn same_seed_same_output_and_profile() {
+    let dir = harness::scratch("cores_same_seed");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let programs: [(&str, &[&str]); 5] = [
+        ("tests/programs/samplers/many.bc", &["--set", "threads=8"]),
+        ("tests/programs/samplers/joiners.bc", &[]),
+        ("tests/programs/samplers/churn.bc", &[]),
+        ("tests/programs/threads/print_no_interleave.bc", &[]),
+        ("programs/examples/threads.bc", &[]),
+    ];
+    let mut sampled = 0;
+    for (program, set) in programs {
+        let path = root.join(program);
+        let path = path.to_str().expect("utf-8 path");
+        for profile in PROFILES {
+            for cores in ["--cores=2", "--cores=8"] {
+                let mut runs = Vec::new();
+                for i in 0..2 {
+                    let out = dir.join(format!("p{i}.json"));
+                    let mut args = vec![
+                        "run",
+                        path,
+                        "--clock=virtual",
+                        cores,
+                        profile,
+                        "--seed=11",
+                        "--record=cct",
+                        "--profile-out",
+                        out.to_str().unwrap(),
+                    ];
+                    args.extend_from_slice(set);
+                    let r = run_in(&dir, &args);
+                    let bytes = std::fs::read(&out).expect("profile written");
+                    runs.push((r, bytes));
+                }
+                let (a, b) = (&runs[0], &runs[1]);
+                assert_eq!(a.0.stdout, b.0.stdout, "stdout of {}", a.0.cmd);
+                assert_eq!(a.0.stderr, b.0.stderr, "stderr of {}", a.0.cmd);
+                assert_eq!(a.0.status, b.0.status, "status of {}", a.0.cmd);
+                assert!(a.1 == b.1, "the profiles of two runs of {} differ", a.0.cmd);
+                let p: serde_json::Value = serde_json::from_slice(&a.1).unwrap();
+                if p["run"]["samples"].as_u64().unwrap_or(0) > 0 {
+                    sampled += 1;
+                }
+            }
+        }
+    }
+    // The profiles compared were not empty ones (16 of the 24 sampling
+    // profiles have samples; the others' programs are short).
+    assert!(sampled >= 12, "only {sampled} profiles had samples");
+}
+
+/// Two threads printing in loops, joined by main.
+const TWO_PRINTERS: &str = "\
+.method talk(s, n)
+loop:
+  load n
+  jz done
+  load s
+  print
+  inc n -1
+  jmp loop
+done:
+  push 0
+  ret
+.end
+.method main()
+  .locals a b
+  push \"a\"
+  push 100
+  spawn talk
+  store a
+  push \"b\"
+  push 100
+  spawn talk
+  store b
+  load a
+  join
+  load b
+  join
+  add
+  pop
+  push 0
+  ret
+.end
+";
+
+/// How many times consecutive lines change between `a` and `b`.
+fn switches(stdout: &str) -> usize {
+    let lines: Vec<&str> = stdout.lines().collect();
+    lines.windows(2).filter(|w| w[0] != w[1]).count()
+}
+
+/// On one core a thread runs until its quantum is spent: with a huge
+/// quantum the first thread prints all its lines before the second starts;
+/// with a quantum of a few instructions they alternate.
+#[test]
+fn the_quantum_decides_the_interleaving() {
+    let dir = harness::scratch("cores_quantum");
+    harness::write_program(&dir, "p.bc", TWO_PRINTERS);
+    let whole = run_in(
+        &dir,
+        &[
+            "run",
+            "p.bc",
+            "--clock=virtual",
+            "--cores=1",
+            "--quantum=1000000000",
+        ],
+    );
+    whole.assert_status(0);
+    assert_eq!(
+        whole.stdout,
+        format!("{}{}", "a\n".repeat(100), "b\n".repeat(100))
+    );
+    let fine = run_in(
+        &dir,
+        &[
+            "run",
+            "p.bc",
+            "--clock=virtual",
+            "--cores=1",
+            "--quantum=20",
+        ],
+    );
+    fine.assert_status(0);
+    assert_eq!(fine.stdout.lines().filter(|l| *l == "a").count(), 100);
+    assert_eq!(fine.stdout.lines().filter(|l| *l == "b").count(), 100);
+    assert!(
+        switches(&fine.stdout) > 50,
+        "with a 20-cycle quantum the threads should alternate:\n{}",
+        fine.stdout
+    );
+}
+
+/// Two threads computing, joined by main.
+const TWO_WORKERS: &str = "\
+.method work(n)
+  .locals s
+loop:
+  load n
+  jz done
+  load s
+  load n
+  add
+  store s
+  inc n -1
+  jmp loop
+done:
+  load s
+  ret
+.end
+.method main()
+  .locals a b
+  push 200000
+  spawn work
+  store a
+  push 200000
+  spawn work
+  store b
+  load a
+  join
+  load b
+  join
+  add
+  print
+  push 0
+  ret
+.end
+";
+
+/// The run's length in virtual time (`run.wall_ns` of the profile): on
+/// one core, exactly the cycles of all threads (the core never idles);
+/// on two cores, two equal workers take about half as long.
+#[test]
+fn virtual_time_is_what_the_cores_make_of_the_cycles() {
+    let dir = harness::scratch("cores_makespan");
+    harness::write_program(&dir, "p.bc", TWO_WORKERS);
+    let mut length = Vec::new();
+    for cores in ["--cores=1", "--cores=2", "--cores=8"] {
+        let r = run_in(
+            &dir,
+            &[
+                "run",
+                "p.bc",
+                "--clock=virtual",
+                cores,
+                "--profile=exhaustive",
+                "--profile-out",
+                "p.json",
+            ],
+        );
+        r.assert_status(0);
+        assert_eq!(r.stdout, "40000200000\n");
+        let p = json(&dir.join("p.json"));
+        let wall = p["run"]["wall_ns"].as_u64().expect("wall_ns");
+        let cycles = p["run"]["cycles"].as_u64().expect("cycles");
+        length.push((wall, cycles));
+    }
+    let (one, cycles) = length[0];
+    assert_eq!(one, cycles, "one core: the run takes every thread's cycles");
+    let (two, _) = length[1];
+    assert!(
+        two * 10 < one * 6 && two * 10 > one * 4,
+        "two cores: about half of {one}, got {two}"
+    );
+    // On 8 cores main has a core of its own too: at most a little shorter.
+    assert!(
+        length[2].0 <= two && length[2].0 * 100 > two * 99,
+        "8 cores: about as long as 2 for 2 workers ({two}), got {}",
+        length[2].0
+    );
+}
+
+/// `sleep` advances virtual time and costs no real time.
+#[test]
+fn sleep_advances_virtual_time_only() {
+    let dir = harness::scratch("cores_sleep");
+    harness::write_program(
+        &dir,
+        "s.bc",
+        ".method main()\n  push 30000\n  sleep\n  push \"woke\"\n  print\n  push 0\n  ret\n.end\n",
+    );
+    let r = run_in(
+        &dir,
+        &[
+            "run",
+            "s.bc",
+            "--clock=virtual",
+            "--cores=1",
+            "--profile=counter",
+            "--profile-out",
+            "p.json",
+        ],
+    );
+    r.assert_status(0);
+    assert_eq!(r.stdout, "woke\n");
+    assert!(r.elapsed < Duration::from_secs(20), "took {:?}", r.elapsed);
+    let wall = json(&dir.join("p.json"))["run"]["wall_ns"]
+        .as_u64()
+        .expect("wall_ns");
+    assert!(wall >= 30_000_000_000, "virtual length {wall}");
+}
+
+/// Two threads joining each other: the deadlock is reported as on real
+/// threads (status 70, `runtime error: deadlock: ...`).
+#[test]
+fn a_deadlock_is_reported_as_on_real_threads() {
+    let dir = harness::scratch("cores_deadlock");
+    harness::write_program(
+        &dir,
+        "d.bc",
+        ".method other()\n  push 0\n  join\n  ret\n.end\n.method main()\n  .locals t\n  spawn other\n  store t\n  push 5\n  sleep\n  load t\n  join\n  print\n  push 0\n  ret\n.end\n",
+    );
+    let real = run_in(&dir, &["run", "d.bc"]);
+    for cores in CORES {
+        let r = run_in(&dir, &["run", "d.bc", "--clock=virtual", cores]);
+        r.assert_status(70);
+        assert_eq!(r.status, real.status);
+        assert!(
+            r.stderr
+                .contains("runtime error: deadlock: thread 0 and thread 1 wait for each other"),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn bad_machines_are_usage_errors() {
+    let dir = harness::scratch("cores_bad");
+    harness::write_program(
+        &dir,
+        "p.bc",
+        ".method main()\n  push 1\n  print\n  push 0\n  ret\n.end\n",
+    );
+    let cases: [(&[&str], &str); 7] = [
+        (&["--cores=2"], "--cores needs --clock=virtual"),
+        (
+            &["--cores=2", "--clock=wall"],
+            "--cores needs --clock=virtual",
+        ),
+        (&["--cores=0", "--clock=virtual"], "--cores=0"),
+        (&["--cores=100000", "--clock=virtual"], "--cores=100000"),
+        (
+            &["--cores=2", "--clock=virtual", "--quantum=0"],
+            "--quantum=0",
+        ),
+        (&["--quantum=10"], "--quantum applies only with --cores"),
+        (
+            &["--cores=2", "--clock=virtual", "--adaptive"],
+            "--cores does not apply with --adaptive",
+        ),
+    ];
+    for (args, message) in cases {
+        let mut all = vec!["run", "p.bc"];
+        all.extend_from_slice(args);
+        let r = run_in(&dir, &all);
+        r.assert_status(2);
+        assert!(r.stdout.is_empty(), "{}: the program ran", r.cmd);
+        assert!(r.stderr.contains(message), "{}: {}", r.cmd, r.stderr);
+    }
+    // And the good ones run.
+    for args in [
+        &["--cores=1", "--clock=virtual"][..],
+        &["--cores=3", "--clock=virtual", "--quantum=7"][..],
+    ] {
+        let mut all = vec!["run", "p.bc"];
+        all.extend_from_slice(args);
+        let r = run_in(&dir, &all);
+        r.assert_status(0);
+        assert_eq!(r.stdout, "1\n");
+    }
+}
