@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use jit_sim::adaptive::{AdaptiveController, AdaptiveOptions};
+use jit_sim::adaptive::{AdaptiveController, AdaptiveOptions, PrintLevel};
 use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions};
 use profiler::session::FinishedProfile;
 use profiler::{Profiler, RunFacts};
@@ -81,21 +81,26 @@ pub(super) fn execute(
         // that needs the VM (see profiler::sampler).
         p.attach(&vm);
     }
+    let print = a
+        .profile
+        .print_compilation
+        .and_then(PrintLevel::from_number)
+        .unwrap_or_default();
     let controller = match &profiler {
         Some(p) if a.profile.adaptive => Some(AdaptiveController::start(
             &vm,
             p,
             AdaptiveOptions::default(),
-            a.profile.print_compilation,
+            print,
         )),
         _ => None,
     };
     let outcome = vm.run();
     if let Some(c) = controller {
         let report = c.finish();
-        if a.profile.print_compilation {
-            // The compilations were printed as they happened.
-            eprint!("{}", report.summary());
+        if print >= PrintLevel::Report {
+            // Decisions and estimates were printed as they happened.
+            eprint!("{}", report.report());
         }
     }
     let mut status = outcome.status;
@@ -139,7 +144,7 @@ pub(super) fn resolve_profile(
     p: &ProfileArgs,
     no_yieldpoints: bool,
 ) -> Result<ProfileConfig, Failure> {
-    if p.print_compilation && !p.adaptive {
+    if p.print_compilation.is_some() && !p.adaptive {
         return Err(Failure::usage(
             "vm: --print-compilation applies only with --adaptive",
         ));
