@@ -339,8 +339,9 @@ pub struct ProfileArgs {
     pub adaptive: bool,
     /// With --adaptive: what the controller prints on stderr. LEVEL 0:
     /// nothing; 1: a final report (wake-ups, methods considered and
-    /// chosen, each recompilation's estimate beside what it measurably
-    /// saved, what was not recompiled and why); 2 (the bare flag): also
+    /// chosen, each recompilation's estimate beside its code's share of
+    /// the samples before and after, what was not recompiled and why);
+    /// 2 (the bare flag): also
     /// each recompilation as it happens; 3: also every estimate and each
     /// wake-up that did nothing
     #[arg(
