@@ -353,6 +353,11 @@ pub struct ProfileArgs {
         value_parser = clap::value_parser!(u8).range(0..=3)
     )]
     pub print_compilation: Option<u8>,
+    /// With --adaptive: write the controller's timeline to FILE as one
+    /// self-contained HTML page (wake-ups, recompilations with the model's
+    /// figures, what each inlined)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Write the profile as JSON to FILE; written even if the program fails
     #[arg(long, value_name = "FILE")]
     pub profile_out: Option<PathBuf>,

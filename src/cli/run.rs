@@ -60,6 +60,14 @@ pub(super) fn execute(
         })?),
         None => None,
     };
+    // The same for the controller's timeline page; it is written at the
+    // end, and removed if that fails (no partial page).
+    if let Some(path) = &a.profile.html {
+        std::fs::File::create(path).map_err(|e| Failure {
+            status: EXIT_NO_INPUT,
+            message: format!("vm: cannot write `{}`: {e}", path.display()),
+        })?;
+    }
     let program = Program::load(module, !a.no_yieldpoints);
     let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
     let mut options = VmOptions {
@@ -96,14 +104,26 @@ pub(super) fn execute(
         _ => None,
     };
     let outcome = vm.run();
+    let mut html_failed = false;
     if let Some(c) = controller {
         let report = c.finish();
         if print >= PrintLevel::Report {
             // Decisions and estimates were printed as they happened.
             eprint!("{}", report.report());
         }
+        if let Some(path) = &a.profile.html {
+            let page = jit_sim::adaptive::html::page(&report, &a.program.display().to_string());
+            if let Err(e) = std::fs::write(path, page) {
+                let _ = std::fs::remove_file(path);
+                eprintln!("vm: cannot write `{}`: {e}", path.display());
+                html_failed = true;
+            }
+        }
     }
     let mut status = outcome.status;
+    if html_failed && status == 0 {
+        status = EXIT_NO_INPUT;
+    }
     let profile = profiler.map(|p| {
         let facts = RunFacts {
             wall_ns: outcome.wall_ns,
@@ -147,6 +167,11 @@ pub(super) fn resolve_profile(
     if p.print_compilation.is_some() && !p.adaptive {
         return Err(Failure::usage(
             "vm: --print-compilation applies only with --adaptive",
+        ));
+    }
+    if p.html.is_some() && !p.adaptive {
+        return Err(Failure::usage(
+            "vm: --html applies only with --adaptive (the controller's timeline)",
         ));
     }
     // The controller reads a live sampled profile: cbs unless one is named.

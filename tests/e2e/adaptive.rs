@@ -429,3 +429,148 @@ fn a_print_compilation_level_out_of_range_is_a_usage_error() {
     assert!(r.stderr.contains("--print-compilation"), "{}", r.stderr);
     assert!(r.stdout.is_empty());
 }
+
+/// The JSON a timeline page embeds for its script.
+fn page_data(page: &str) -> serde_json::Value {
+    let start = "<script type=\"application/json\" id=\"data\">";
+    let from = page.find(start).expect("the page's data") + start.len();
+    let to = from + page[from..].find("</script>").expect("end of the data");
+    serde_json::from_str(&page[from..to]).expect("the data is JSON")
+}
+
+/// The page as headless Chromium renders it (its DOM after the script),
+/// or `None` when no Chromium is installed.
+fn rendered(file: &std::path::Path, name: &str) -> Option<String> {
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(browser) = browser else {
+        eprintln!("note: chromium is not installed: the timeline was not rendered");
+        return None;
+    };
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            scratch(&format!("{name}_chromium")).display()
+        ))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn html_draws_the_controller_timeline_in_one_page() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/bench");
+    let expected = std::fs::read_to_string(dir.join("static_calls.out")).unwrap();
+    let out = scratch("adaptive_html").join("timeline.html");
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "static_calls.bc",
+            "--adaptive",
+            "--print-compilation=1",
+            "--clock=virtual",
+            "--seed=5",
+            &format!("--html={}", out.display()),
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    assert_eq!(r.stdout, expected);
+    let page = std::fs::read_to_string(&out).expect("the page is written");
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    for bad in ["<link", "src=\"http", "src='http", "@import", "url(http"] {
+        assert!(!page.contains(bad), "{bad}: the page fetches something");
+    }
+    // The data is the run's: as many compilations as the report counts,
+    // each with the model's figures and what it inlined.
+    let data = page_data(&page);
+    let (_, n) = totals(&r.stderr);
+    let compiled = data["compilations"].as_array().unwrap();
+    assert_eq!(compiled.len(), n, "{}", r.stderr);
+    assert!(n > 0, "{}", r.stderr);
+    for c in compiled {
+        let (b, cost) = (
+            c["benefit_ms"].as_f64().unwrap(),
+            c["cost_ms"].as_f64().unwrap(),
+        );
+        assert!(b > cost, "{c}");
+        assert!(c["past_ms"].as_f64().unwrap() >= b, "{c}");
+        assert!(!c["inlined"].as_array().unwrap().is_empty(), "{c}");
+        let line = format!(": estimated to save {b:.3}ms of ");
+        assert!(
+            r.stderr
+                .lines()
+                .any(|l| l.contains(c["method"].as_str().unwrap()) && l.contains(&line)),
+            "{c} not in the report: {}",
+            r.stderr
+        );
+    }
+    let (wakeups, _) = wakeups(&r.stderr);
+    assert_eq!(data["wakeups"].as_array().unwrap().len(), wakeups);
+    // Rendered: the script ran, and drew one row and one mark per
+    // compilation.
+    if let Some(dom) = rendered(&out, "adaptive_html") {
+        assert!(
+            dom.contains("data-rendered=\"yes\""),
+            "the script did not finish"
+        );
+        assert!(dom.contains("id=\"axis\""), "no timeline");
+        for c in compiled {
+            let m = c["method"].as_str().unwrap();
+            assert!(
+                dom.contains(&format!("<tr class=\"compilation\" data-method=\"{m}\">")),
+                "no row for {m}"
+            );
+            assert!(
+                dom.contains(&format!(">#{} {m}<", c["number"])),
+                "no mark for {m} on the timeline"
+            );
+        }
+    }
+}
+
+#[test]
+fn html_to_a_path_that_cannot_be_written_fails_before_the_run() {
+    let prog = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/examples/fib.bc");
+    let missing = scratch("adaptive_html_bad").join("no/such/dir/t.html");
+    let r = vm(&[
+        "run",
+        prog.to_str().unwrap(),
+        "--adaptive",
+        &format!("--html={}", missing.display()),
+    ]);
+    r.assert_status(66);
+    assert!(r.stderr.contains("cannot write"), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "the program ran");
+    assert!(!missing.exists());
+    let r = vm(&["run", prog.to_str().unwrap(), "--html=t.html"]);
+    r.assert_status(2);
+    assert!(
+        r.stderr.contains("--html applies only with --adaptive"),
+        "{}",
+        r.stderr
+    );
+}

@@ -24,6 +24,7 @@
 //! is kept in a [`Compilation`] log, printed with `--print-compilation` in
 //! the spirit of HotSpot's `-XX:+PrintCompilation`.
 
+pub mod html;
 pub mod measure;
 pub mod model;
 
@@ -184,6 +185,11 @@ pub struct AdaptiveReport {
     pub looks: u64,
     /// What each wake-up came to, in order.
     pub outcomes: Vec<LookOutcome>,
+    /// When each wake-up read the profile, since the program started
+    /// (same order as `outcomes`).
+    pub look_times: Vec<Duration>,
+    /// When the controller stopped (the program had ended).
+    pub ended: Duration,
     /// The method samples the last read held.
     pub last_samples: u64,
     /// Every method the model was asked about, by name.
@@ -444,10 +450,12 @@ impl<'a> Controller<'a> {
             );
         }
         self.report.outcomes.push(outcome);
+        self.report.look_times.push(elapsed);
     }
 
     /// Measures each compilation against the profile at the end.
     fn measure(&mut self, end: &DynamicCallGraph, elapsed: Duration) {
+        self.report.ended = elapsed;
         let compiled: Vec<(MethodId, String, usize)> = self
             .report
             .compilations
