@@ -202,6 +202,9 @@ pub struct SampleSink {
     pub taken: u64,
     /// `--tune`: where the interval comes from.
     pub tune: Option<TuneLink>,
+    /// Samples the buffer holds before it is handed over
+    /// ([`BUFFER_SAMPLES`] unless [`SampleSink::with_batch`] says less).
+    batch: usize,
 }
 
 impl SampleSink {
@@ -214,7 +217,16 @@ impl SampleSink {
             pool,
             taken: 0,
             tune: None,
+            batch: BUFFER_SAMPLES,
         }
+    }
+
+    /// The same sink handing its buffer over every `batch` samples (1 to
+    /// [`BUFFER_SAMPLES`]): for a profile read while the program runs,
+    /// whose reader must not wait for a full buffer.
+    pub fn with_batch(mut self, batch: usize) -> SampleSink {
+        self.batch = batch.clamp(1, BUFFER_SAMPLES);
+        self
     }
 
     /// With `--tune`: the interval, if it changed since the last call.
@@ -231,7 +243,7 @@ impl SampleSink {
     #[inline]
     pub fn push(&mut self, s: Sample) {
         self.buffer.push(s);
-        if self.buffer.len() == BUFFER_SAMPLES {
+        if self.buffer.len() >= self.batch {
             self.hand_over();
         }
     }
@@ -374,5 +386,25 @@ mod tests {
         });
         assert!(matches!(rx.try_recv(), Ok(Message::Samples(v, None)) if v.len() == 1));
         assert!(matches!(rx.try_recv(), Ok(Message::ThreadDone(_))));
+    }
+
+    #[test]
+    fn a_smaller_batch_is_handed_over_sooner() {
+        let (tx, rx) = unbounded();
+        let (_pool_tx, pool_rx) = unbounded();
+        let mut sink = SampleSink::new(tx, pool_rx).with_batch(32);
+        for i in 0..31 {
+            sink.push(Sample::Method { method: i });
+        }
+        assert!(rx.try_recv().is_err(), "31 samples stay in the buffer");
+        sink.push(Sample::Method { method: 31 });
+        let Ok(Message::Samples(batch, None)) = rx.try_recv() else {
+            panic!("a batch of 32 was not handed over")
+        };
+        assert_eq!(batch.len(), 32);
+        // Out of range: at least one, at most a full buffer.
+        let (tx, _rx) = unbounded();
+        let (_p, pool_rx) = unbounded();
+        assert_eq!(SampleSink::new(tx, pool_rx).with_batch(0).batch, 1);
     }
 }

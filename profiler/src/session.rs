@@ -3,7 +3,7 @@
 //! queue), creates each thread's listener, and at the end turns the
 //! repositories into a [`Profile`].
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crossbeam::channel::{unbounded, Receiver, Sender};
@@ -60,6 +60,9 @@ pub struct Profiler {
     /// `--profile=timer` on the wall clock: the sampler thread, started by
     /// [`Profiler::attach`] (see [`crate::sampler`]).
     sampler: Mutex<Option<SamplerThread>>,
+    /// Samples a thread buffers before handing them to the organizer
+    /// ([`Profiler::hand_over_every`]).
+    batch: AtomicUsize,
 }
 
 impl Profiler {
@@ -108,6 +111,7 @@ impl Profiler {
             live,
             timer: Mutex::new(timer),
             sampler: Mutex::new(None),
+            batch: AtomicUsize::new(crate::samples::BUFFER_SAMPLES),
         })
     }
 
@@ -133,6 +137,16 @@ impl Profiler {
                 ));
             }
         }
+    }
+
+    /// Makes threads started from now on hand their samples to the
+    /// organizer every `samples` samples rather than every
+    /// [`crate::samples::BUFFER_SAMPLES`]: for a reader of [`Self::live_dcg`]
+    /// while the program runs, which otherwise sees nothing of a thread
+    /// until its first buffer is full (512 samples: some 256 ticks of a
+    /// timer profile). Call it before the program starts.
+    pub fn hand_over_every(&self, samples: usize) {
+        self.batch.store(samples, Ordering::Relaxed);
     }
 
     /// The configuration of this session.
@@ -271,6 +285,7 @@ impl Profiler {
 
     fn sink(&self) -> SampleSink {
         SampleSink::new(self.to_organizer.clone(), self.pool.clone())
+            .with_batch(self.batch.load(Ordering::Relaxed))
     }
 
     /// The random generator of thread `id`: derived from the seed so that

@@ -347,10 +347,27 @@ pub struct ProfileArgs {
     /// cbs unless --profile names timer, cbs or counter
     #[arg(long)]
     pub adaptive: bool,
-    /// With --adaptive: print each recompilation on stderr as it happens,
-    /// and at the end what was not recompiled and why
-    #[arg(long)]
-    pub print_compilation: bool,
+    /// With --adaptive: what the controller prints on stderr. LEVEL 0:
+    /// nothing; 1: a final report (wake-ups, methods considered and
+    /// chosen, each recompilation's estimate beside its code's share of
+    /// the samples before and after, what was not recompiled and why);
+    /// 2 (the bare flag): also
+    /// each recompilation as it happens; 3: also every estimate and each
+    /// wake-up that did nothing
+    #[arg(
+        long,
+        value_name = "LEVEL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "2",
+        value_parser = clap::value_parser!(u8).range(0..=3)
+    )]
+    pub print_compilation: Option<u8>,
+    /// With --adaptive: write the controller's timeline to FILE as one
+    /// self-contained HTML page (wake-ups, recompilations with the model's
+    /// figures, what each inlined)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Write the profile as JSON to FILE; written even if the program fails
     #[arg(long, value_name = "FILE")]
     pub profile_out: Option<PathBuf>,

@@ -191,7 +191,7 @@ fn run_options_given(a: &RunArgs) -> Vec<&'static str> {
 }
 
 pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
-    if a.run.profile.adaptive || a.run.profile.print_compilation {
+    if a.run.profile.adaptive || a.run.profile.print_compilation.is_some() {
         return Err(Failure::usage(
             "vm: --adaptive does not apply to vm inline (it inlines once, after the run; \
              use vm run --adaptive)",

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use jit_sim::adaptive::{AdaptiveController, AdaptiveOptions};
+use jit_sim::adaptive::{AdaptiveController, AdaptiveOptions, PrintLevel};
 use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions};
 use profiler::session::FinishedProfile;
 use profiler::{Profiler, RunFacts};
@@ -65,6 +65,14 @@ pub(super) fn execute(
         })?),
         None => None,
     };
+    // The same for the controller's timeline page; it is written at the
+    // end, and removed if that fails (no partial page).
+    if let Some(path) = &a.profile.html {
+        std::fs::File::create(path).map_err(|e| Failure {
+            status: EXIT_NO_INPUT,
+            message: format!("vm: cannot write `{}`: {e}", path.display()),
+        })?;
+    }
     let program = Program::load(module, !a.no_yieldpoints);
     let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
     let mut options = VmOptions {
@@ -90,24 +98,41 @@ pub(super) fn execute(
         // that needs the VM (see profiler::sampler).
         p.attach(&vm);
     }
+    let print = a
+        .profile
+        .print_compilation
+        .and_then(PrintLevel::from_number)
+        .unwrap_or_default();
     let controller = match &profiler {
         Some(p) if a.profile.adaptive => Some(AdaptiveController::start(
             &vm,
             p,
             AdaptiveOptions::default(),
-            a.profile.print_compilation,
+            print,
         )),
         _ => None,
     };
     let outcome = vm.run();
+    let mut html_failed = false;
     if let Some(c) = controller {
         let report = c.finish();
-        if a.profile.print_compilation {
-            // The compilations were printed as they happened.
-            eprint!("{}", report.summary());
+        if print >= PrintLevel::Report {
+            // Decisions and estimates were printed as they happened.
+            eprint!("{}", report.report());
+        }
+        if let Some(path) = &a.profile.html {
+            let page = jit_sim::adaptive::html::page(&report, &a.program.display().to_string());
+            if let Err(e) = std::fs::write(path, page) {
+                let _ = std::fs::remove_file(path);
+                eprintln!("vm: cannot write `{}`: {e}", path.display());
+                html_failed = true;
+            }
         }
     }
     let mut status = outcome.status;
+    if html_failed && status == 0 {
+        status = EXIT_NO_INPUT;
+    }
     let profile = profiler.map(|p| {
         let facts = RunFacts {
             // On a simulated machine, the run's length in virtual time.
@@ -193,9 +218,14 @@ pub(super) fn resolve_profile(
     p: &ProfileArgs,
     no_yieldpoints: bool,
 ) -> Result<ProfileConfig, Failure> {
-    if p.print_compilation && !p.adaptive {
+    if p.print_compilation.is_some() && !p.adaptive {
         return Err(Failure::usage(
             "vm: --print-compilation applies only with --adaptive",
+        ));
+    }
+    if p.html.is_some() && !p.adaptive {
+        return Err(Failure::usage(
+            "vm: --html applies only with --adaptive (the controller's timeline)",
         ));
     }
     // The controller reads a live sampled profile: cbs unless one is named.

@@ -174,3 +174,403 @@ fn code_swaps_mix_with_every_walk_and_record() {
         assert_eq!(r.stdout, expected, "{extra:?}: {}", r.stderr);
     }
 }
+
+/// The totals line (`vm: adaptive: N recompiled, M profile reads[: why]`)
+/// and N.
+fn totals(stderr: &str) -> (&str, usize) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("vm: adaptive: ") && l.contains(" recompiled, "))
+        .unwrap_or_else(|| panic!("no totals line: {stderr}"));
+    let n = line["vm: adaptive: ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("totals: {line}"));
+    (line, n)
+}
+
+/// From the report: wake-ups, and those that found too few samples.
+fn wakeups(stderr: &str) -> (usize, usize) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("vm: adaptive: wake-ups "))
+        .unwrap_or_else(|| panic!("no wake-ups line: {stderr}"));
+    let number = |after: &str| -> usize {
+        line.split_once(after).map_or(0, |(_, rest)| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0)
+        })
+    };
+    let few = line.split_once(" too few samples").map_or(0, |(head, _)| {
+        head.rsplit(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    });
+    (number("wake-ups "), few)
+}
+
+/// Issue 24's bug: a timer profile hands a thread's samples to the
+/// organizer 512 at a time (some 256 ticks), so on a run of about that
+/// many ticks the controller read an empty profile to the end and said
+/// only `0 recompiled`. Under the virtual clock, with a 2 ms interval
+/// (about 200 ticks: the first buffer never filled), every seed used to
+/// recompile nothing; now the controller sees samples from the first
+/// batches, and a run that recompiles nothing says why.
+#[test]
+fn static_calls_under_a_timer_profile_recompiles_on_every_seed_or_says_why() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/bench");
+    let expected = std::fs::read_to_string(dir.join("static_calls.out")).unwrap();
+    let mut recompiled_f1 = 0;
+    let seeds = 1..=12;
+    let runs = seeds.clone().count();
+    for seed in seeds {
+        let seed = format!("--seed={seed}");
+        for interval in ["--interval=1ms", "--interval=2ms"] {
+            let r = run_vm_in(
+                &dir,
+                &[
+                    "run",
+                    "static_calls.bc",
+                    "--adaptive",
+                    "--print-compilation",
+                    "--profile=timer",
+                    "--clock=virtual",
+                    &seed,
+                    interval,
+                ],
+                DEFAULT_TIMEOUT,
+            );
+            r.assert_status(0);
+            assert_eq!(r.stdout, expected);
+            let (line, n) = totals(&r.stderr);
+            if n == 0 {
+                // Never silent: the reason follows the totals.
+                let why = line.split_once("profile reads: ").map(|(_, w)| w);
+                assert!(
+                    why.is_some_and(|w| !w.is_empty()),
+                    "{seed} {interval}: nothing recompiled, no reason: {}",
+                    r.stderr
+                );
+            }
+            // The controller saw samples early: at most half of its
+            // wake-ups found too few (before, all of those until the
+            // first full buffer, which at 2 ms never filled).
+            let (wakeups, few) = wakeups(&r.stderr);
+            assert!(
+                wakeups < 4 || few * 2 <= wakeups,
+                "{seed} {interval}: {few} of {wakeups} wake-ups saw too few samples: {}",
+                r.stderr
+            );
+            if compilations(&r.stderr).iter().any(|l| l.contains(" f1 (")) {
+                recompiled_f1 += 1;
+            }
+        }
+    }
+    // The chain f1 -> ... -> f6 is all the program does: once the
+    // controller sees the samples it recompiles f1. A loaded machine may
+    // delay the controller's first wake-ups on a run or two.
+    assert!(
+        recompiled_f1 >= 2 * runs - 2,
+        "f1 recompiled in {recompiled_f1} of {} runs",
+        2 * runs
+    );
+}
+
+#[test]
+fn a_run_that_recompiles_nothing_says_why() {
+    let prog = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/examples/fib.bc");
+    // fib.bc ends before the controller's first wake-up.
+    let r = vm(&[
+        "run",
+        prog.to_str().unwrap(),
+        "--adaptive",
+        "--print-compilation",
+    ]);
+    r.assert_status(0);
+    let (line, n) = totals(&r.stderr);
+    assert_eq!(n, 0, "{}", r.stderr);
+    assert!(
+        line.ends_with(
+            "0 profile reads: the program ended before the controller's first wake-up (10ms)"
+        ),
+        "{line}"
+    );
+    // A profile that never holds enough samples: one tick a second.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/bench");
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "static_calls.bc",
+            "--adaptive",
+            "--print-compilation",
+            "--profile=timer",
+            "--clock=virtual",
+            "--interval=100ms",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    let (line, n) = totals(&r.stderr);
+    assert_eq!(n, 0, "{}", r.stderr);
+    assert!(
+        line.contains(
+            "the profile never held the 16 method samples a decision needs (the last read held "
+        ),
+        "{line}"
+    );
+}
+
+#[test]
+fn print_compilation_levels_print_nothing_a_report_decisions_or_estimates() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/bench");
+    let expected = std::fs::read_to_string(dir.join("static_calls.out")).unwrap();
+    let run = |level: &str| {
+        let r = run_vm_in(
+            &dir,
+            &[
+                "run",
+                "static_calls.bc",
+                "--adaptive",
+                level,
+                "--clock=virtual",
+                "--seed=5",
+            ],
+            DEFAULT_TIMEOUT,
+        );
+        r.assert_status(0);
+        assert_eq!(r.stdout, expected, "{level}");
+        r.stderr
+    };
+    let is_estimate = |l: &&str| l.contains(" estimate ") && l.contains(": past time ");
+    let is_report = |l: &&str| l.starts_with("vm: adaptive: wake-ups ");
+    // 0: nothing at all.
+    let e = run("--print-compilation=0");
+    assert!(!e.contains("vm: adaptive:"), "{e}");
+    // 1: the report only, one line per compilation with its estimate
+    // beside what the profile says afterwards.
+    let e = run("--print-compilation=1");
+    assert!(
+        compilations(&e).iter().all(|l| !l.contains("[compiled in")),
+        "{e}"
+    );
+    assert!(e.lines().any(|l| is_report(&l)), "{e}");
+    assert!(e.contains("vm: adaptive: methods considered "), "{e}");
+    assert!(!e.lines().any(|l| is_estimate(&l)), "{e}");
+    let (_, n) = totals(&e);
+    let per_compilation: Vec<&str> = e
+        .lines()
+        .filter(|l| l.contains(": estimated to save "))
+        .collect();
+    assert_eq!(per_compilation.len(), n, "{e}");
+    for l in &per_compilation {
+        assert!(
+            l.contains("% of the program's (over the ") || l.contains("now runs inside "),
+            "{l}"
+        );
+    }
+    let chosen: usize = e
+        .lines()
+        .find_map(|l| {
+            l.split_once(", chosen ")
+                .map(|(_, c)| c.trim().parse().unwrap())
+        })
+        .unwrap();
+    assert_eq!(chosen, n, "{e}");
+    // 2 (and the bare flag): each decision as it happens, then the report.
+    for level in ["--print-compilation=2", "--print-compilation"] {
+        let e = run(level);
+        let (_, n) = totals(&e);
+        let live: Vec<&str> = e.lines().filter(|l| l.contains("[compiled in ")).collect();
+        assert_eq!(live.len(), n, "{level}: {e}");
+        assert!(e.lines().any(|l| is_report(&l)), "{e}");
+        assert!(!e.lines().any(|l| is_estimate(&l)), "{e}");
+        // Decisions come before the report.
+        let lines: Vec<&str> = e.lines().collect();
+        let first_report = lines.iter().position(is_report).unwrap();
+        let last_live = lines.iter().rposition(|l| l.contains("[compiled in "));
+        assert!(last_live.is_none_or(|p| p < first_report), "{e}");
+    }
+    // 3: every estimate too; each recompilation follows its estimate.
+    let e = run("--print-compilation=3");
+    let estimates: Vec<&str> = e.lines().filter(is_estimate).collect();
+    assert!(!estimates.is_empty(), "{e}");
+    for l in &estimates {
+        assert!(l.contains(" benefit ") && l.contains(" cost "), "{l}");
+    }
+    let (_, n) = totals(&e);
+    assert!(estimates.len() >= n, "{e}");
+    for c in e.lines().filter(|l| l.contains("[compiled in ")) {
+        let name = c.split_whitespace().nth(4).unwrap();
+        let at = e.lines().position(|l| l == c).unwrap();
+        assert!(
+            e.lines()
+                .take(at)
+                .any(|l| l.contains(&format!(" estimate {name}: "))),
+            "no estimate before {c}: {e}"
+        );
+    }
+}
+
+#[test]
+fn a_print_compilation_level_out_of_range_is_a_usage_error() {
+    let prog = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/examples/fib.bc");
+    let r = vm(&[
+        "run",
+        prog.to_str().unwrap(),
+        "--adaptive",
+        "--print-compilation=4",
+    ]);
+    r.assert_status(2);
+    assert!(r.stderr.contains("--print-compilation"), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+}
+
+/// The JSON a timeline page embeds for its script.
+fn page_data(page: &str) -> serde_json::Value {
+    let start = "<script type=\"application/json\" id=\"data\">";
+    let from = page.find(start).expect("the page's data") + start.len();
+    let to = from + page[from..].find("</script>").expect("end of the data");
+    serde_json::from_str(&page[from..to]).expect("the data is JSON")
+}
+
+/// The page as headless Chromium renders it (its DOM after the script),
+/// or `None` when no Chromium is installed.
+fn rendered(file: &std::path::Path, name: &str) -> Option<String> {
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(browser) = browser else {
+        eprintln!("note: chromium is not installed: the timeline was not rendered");
+        return None;
+    };
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            scratch(&format!("{name}_chromium")).display()
+        ))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn html_draws_the_controller_timeline_in_one_page() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/bench");
+    let expected = std::fs::read_to_string(dir.join("static_calls.out")).unwrap();
+    let out = scratch("adaptive_html").join("timeline.html");
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "static_calls.bc",
+            "--adaptive",
+            "--print-compilation=1",
+            "--clock=virtual",
+            "--seed=5",
+            &format!("--html={}", out.display()),
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    assert_eq!(r.stdout, expected);
+    let page = std::fs::read_to_string(&out).expect("the page is written");
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    for bad in ["<link", "src=\"http", "src='http", "@import", "url(http"] {
+        assert!(!page.contains(bad), "{bad}: the page fetches something");
+    }
+    // The data is the run's: as many compilations as the report counts,
+    // each with the model's figures and what it inlined.
+    let data = page_data(&page);
+    let (_, n) = totals(&r.stderr);
+    let compiled = data["compilations"].as_array().unwrap();
+    assert_eq!(compiled.len(), n, "{}", r.stderr);
+    assert!(n > 0, "{}", r.stderr);
+    for c in compiled {
+        let (b, cost) = (
+            c["benefit_ms"].as_f64().unwrap(),
+            c["cost_ms"].as_f64().unwrap(),
+        );
+        assert!(b > cost, "{c}");
+        assert!(c["past_ms"].as_f64().unwrap() >= b, "{c}");
+        assert!(!c["inlined"].as_array().unwrap().is_empty(), "{c}");
+        let line = format!(": estimated to save {b:.3}ms of ");
+        assert!(
+            r.stderr
+                .lines()
+                .any(|l| l.contains(c["method"].as_str().unwrap()) && l.contains(&line)),
+            "{c} not in the report: {}",
+            r.stderr
+        );
+    }
+    let (wakeups, _) = wakeups(&r.stderr);
+    assert_eq!(data["wakeups"].as_array().unwrap().len(), wakeups);
+    // Rendered: the script ran, and drew one row and one mark per
+    // compilation.
+    if let Some(dom) = rendered(&out, "adaptive_html") {
+        assert!(
+            dom.contains("data-rendered=\"yes\""),
+            "the script did not finish"
+        );
+        assert!(dom.contains("id=\"axis\""), "no timeline");
+        for c in compiled {
+            let m = c["method"].as_str().unwrap();
+            assert!(
+                dom.contains(&format!("<tr class=\"compilation\" data-method=\"{m}\">")),
+                "no row for {m}"
+            );
+            assert!(
+                dom.contains(&format!(">#{} {m}<", c["number"])),
+                "no mark for {m} on the timeline"
+            );
+        }
+    }
+}
+
+#[test]
+fn html_to_a_path_that_cannot_be_written_fails_before_the_run() {
+    let prog = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/examples/fib.bc");
+    let missing = scratch("adaptive_html_bad").join("no/such/dir/t.html");
+    let r = vm(&[
+        "run",
+        prog.to_str().unwrap(),
+        "--adaptive",
+        &format!("--html={}", missing.display()),
+    ]);
+    r.assert_status(66);
+    assert!(r.stderr.contains("cannot write"), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "the program ran");
+    assert!(!missing.exists());
+    let r = vm(&["run", prog.to_str().unwrap(), "--html=t.html"]);
+    r.assert_status(2);
+    assert!(
+        r.stderr.contains("--html applies only with --adaptive"),
+        "{}",
+        r.stderr
+    );
+}

@@ -24,6 +24,8 @@
 //! is kept in a [`Compilation`] log, printed with `--print-compilation` in
 //! the spirit of HotSpot's `-XX:+PrintCompilation`.
 
+pub mod html;
+pub mod measure;
 pub mod model;
 
 use std::collections::BTreeMap;
@@ -39,6 +41,7 @@ use vm::runtime::Vm;
 
 use crate::inline::{self, Target};
 use crate::policy::{self, EdgeWeights, PolicyKind, SiteDecision, Thresholds};
+pub use measure::{InlinedTree, Measured};
 pub use model::{Estimate, InlinedEdge, Model};
 
 /// How the controller works.
@@ -126,6 +129,50 @@ pub struct Declined {
     pub reason: String,
 }
 
+/// How much `--print-compilation` prints (docs/ADAPTIVE.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PrintLevel {
+    /// Nothing (`--print-compilation=0`, and without the flag).
+    #[default]
+    Nothing = 0,
+    /// The final report only.
+    Report = 1,
+    /// Each recompilation as it is decided, then the report (the bare
+    /// flag).
+    Decisions = 2,
+    /// Also every estimate the model makes, and each wake-up that did
+    /// nothing, with why.
+    Estimates = 3,
+}
+
+impl PrintLevel {
+    /// The level of `--print-compilation=N` (0 to 3).
+    pub fn from_number(n: u8) -> Option<PrintLevel> {
+        Some(match n {
+            0 => PrintLevel::Nothing,
+            1 => PrintLevel::Report,
+            2 => PrintLevel::Decisions,
+            3 => PrintLevel::Estimates,
+            _ => return None,
+        })
+    }
+}
+
+/// What one wake-up of the controller came to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LookOutcome {
+    /// The profile held fewer method samples than the model needs.
+    TooFewSamples(u64),
+    /// The policy would inline nothing in a method not yet recompiled.
+    NothingToInline,
+    /// Methods had something to inline; none was worth recompiling.
+    NotWorthIt,
+    /// The inliner refused the decisions.
+    Refused,
+    /// This many methods were recompiled.
+    Recompiled(usize),
+}
+
 /// What the controller did over a run.
 #[derive(Clone, Debug, Default)]
 pub struct AdaptiveReport {
@@ -134,37 +181,165 @@ pub struct AdaptiveReport {
     /// Methods with something to inline that were, at the last look, not
     /// worth recompiling.
     pub declined: Vec<Declined>,
-    /// How many times the controller read the profile.
+    /// How many times the controller read the profile (its wake-ups).
     pub looks: u64,
+    /// What each wake-up came to, in order.
+    pub outcomes: Vec<LookOutcome>,
+    /// When each wake-up read the profile, since the program started
+    /// (same order as `outcomes`).
+    pub look_times: Vec<Duration>,
+    /// When the controller stopped (the program had ended).
+    pub ended: Duration,
+    /// The method samples the last read held.
+    pub last_samples: u64,
+    /// Every method the model was asked about, by name.
+    pub considered: std::collections::BTreeSet<String>,
+    /// What the profile says of each compilation after it (same order as
+    /// `compilations`; filled in when the controller stops).
+    pub measured: Vec<Measured>,
+    /// The model's minimum of method samples.
+    pub min_samples: u64,
+    /// The controller's period.
+    pub period: Duration,
 }
 
 impl AdaptiveReport {
-    /// The whole log: one line per compilation, then the [`summary`].
+    /// The whole log: one line per compilation, then the [`report`].
     ///
-    /// [`summary`]: AdaptiveReport::summary
+    /// [`report`]: AdaptiveReport::report
     pub fn text(&self) -> String {
         let mut s = String::new();
         for c in &self.compilations {
             let _ = writeln!(s, "vm: adaptive: {}", c.line());
         }
-        s + &self.summary()
+        s + &self.report()
     }
 
-    /// What was declined, and the totals.
-    pub fn summary(&self) -> String {
+    /// Wake-ups that decided nothing.
+    pub fn idle(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|o| !matches!(o, LookOutcome::Recompiled(_)))
+            .count()
+    }
+
+    /// The final report, in the spirit of Jikes RVM's: wake-ups, those
+    /// that did nothing and why, methods considered and chosen, each
+    /// compilation's estimate beside what it measurably saved, what was
+    /// declined, and the totals (with, when nothing was recompiled, why).
+    pub fn report(&self) -> String {
         let mut s = String::new();
+        let count = |f: fn(&LookOutcome) -> bool| self.outcomes.iter().filter(|o| f(o)).count();
+        let few = count(|o| matches!(o, LookOutcome::TooFewSamples(_)));
+        let nothing = count(|o| matches!(o, LookOutcome::NothingToInline));
+        let not_worth = count(|o| matches!(o, LookOutcome::NotWorthIt));
+        let refused = count(|o| matches!(o, LookOutcome::Refused));
+        let mut why = Vec::new();
+        for (n, what) in [
+            (few, "too few samples"),
+            (nothing, "nothing to inline"),
+            (not_worth, "nothing worth it"),
+            (refused, "inliner refused"),
+        ] {
+            if n > 0 {
+                why.push(format!("{n} {what}"));
+            }
+        }
+        let _ = writeln!(
+            s,
+            "vm: adaptive: wake-ups {} (every {}ms), did nothing {}{}",
+            self.looks,
+            self.period.as_millis(),
+            self.idle(),
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", why.join(", "))
+            }
+        );
+        let considered: Vec<&str> = self.considered.iter().map(String::as_str).collect();
+        let _ = writeln!(
+            s,
+            "vm: adaptive: methods considered {}{}, chosen {}",
+            considered.len(),
+            if considered.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", considered.join(", "))
+            },
+            self.compilations.len()
+        );
+        for (i, c) in self.compilations.iter().enumerate() {
+            let measured = self
+                .measured
+                .get(i)
+                .map_or_else(|| "not measured".to_string(), Measured::text);
+            let _ = writeln!(
+                s,
+                "vm: adaptive: {:>3}  {}: estimated to save {:.3}ms of {:.3}ms over the next {:.1}ms; {}",
+                c.number,
+                c.name,
+                c.estimate.benefit_ns / 1e6,
+                c.estimate.time_ns / 1e6,
+                c.at.as_secs_f64() * 1e3,
+                measured
+            );
+        }
         for d in &self.declined {
             let _ = writeln!(s, "vm: adaptive: not recompiled: {}: {}", d.name, d.reason);
         }
-        let _ = writeln!(
+        let _ = write!(
             s,
             "vm: adaptive: {} recompiled, {} profile reads",
             self.compilations.len(),
             self.looks
         );
+        if self.compilations.is_empty() {
+            let _ = write!(s, ": {}", self.why_nothing());
+        }
+        s.push('\n');
         s
     }
+
+    /// Why nothing was recompiled, from the last wake-up.
+    pub fn why_nothing(&self) -> String {
+        match self.outcomes.last() {
+            None => format!(
+                "the program ended before the controller's first wake-up ({}ms)",
+                self.period.as_millis()
+            ),
+            Some(LookOutcome::TooFewSamples(n)) => format!(
+                "the profile never held the {} method samples a decision needs \
+                 (the last read held {n})",
+                self.min_samples
+            ),
+            Some(LookOutcome::NothingToInline) => {
+                "the policy found no call site worth inlining".into()
+            }
+            Some(LookOutcome::NotWorthIt) => {
+                "no method was worth recompiling (see `not recompiled` above)".into()
+            }
+            Some(LookOutcome::Refused) => "the inliner refused the decisions".into(),
+            Some(LookOutcome::Recompiled(_)) => "none installed".into(),
+        }
+    }
+
+    /// The `not recompiled` lines and the totals (the report without its
+    /// first lines; kept for callers that printed the rest themselves).
+    pub fn summary(&self) -> String {
+        self.report()
+            .lines()
+            .filter(|l| l.contains("not recompiled:") || l.contains(" recompiled, "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    }
 }
+
+/// Samples a thread hands to the organizer at a time while the controller
+/// reads the profile: a full buffer (512) would keep a timer profile's
+/// first samples from the controller for some 256 ticks, longer than many
+/// programs run (docs/ADAPTIVE.md, "When nothing is recompiled").
+pub const LIVE_BATCH: usize = 32;
 
 /// The running controller thread.
 pub struct AdaptiveController {
@@ -173,14 +348,16 @@ pub struct AdaptiveController {
 }
 
 impl AdaptiveController {
-    /// Starts the controller for `vm`, reading `profiler`'s live profile.
-    /// With `print`, each compilation is printed on stderr as it happens.
+    /// Starts the controller for `vm`, reading `profiler`'s live profile
+    /// (and asking it to hand samples over in batches of [`LIVE_BATCH`]).
+    /// Printing on stderr as it goes follows `print`.
     pub fn start(
         vm: &Arc<Vm>,
         profiler: &Arc<Profiler>,
         options: AdaptiveOptions,
-        print: bool,
+        print: PrintLevel,
     ) -> AdaptiveController {
+        profiler.hand_over_every(LIVE_BATCH);
         let (stop, stopped) = bounded::<()>(1);
         let vm = Arc::clone(vm);
         let profiler = Arc::clone(profiler);
@@ -194,7 +371,12 @@ impl AdaptiveController {
                     let Some(dcg) = profiler.live_dcg() else {
                         break;
                     };
-                    c.look(&dcg, start.elapsed());
+                    c.look(dcg, start.elapsed());
+                }
+                // The program has ended: every thread has handed its last
+                // samples over; measure what each compilation saved.
+                if let Some(end) = profiler.live_dcg() {
+                    c.measure(&end, start.elapsed());
                 }
                 c.report
             })
@@ -209,32 +391,109 @@ impl AdaptiveController {
     }
 }
 
+/// The profile as it was when a compilation was installed.
+struct Baseline {
+    dcg: Arc<DynamicCallGraph>,
+    at: Duration,
+    tree: Arc<InlinedTree>,
+}
+
 /// The controller's state between looks.
 struct Controller<'a> {
     vm: &'a Vm,
     module: &'a Module,
     options: AdaptiveOptions,
-    print: bool,
+    print: PrintLevel,
     report: AdaptiveReport,
+    baselines: Vec<Baseline>,
 }
 
 impl<'a> Controller<'a> {
-    fn new(vm: &'a Vm, options: AdaptiveOptions, print: bool) -> Self {
+    fn new(vm: &'a Vm, options: AdaptiveOptions, print: PrintLevel) -> Self {
         Controller {
             vm,
             module: &vm.program.module,
             options,
             print,
-            report: AdaptiveReport::default(),
+            report: AdaptiveReport {
+                min_samples: options.model.min_samples,
+                period: options.period,
+                ..AdaptiveReport::default()
+            },
+            baselines: Vec::new(),
         }
     }
 
-    /// One look at the profile: decide, and recompile what pays.
-    fn look(&mut self, dcg: &DynamicCallGraph, elapsed: Duration) {
+    /// One look at the profile: decide, recompile what pays, and note what
+    /// the look came to.
+    fn look(&mut self, dcg: DynamicCallGraph, elapsed: Duration) {
         self.report.looks += 1;
+        let dcg = Arc::new(dcg);
+        let outcome = self.decide(&dcg, elapsed);
+        if self.print >= PrintLevel::Estimates && !matches!(outcome, LookOutcome::Recompiled(_)) {
+            let why = match &outcome {
+                LookOutcome::TooFewSamples(n) => format!(
+                    "{n} method samples, fewer than the {} a decision needs",
+                    self.options.model.min_samples
+                ),
+                LookOutcome::NothingToInline => {
+                    "nothing to inline in a method not yet recompiled".into()
+                }
+                LookOutcome::NotWorthIt => "nothing worth recompiling".into(),
+                LookOutcome::Refused => "the inliner refused".into(),
+                LookOutcome::Recompiled(_) => unreachable!(),
+            };
+            eprintln!(
+                "vm: adaptive: {:>9.1}ms wake-up {}: did nothing: {why}",
+                elapsed.as_secs_f64() * 1e3,
+                self.report.looks
+            );
+        }
+        self.report.outcomes.push(outcome);
+        self.report.look_times.push(elapsed);
+    }
+
+    /// Measures each compilation against the profile at the end.
+    fn measure(&mut self, end: &DynamicCallGraph, elapsed: Duration) {
+        self.report.ended = elapsed;
+        let compiled: Vec<(MethodId, String, usize)> = self
+            .report
+            .compilations
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.method, c.name.clone(), i))
+            .collect();
+        self.report.measured = compiled
+            .iter()
+            .map(|&(m, _, i)| {
+                let b = &self.baselines[i];
+                // Inside the region of a method recompiled no later?
+                let outer = compiled.iter().find(|&&(o, _, j)| {
+                    o != m
+                        && self.baselines[j].at <= b.at
+                        && measure::in_region(&self.baselines[j].tree, o, m)
+                });
+                if let Some((_, name, _)) = outer {
+                    return Measured::Inside(name.clone());
+                }
+                Measured::of(
+                    self.module,
+                    &b.tree,
+                    m,
+                    &b.dcg,
+                    end,
+                    elapsed.saturating_sub(b.at).as_nanos() as f64,
+                )
+            })
+            .collect();
+    }
+
+    /// The decisions of one look.
+    fn decide(&mut self, dcg: &Arc<DynamicCallGraph>, elapsed: Duration) -> LookOutcome {
         let samples: u64 = dcg.self_.iter().sum();
+        self.report.last_samples = samples;
         if samples < self.options.model.min_samples {
-            return;
+            return LookOutcome::TooFewSamples(samples);
         }
         let weights = EdgeWeights::from_dcg(self.module, dcg);
         let t = &self.options.thresholds;
@@ -247,6 +506,13 @@ impl<'a> Controller<'a> {
                 .into_iter()
                 .filter(|v| v.inline() && v.callee != Some(v.site.method))
                 .collect();
+        let mut tree = InlinedTree::new();
+        for v in &verdicts {
+            if let Some(c) = v.callee {
+                tree.entry(v.site.method).or_default().push((v.site, c));
+            }
+        }
+        let tree = Arc::new(tree);
         let mut per_method: BTreeMap<MethodId, Vec<&SiteDecision>> = BTreeMap::new();
         for v in &verdicts {
             per_method.entry(v.site.method).or_default().push(v);
@@ -258,6 +524,7 @@ impl<'a> Controller<'a> {
                 continue;
             }
             let name = self.module.methods[m as usize].display_name(self.module);
+            self.report.considered.insert(name.clone());
             if dcg.calls[m as usize] == 0 {
                 declined.push(Declined {
                     name,
@@ -270,8 +537,14 @@ impl<'a> Controller<'a> {
             candidates.push((m, name, sites));
         }
         if candidates.is_empty() {
+            let outcome = if declined.is_empty() {
+                LookOutcome::NothingToInline
+            } else {
+                LookOutcome::NotWorthIt
+            };
+            self.note_declined(&declined, elapsed);
             self.report.declined = declined;
-            return;
+            return outcome;
         }
         // One inlining of the whole program serves every candidate: the
         // decisions of all sites, so that sites inside inlined callees are
@@ -288,11 +561,13 @@ impl<'a> Controller<'a> {
                         reason: format!("the inliner refused: {e}"),
                     });
                 }
+                self.note_declined(&declined, elapsed);
                 self.report.declined = declined;
-                return;
+                return LookOutcome::Refused;
             }
         };
         let inline_time = began.elapsed();
+        let mut recompiled = 0;
         for (m, name, sites) in candidates {
             let edges: Vec<InlinedEdge> = sites
                 .iter()
@@ -315,6 +590,17 @@ impl<'a> Controller<'a> {
                 &dcg.calls,
                 elapsed.as_nanos() as f64,
             );
+            if self.print >= PrintLevel::Estimates {
+                eprintln!(
+                    "vm: adaptive: {:>9.1}ms estimate {name}: past time {:.3}ms, benefit {:.3}ms {} cost {:.3}ms ({} -> {size_after} instrs, {samples} samples)",
+                    elapsed.as_secs_f64() * 1e3,
+                    estimate.time_ns / 1e6,
+                    estimate.benefit_ns / 1e6,
+                    if estimate.worth_it() { ">" } else { "<=" },
+                    estimate.cost_ns / 1e6,
+                    self.module.methods[m as usize].code.len(),
+                );
+            }
             if !estimate.worth_it() {
                 declined.push(Declined {
                     name,
@@ -345,12 +631,38 @@ impl<'a> Controller<'a> {
                 compile_time: inline_time + loading.elapsed(),
                 installed,
             };
-            if self.print {
+            if self.print >= PrintLevel::Decisions {
                 eprintln!("vm: adaptive: {}", c.line());
             }
             self.report.compilations.push(c);
+            self.baselines.push(Baseline {
+                dcg: Arc::clone(dcg),
+                at: elapsed,
+                tree: Arc::clone(&tree),
+            });
+            recompiled += 1;
         }
+        self.note_declined(&declined, elapsed);
         self.report.declined = declined;
+        if recompiled > 0 {
+            LookOutcome::Recompiled(recompiled)
+        } else {
+            LookOutcome::NotWorthIt
+        }
+    }
+
+    /// At level 3, each method declined at this look, as it is declined.
+    fn note_declined(&self, declined: &[Declined], elapsed: Duration) {
+        if self.print >= PrintLevel::Estimates {
+            for d in declined {
+                eprintln!(
+                    "vm: adaptive: {:>9.1}ms declined {}: {}",
+                    elapsed.as_secs_f64() * 1e3,
+                    d.name,
+                    d.reason
+                );
+            }
+        }
     }
 
     /// `@LINE callee`, `(guarded)` for a guarded inline.
