@@ -149,6 +149,10 @@ fn every_console_example_in_the_docs_prints_what_it_shows() {
         let result = std::panic::catch_unwind(|| {
             trycmd::TestCases::new()
                 .register_bin("vm", vm.clone())
+                // The book runs its exercise checkers as `sh CHECKER.sh`;
+                // they call `vm`, found first on the PATH.
+                .register_bin("sh", PathBuf::from("/bin/sh"))
+                .env("PATH", path_with_vm())
                 .case(doc)
                 .run();
         });
@@ -178,16 +182,20 @@ fn checkers() -> Vec<String> {
     names
 }
 
+/// The `PATH` with the directory of the test's `vm` binary first.
+fn path_with_vm() -> String {
+    let vm = PathBuf::from(env!("CARGO_BIN_EXE_vm"));
+    format!(
+        "{}:{}",
+        vm.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
 /// Runs checker `name` on `program` from the repository's root, with the
 /// test's `vm` binary first on the `PATH`; returns its success and output.
 fn run_checker(name: &str, program: &Path) -> (bool, String) {
-    let vm = PathBuf::from(env!("CARGO_BIN_EXE_vm"));
-    let bin_dir = vm.parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_vm();
     let out = Command::new("sh")
         .arg(root().join(format!("docs/book/checkers/{name}.sh")))
         .arg(program)
@@ -231,4 +239,99 @@ fn every_exercise_checker_passes_its_solution_and_fails_a_wrong_attempt() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The anchor mdBook gives a heading: lower case, spaces to `-`, other
+/// punctuation dropped.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The relative links `[text](target)` of a Markdown text, outside code
+/// blocks and code spans: (line number, target).
+fn relative_links(text: &str) -> Vec<(usize, String)> {
+    let mut links = Vec::new();
+    let mut in_code = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        // Drop code spans, whose brackets are not links.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            let Some(end) = rest.find(')') else { break };
+            let target = &rest[..end];
+            if !target.contains("://") && !target.starts_with("mailto:") {
+                links.push((i + 1, target.to_string()));
+            }
+            rest = &rest[end..];
+        }
+    }
+    links
+}
+
+#[test]
+fn every_link_of_the_book_leads_to_a_chapter_and_a_heading_that_exist() {
+    let src = root().join("docs/book/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap();
+    let mut broken = Vec::new();
+    let mut chapters = 0;
+    for doc in documents().iter().filter(|d| d.starts_with(&src)) {
+        chapters += 1;
+        let name = doc.file_name().unwrap().to_string_lossy().into_owned();
+        if name != "SUMMARY.md" && !summary.contains(&format!("]({name})")) {
+            broken.push(format!("{name} is not listed in SUMMARY.md"));
+        }
+        let text = std::fs::read_to_string(doc).unwrap();
+        for (line, target) in relative_links(&text) {
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() {
+                doc.clone()
+            } else {
+                doc.parent().unwrap().join(file)
+            };
+            // The book is a web site of its own: links stay inside src/.
+            let inside = path
+                .canonicalize()
+                .map(|p| p.starts_with(src.canonicalize().unwrap()))
+                .unwrap_or(false);
+            if !inside {
+                broken.push(format!(
+                    "{name}:{line}: `{target}`: no such file in the book"
+                ));
+                continue;
+            }
+            if !anchor.is_empty() {
+                let target_text = std::fs::read_to_string(&path).unwrap();
+                let found = target_text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix('#'))
+                    .any(|h| anchor_of(h.trim_start_matches('#')) == anchor);
+                if !found {
+                    broken.push(format!("{name}:{line}: `{target}`: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(chapters > 1, "no book under {}", src.display());
+    assert!(
+        broken.is_empty(),
+        "broken links in the book:\n{}",
+        broken.join("\n")
+    );
 }
