@@ -1,0 +1,337 @@
+//! Every console example of the documentation is run, and its output
+//! compared, by the [`trycmd`] crate.
+//!
+//! A console example is a fenced block tagged `console` in `docs/*.md` or
+//! `docs/book/src/**/*.md`: lines `$ vm ...` (a command, continued on lines
+//! starting `> `), an optional `? N` (the expected exit status, `0` when
+//! absent), then the expected output, stdout and stderr together as a
+//! terminal shows them. `...` on a line of its own stands for any number of
+//! lines, `[..]` for any text within a line (trycmd's wildcards; used only
+//! where output varies from run to run, such as wall-clock times). A fenced
+//! block with no tag is read as a console block too, so every other block
+//! names its language (`text`, `bc`, `json`, `sh`, ...).
+//!
+//! The examples run from the repository's root, as the docs say: their
+//! paths are like `programs/examples/fib.bc`. So that the files they write
+//! (`--profile-out=exact.json`) do not land in the checkout, each document
+//! runs in its own scratch directory under `target/tmp` that holds a
+//! symbolic link to every top-level entry of the repository (`programs`,
+//! `tests`, `docs`, ...). The blocks of one document run in order, so a
+//! later block can read what an earlier one wrote.
+//!
+//! A program shown in a document is given to its examples by naming the
+//! file in the block's info string: a block opened with ```` ```bc file=small.bc ````
+//! is written to `small.bc` in the scratch root before the examples run,
+//! so `$ vm run small.bc` runs exactly the text the reader sees.
+//!
+//! To see what the binary prints now, run
+//! `TRYCMD=overwrite cargo test --release --test doc_examples`: it rewrites
+//! the expected output in the documents. Read the diff before committing
+//! it: a changed output is either a doc fix or a bug.
+//!
+//! The second test runs the book's exercise checkers
+//! (`docs/book/checkers/NAME.sh`) on the worked solution
+//! (`docs/book/solutions/NAME.bc`, must pass) and on a wrong attempt
+//! (`docs/book/solutions/NAME.wrong.bc`, must fail).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository's root (the root package's directory).
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The documents whose console blocks are run: `docs/*.md` and every
+/// `.md` under `docs/book/src`, sorted.
+fn documents() -> Vec<PathBuf> {
+    let mut docs = Vec::new();
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push(path);
+        }
+    }
+    let book = root().join("docs/book/src");
+    let mut stack = vec![book];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                docs.push(path);
+            }
+        }
+    }
+    docs.sort();
+    docs
+}
+
+/// A fresh directory that looks like the repository's root: a symbolic link
+/// to each of its top-level entries except `target` and `.git`.
+fn scratch_root(doc: &Path) -> PathBuf {
+    let rel = doc.strip_prefix(root()).unwrap();
+    let name = rel.to_string_lossy().replace(['/', '.'], "_");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("doc-examples")
+        .join(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(root()).unwrap() {
+        let entry = entry.unwrap();
+        let file_name = entry.file_name();
+        if file_name == "target" || file_name == ".git" {
+            continue;
+        }
+        std::os::unix::fs::symlink(entry.path(), dir.join(&file_name)).unwrap();
+    }
+    let text = std::fs::read_to_string(doc).unwrap();
+    for (name, body) in shown_files(&text) {
+        assert!(
+            !name.contains('/') && !name.starts_with('.'),
+            "{}: file={name} must be a plain file name",
+            rel.display()
+        );
+        std::fs::write(dir.join(&name), body).unwrap();
+    }
+    dir
+}
+
+/// The blocks of `text` opened with an info string holding `file=NAME`,
+/// as (NAME, the block's text).
+fn shown_files(text: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in text.lines() {
+        match &mut current {
+            Some(_) if line.starts_with("```") => files.extend(current.take()),
+            Some((_, body)) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            None => {
+                if let Some(info) = line.strip_prefix("```") {
+                    if let Some(name) = info
+                        .split_whitespace()
+                        .find_map(|w| w.strip_prefix("file="))
+                    {
+                        current = Some((name.to_string(), String::new()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(current.is_none(), "a file= block is not closed");
+    files
+}
+
+#[test]
+fn every_console_example_in_the_docs_prints_what_it_shows() {
+    let docs = documents();
+    assert!(
+        docs.iter().any(|d| d.ends_with("docs/CLI.md")),
+        "docs/CLI.md not found among {docs:?}"
+    );
+    let vm = PathBuf::from(env!("CARGO_BIN_EXE_vm"));
+    let mut failed = Vec::new();
+    // One document at a time: each runs with its own scratch root as the
+    // working directory, which is the process's, so they cannot overlap.
+    // Nothing else in this test binary depends on the working directory.
+    for doc in &docs {
+        let dir = scratch_root(doc);
+        std::env::set_current_dir(&dir).unwrap();
+        let result = std::panic::catch_unwind(|| {
+            trycmd::TestCases::new()
+                .register_bin("vm", vm.clone())
+                // The book runs its exercise checkers as `sh CHECKER.sh`;
+                // they call `vm`, found first on the PATH.
+                .register_bin("sh", PathBuf::from("/bin/sh"))
+                .env("PATH", path_with_vm())
+                .case(doc)
+                .run();
+        });
+        if result.is_err() {
+            failed.push(doc.strip_prefix(root()).unwrap().display().to_string());
+        }
+    }
+    std::env::set_current_dir(root()).unwrap();
+    assert!(
+        failed.is_empty(),
+        "console examples that do not print what they show (details above): {failed:?}"
+    );
+}
+
+/// The checkers of the book's exercises: each name `NAME` has
+/// `docs/book/checkers/NAME.sh`, `docs/book/solutions/NAME.bc` and
+/// `docs/book/solutions/NAME.wrong.bc`.
+fn checkers() -> Vec<String> {
+    let dir = root().join("docs/book/checkers");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sh"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The `PATH` with the directory of the test's `vm` binary first.
+fn path_with_vm() -> String {
+    let vm = PathBuf::from(env!("CARGO_BIN_EXE_vm"));
+    format!(
+        "{}:{}",
+        vm.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Runs checker `name` on `program` from the repository's root, with the
+/// test's `vm` binary first on the `PATH`; returns its success and output.
+fn run_checker(name: &str, program: &Path) -> (bool, String) {
+    let path = path_with_vm();
+    let out = Command::new("sh")
+        .arg(root().join(format!("docs/book/checkers/{name}.sh")))
+        .arg(program)
+        .current_dir(root())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+#[test]
+fn every_exercise_checker_passes_its_solution_and_fails_a_wrong_attempt() {
+    let names = checkers();
+    assert!(!names.is_empty(), "docs/book/checkers has no checker");
+    let mut wrong = Vec::new();
+    for name in &names {
+        let solution = root().join(format!("docs/book/solutions/{name}.bc"));
+        let attempt = root().join(format!("docs/book/solutions/{name}.wrong.bc"));
+        for (program, should_pass) in [(&solution, true), (&attempt, false)] {
+            assert!(program.exists(), "{} is missing", program.display());
+            let (passed, text) = run_checker(name, program);
+            if passed != should_pass {
+                wrong.push(format!(
+                    "{name} on {}: expected {}, got {}\n{text}",
+                    program.display(),
+                    if should_pass { "pass" } else { "fail" },
+                    if passed { "pass" } else { "fail" },
+                ));
+            } else if !text.contains(if should_pass { "PASS" } else { "FAIL" }) {
+                wrong.push(format!(
+                    "{name} on {}: the checker did not say {}\n{text}",
+                    program.display(),
+                    if should_pass { "PASS" } else { "FAIL" }
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The anchor mdBook gives a heading: lower case, spaces to `-`, other
+/// punctuation dropped.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The relative links `[text](target)` of a Markdown text, outside code
+/// blocks and code spans: (line number, target).
+fn relative_links(text: &str) -> Vec<(usize, String)> {
+    let mut links = Vec::new();
+    let mut in_code = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        // Drop code spans, whose brackets are not links.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            let Some(end) = rest.find(')') else { break };
+            let target = &rest[..end];
+            if !target.contains("://") && !target.starts_with("mailto:") {
+                links.push((i + 1, target.to_string()));
+            }
+            rest = &rest[end..];
+        }
+    }
+    links
+}
+
+#[test]
+fn every_link_of_the_book_leads_to_a_chapter_and_a_heading_that_exist() {
+    let src = root().join("docs/book/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap();
+    let mut broken = Vec::new();
+    let mut chapters = 0;
+    for doc in documents().iter().filter(|d| d.starts_with(&src)) {
+        chapters += 1;
+        let name = doc.file_name().unwrap().to_string_lossy().into_owned();
+        if name != "SUMMARY.md" && !summary.contains(&format!("]({name})")) {
+            broken.push(format!("{name} is not listed in SUMMARY.md"));
+        }
+        let text = std::fs::read_to_string(doc).unwrap();
+        for (line, target) in relative_links(&text) {
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() {
+                doc.clone()
+            } else {
+                doc.parent().unwrap().join(file)
+            };
+            // The book is a web site of its own: links stay inside src/.
+            let inside = path
+                .canonicalize()
+                .map(|p| p.starts_with(src.canonicalize().unwrap()))
+                .unwrap_or(false);
+            if !inside {
+                broken.push(format!(
+                    "{name}:{line}: `{target}`: no such file in the book"
+                ));
+                continue;
+            }
+            if !anchor.is_empty() {
+                let target_text = std::fs::read_to_string(&path).unwrap();
+                let found = target_text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix('#'))
+                    .any(|h| anchor_of(h.trim_start_matches('#')) == anchor);
+                if !found {
+                    broken.push(format!("{name}:{line}: `{target}`: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(chapters > 1, "no book under {}", src.display());
+    assert!(
+        broken.is_empty(),
+        "broken links in the book:\n{}",
+        broken.join("\n")
+    );
+}
