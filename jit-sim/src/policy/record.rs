@@ -130,11 +130,13 @@ impl Record {
         }
     }
 
-    /// The rule that decided: the first that failed, else the last.
+    /// The rule that decided: the first that failed, else the policy's
+    /// last (the inliner's passed depth check decides nothing).
     pub fn deciding_rule(&self) -> Option<&Rule> {
         self.rules
             .iter()
             .find(|r| !r.passed)
+            .or_else(|| self.rules.iter().rev().find(|r| r.name != "depth"))
             .or_else(|| self.rules.last())
     }
 

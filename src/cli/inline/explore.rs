@@ -342,11 +342,18 @@ fn flip_values(s: &Study, r: &Record) -> Vec<String> {
                 }
                 let mut t = *s.t;
                 (k.set)(&mut t, v);
+                // --inline-ramp-from may not be above --inline-max-hot:
+                // lowering the one lowers the other with it.
+                let mut also = String::new();
                 if t.ramp_from > t.max_hot {
-                    continue;
+                    if k.option != "--inline-max-hot" {
+                        continue;
+                    }
+                    t.ramp_from = t.max_hot;
+                    also = format!(" --inline-ramp-from={}", t.max_hot);
                 }
                 if policy_inlines(s, &t, r.site, r.callee_id) != now {
-                    found = Some(v);
+                    found = Some((v, also));
                     break;
                 }
             }
@@ -354,11 +361,11 @@ fn flip_values(s: &Study, r: &Record) -> Vec<String> {
                 break;
             }
         }
-        if let Some(v) = found {
+        if let Some((v, also)) = found {
             out.push(if k.integer {
-                format!("{}={}", k.option, v as i64)
+                format!("{}={}{also}", k.option, v as i64)
             } else {
-                format!("{}={v:.2}", k.option)
+                format!("{}={v:.2}{also}", k.option)
             });
         }
     }
@@ -810,7 +817,9 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
             );
         }
     }
-    print!("{out}");
+    for line in out.lines() {
+        println!("{}", line.trim_end());
+    }
     if let Some(file) = log_file {
         let mut text = String::new();
         for v in &views {
