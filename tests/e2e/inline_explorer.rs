@@ -487,3 +487,87 @@ fn bad_input_is_one_line_and_leaves_no_file() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// The `; inlined from CALLER:LINE -> CALLEE` marks of an emitted program.
+fn region_marks(text: &str) -> Vec<(String, u64, String)> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("; inlined from "))
+        .map(|rest| {
+            let (site, callee) = rest.split_once(" -> ").unwrap();
+            let (caller, line) = site.rsplit_once(':').unwrap();
+            (
+                caller.to_string(),
+                line.parse().unwrap(),
+                callee.to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_emitted_program_keeps_the_comments_and_marks_each_inlined_region() {
+    let dir = harness::scratch("inline_annotate");
+    for (program, extra) in [
+        ("programs/bench/fib.bc", &["--inline-depth=2"][..]),
+        ("programs/examples/classes.bc", &[][..]),
+        (FIG1, &[][..]),
+    ] {
+        let emitted = dir.join("out.bc");
+        let log = dir.join("out.jsonl");
+        let mut a = vec![
+            "inline".to_string(),
+            program.to_string(),
+            format!("--emit={}", emitted.display()),
+            format!("--log={}", log.display()),
+            "--tree".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let r = vm(&a);
+        r.assert_status(0);
+        let text = std::fs::read_to_string(&emitted).unwrap();
+        let source = std::fs::read_to_string(root().join(program)).unwrap();
+        // Every whole-line comment of the source is in the emitted text.
+        for c in source.lines().map(str::trim).filter(|l| l.starts_with(';')) {
+            assert!(text.contains(c), "{program}: lost comment {c:?}");
+        }
+        // Each region mark names a site the log says was inlined, once
+        // per inlined record, and each has its end mark.
+        let recs = lines_json(&std::fs::read_to_string(&log).unwrap());
+        let mut inlined: Vec<(String, u64, String)> = recs[1..]
+            .iter()
+            .filter(|s| s["outcome"] == "inline" || s["outcome"] == "guarded")
+            .map(|s| {
+                (
+                    s["caller"].as_str().unwrap().to_string(),
+                    s["line"].as_u64().unwrap(),
+                    s["callee"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let mut marks = region_marks(&text);
+        assert!(!marks.is_empty(), "{program}: no region marked:\n{text}");
+        inlined.sort();
+        marks.sort();
+        assert_eq!(marks, inlined, "{program}");
+        let ends = text
+            .lines()
+            .filter(|l| l.trim().starts_with("; end of "))
+            .count();
+        assert_eq!(ends, marks.len(), "{program}");
+        // The tree lists the same inlined copies.
+        let tree: Vec<&str> = r
+            .stderr
+            .lines()
+            .skip_while(|l| *l != "vm: inlining tree:")
+            .filter(|l| l.contains(" <- "))
+            .collect();
+        assert_eq!(tree.len(), inlined.len(), "{program}:\n{}", r.stderr);
+        // Still a program that prints what the original prints.
+        let c = vm(&["check", emitted.to_str().unwrap()]);
+        c.assert_status(0);
+        let want = vm(&["run", program]);
+        let got = vm(&["run", emitted.to_str().unwrap()]);
+        assert_eq!(got.stdout, want.stdout, "{program}");
+    }
+}

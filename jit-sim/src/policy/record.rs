@@ -374,3 +374,56 @@ pub fn render_text(records: &[Record]) -> String {
     }
     out
 }
+
+/// The inlining tree of each method that got something inlined (JITWatch's
+/// "chain" view): the method's size before and after and the size budget
+/// left, then what was inlined into what, one line per inlined copy,
+/// indented per level, with its depth and the depth budget left.
+pub fn render_tree(
+    records: &[Record],
+    original: &Module,
+    optimized: &Module,
+    t: &Thresholds,
+) -> String {
+    use std::fmt::Write as _;
+    let max_size = t.budget().max_method_size;
+    let mut out = String::new();
+    let mut last: Option<&str> = None;
+    for r in records.iter().filter(|r| r.verdict.inlined()) {
+        if last != Some(r.root.as_str()) {
+            last = Some(r.root.as_str());
+            let id = original.method_by_display_name(&r.root);
+            let before = id.map_or(0, |m| original.methods[m as usize].code.len());
+            let after = id
+                .and_then(|m| optimized.methods.get(m as usize))
+                .map_or(0, |m| m.code.len());
+            let _ = writeln!(
+                out,
+                "{} ({before} -> {after} insns, size budget left {})",
+                r.root,
+                max_size.saturating_sub(after)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{}{} <- {}:{} ({} insns, {}) depth {}, {} more level{} allowed",
+            "  ".repeat(r.depth),
+            r.callee,
+            r.caller,
+            r.line,
+            r.callee_size.unwrap_or(0),
+            r.verdict.name(),
+            r.depth,
+            (t.depth as usize).saturating_sub(r.depth),
+            if (t.depth as usize).saturating_sub(r.depth) == 1 {
+                ""
+            } else {
+                "s"
+            }
+        );
+    }
+    if out.is_empty() {
+        out.push_str("(nothing inlined)\n");
+    }
+    out
+}

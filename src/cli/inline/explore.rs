@@ -614,6 +614,7 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
         (a.emit.is_some(), "--emit"),
         (a.gain, "--gain"),
         (a.suggest, "--suggest"),
+        (a.tree, "--tree"),
         (a.run.profile.profile_out.is_some(), "--profile-out"),
         (a.run.profile.report, "--report"),
         (a.run.cycles, "--cycles"),

@@ -112,6 +112,10 @@ pub struct InlineArgs {
     /// the hot methods that had nothing inlined, with why
     #[arg(long, help_heading = "Studying decisions")]
     pub gain: bool,
+    /// Print the inlining tree of each method on stderr: what got inlined
+    /// into what, depth, sizes, and the budgets left
+    #[arg(long, help_heading = "Studying decisions")]
+    pub tree: bool,
     /// List the hot call sites that were not inlined, heaviest first, each
     /// with the rule that stopped it and the option value that lets it
     /// through
@@ -400,6 +404,10 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     if let Some(site) = explain_at {
         eprint!("{}", explore::explain(&study, site)?);
     }
+    if a.tree {
+        eprintln!("vm: inlining tree:");
+        eprint!("{}", record::render_tree(&records, &module, &optimized, &t));
+    }
     if a.suggest {
         eprint!("{}", explore::suggest(&study));
     }
@@ -417,6 +425,11 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
             status: 70,
             message: format!("vm: cannot print the optimized program: {e}"),
         })?;
+        // The original's comments back, the inlined regions marked.
+        let src = super::limits::read_bounded(&a.run.program, a.run.max_source)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let text = jit_sim::inline::annotate::annotate(&src, &module, &text, &optimized, &outcomes);
         file.commit(&text)?;
     }
     Ok(status)
