@@ -571,3 +571,122 @@ fn the_emitted_program_keeps_the_comments_and_marks_each_inlined_region() {
         assert_eq!(got.stdout, want.stdout, "{program}");
     }
 }
+
+/// The values of `attr="..."` on elements whose text starts with `class="CLASS`.
+fn attrs_of(dom: &str, class_prefix: &str, attr: &str) -> Vec<String> {
+    dom.match_indices(&format!("class=\"{class_prefix}"))
+        .map(|(i, _)| {
+            let tag = &dom[i..i + dom[i..].find('>').unwrap()];
+            let key = format!("{attr}=\"");
+            let start = tag
+                .find(&key)
+                .unwrap_or_else(|| panic!("no {attr} in {tag}"))
+                + key.len();
+            tag[start..start + tag[start..].find('"').unwrap()].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_html_page_has_three_columns_that_agree_in_a_real_browser() {
+    let dir = harness::scratch("inline_html");
+    let page = dir.join("page.html");
+    let log = dir.join("page.jsonl");
+    let r = vm(&[
+        "inline",
+        "programs/bench/fib.bc",
+        "--inline-depth=2",
+        &format!("--html={}", page.display()),
+        &format!("--log={}", log.display()),
+    ]);
+    r.assert_status(0);
+    let text = std::fs::read_to_string(&page).unwrap();
+    for bad in ["<link", "src=\"http", "@import", "url(http"] {
+        assert!(!text.contains(bad), "{bad} in the page");
+    }
+    // An unwritable page: 66, one line, nothing left.
+    let bad = run_vm_in(
+        &dir,
+        &[
+            "inline",
+            root().join(FIG1).to_str().unwrap(),
+            "--html=no/such/dir/p.html",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    bad.assert_status(66);
+    assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        eprintln!("note: chromium is not installed: the inline page was not rendered");
+        return;
+    };
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("chromium-profile").display()
+        ))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains("data-rendered=\"yes\""),
+        "the page's script did not finish"
+    );
+    for id in ["id=\"source\"", "id=\"tree\"", "id=\"emitted\""] {
+        assert!(dom.contains(id), "{id} missing");
+    }
+    // Every region link of the emitted column goes to a call site whose
+    // annotation in the source column (and whose log record) says inlined.
+    let regions = attrs_of(&dom, "region", "data-site");
+    let hrefs = attrs_of(&dom, "region", "href");
+    let inlined_anns: Vec<String> = attrs_of(&dom, "ann inline", "data-site")
+        .into_iter()
+        .chain(attrs_of(&dom, "ann guarded", "data-site"))
+        .collect();
+    let recs = lines_json(&std::fs::read_to_string(&log).unwrap());
+    let inlined_recs = recs[1..]
+        .iter()
+        .filter(|s| s["outcome"] == "inline" || s["outcome"] == "guarded")
+        .count();
+    assert_eq!(regions.len(), inlined_recs, "{regions:?}");
+    assert!(!regions.is_empty());
+    for (site, href) in regions.iter().zip(&hrefs) {
+        assert!(
+            inlined_anns.contains(site),
+            "{site} is linked but not annotated as inlined"
+        );
+        let line = site.rsplit_once(':').unwrap().1;
+        assert_eq!(href, &format!("#src-{line}"));
+        assert!(
+            dom.contains(&format!("id=\"src-{line}\"")),
+            "no source line {line}"
+        );
+    }
+    // The tree column lists the inlined copies.
+    let tree = &dom[dom.find("id=\"tree\"").unwrap()..dom.find("id=\"emitted\"").unwrap()];
+    assert_eq!(tree.matches(" &lt;- ").count(), inlined_recs, "{tree}");
+}

@@ -21,6 +21,7 @@ use super::run::{execute, resolve_profile};
 use super::{load_module, Failure};
 
 mod explore;
+mod html;
 mod logfile;
 mod runs;
 
@@ -112,6 +113,11 @@ pub struct InlineArgs {
     /// the hot methods that had nothing inlined, with why
     #[arg(long, help_heading = "Studying decisions")]
     pub gain: bool,
+    /// Write one self-contained HTML page to FILE: the original program
+    /// with each call site annotated, the inlining tree, and the emitted
+    /// program with each inlined region linked to its call site
+    #[arg(long, value_name = "FILE", help_heading = "Studying decisions")]
+    pub html: Option<PathBuf>,
     /// Print the inlining tree of each method on stderr: what got inlined
     /// into what, depth, sizes, and the budgets left
     #[arg(long, help_heading = "Studying decisions")]
@@ -352,6 +358,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     let emit_file = open(&a.emit)?;
     let log_file = open(&a.log)?;
     let advice_file = open(&a.advice_out)?;
+    let html_file = open(&a.html)?;
     let (status, profile) = match &a.from_profile {
         Some(file) => (0, Some(super::load_profile(file, a.run.max_source)?)),
         None => run_program(&a.run, config, module.clone())?,
@@ -420,7 +427,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     if let Some(file) = advice_file {
         file.commit(&logfile::advice_text(&module, &program, &decisions))?;
     }
-    if let Some(file) = emit_file {
+    if emit_file.is_some() || html_file.is_some() {
         let text = vm::printer::print(&optimized).map_err(|e| Failure {
             status: 70,
             message: format!("vm: cannot print the optimized program: {e}"),
@@ -430,7 +437,20 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         let text = jit_sim::inline::annotate::annotate(&src, &module, &text, &optimized, &outcomes);
-        file.commit(&text)?;
+        if let Some(file) = html_file {
+            let tree = record::render_tree(&records, &module, &optimized, &t);
+            file.commit(&html::page(
+                &program,
+                &explore::run_header(&run),
+                &src,
+                &records,
+                &tree,
+                &text,
+            ))?;
+        }
+        if let Some(file) = emit_file {
+            file.commit(&text)?;
+        }
     }
     Ok(status)
 }
