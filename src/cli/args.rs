@@ -60,7 +60,7 @@ pub enum Command {
     /// log"). Without --profile, hot-edge and linear profile exhaustively.
     /// Exit status: the program's; 2 bad usage; 65 invalid program or
     /// profile file; 66 a file cannot be read or written.
-    Inline(super::inline::InlineArgs),
+    Inline(Box<super::inline::InlineArgs>),
     /// Reports of profile files: text, flame graphs, speedscope, DOT, HTML.
     ///
     /// Reads `vm-profile/1` files (written by `vm run --profile-out`) and

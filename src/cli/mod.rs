@@ -54,7 +54,7 @@ pub fn main() -> i32 {
         Command::Check(a) => check::check(a),
         Command::Disasm(a) => disasm::disasm(a),
         Command::Compare(a) => compare::compare(a),
-        Command::Inline(a) => inline::inline(a),
+        Command::Inline(a) => inline::inline(*a),
         Command::Report(a) => report::report(a),
     };
     match result {

@@ -25,6 +25,7 @@ mod examples;
 mod generated;
 mod incremental;
 mod inline;
+mod inline_explorer;
 mod inline_generated;
 mod instructions;
 mod language_doc;

@@ -387,6 +387,7 @@ impl Emitter<'_> {
             guard: Vec::new(),
             callee_size,
             status,
+            code: None,
         });
         self.outcomes.len() - 1
     }
@@ -470,6 +471,7 @@ impl Emitter<'_> {
             }
         };
         let cp = self.checkpoint();
+        let start = self.code.len() as u32;
         let outcome = self.outcome(site, frame, Target::Static, Some(callee), Status::Inlined);
         let module = self.module;
         let cm = &module.methods[callee as usize];
@@ -516,6 +518,7 @@ impl Emitter<'_> {
             );
             return false;
         }
+        self.outcomes[outcome].code = Some((start, self.code.len() as u32));
         catches.extend(body);
         true
     }
@@ -606,6 +609,7 @@ impl Emitter<'_> {
         let mut site_catches = Vec::new();
         for (target, tests, callee, _) in ok {
             let cp = self.checkpoint();
+            let start = self.code.len() as u32;
             let outcome = self.outcome(site, frame, target, Some(callee), Status::GuardedInlined);
             self.outcomes[outcome].guard = tests.clone();
             let cname = match target {
@@ -631,6 +635,7 @@ impl Emitter<'_> {
                 self.outcome(site, frame, target, Some(callee), Status::Refused(r));
                 continue;
             }
+            self.outcomes[outcome].code = Some((start, self.code.len() as u32));
             any = true;
             site_catches.extend(body);
         }

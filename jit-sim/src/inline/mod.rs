@@ -51,6 +51,7 @@
 //!   also stops recursive inlining) and while the method stays within
 //!   [`Budget::max_method_size`].
 
+pub mod annotate;
 pub mod expand;
 pub mod guard;
 pub mod locals;
@@ -261,6 +262,10 @@ pub struct Outcome {
     pub callee_size: usize,
     /// Inlined or refused.
     pub status: Status,
+    /// Where the inlined copy is in the root's new code: instruction
+    /// indices `[start, end)`, from the argument stores (or the guard)
+    /// to the copy's end; None if not inlined.
+    pub code: Option<(u32, u32)>,
 }
 
 impl Outcome {

@@ -34,7 +34,7 @@ use profile::Profile;
 use profiler::dcg::DynamicCallGraph;
 use vm::module::{MethodId, Module, Op};
 
-use crate::inline::{Budget, CallSite, Decision, Outcome, Status, Target};
+use crate::inline::{Budget, CallSite, Decision, Outcome, Target};
 
 /// Which policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,6 +208,87 @@ impl EdgeWeights {
     }
 }
 
+/// One rule a policy checked at a call site: `value CMP threshold`, and
+/// whether it held. The rules of a site are listed in the order they were
+/// checked; the last one decided (a failed rule rejects the site, a passed
+/// last rule accepts it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rule {
+    /// What the rule checks: `tiny`, `size`, `hot edge`, `hot size`,
+    /// `profiled`, `size for weight`, `implementations`, `guard share`,
+    /// `depth`, `caller size`, ...
+    pub name: &'static str,
+    /// The command-line option that sets the threshold, if one does.
+    pub option: Option<&'static str>,
+    /// The value the site has (a size, a percentage, a count).
+    pub value: Option<f64>,
+    /// The comparison: `<`, `<=`, `>`, `==`.
+    pub cmp: &'static str,
+    /// The threshold.
+    pub threshold: Option<f64>,
+    /// Did the rule hold?
+    pub passed: bool,
+}
+
+impl Rule {
+    /// A rule with numbers; `passed` computed from `cmp`.
+    pub fn check(
+        name: &'static str,
+        option: Option<&'static str>,
+        value: f64,
+        cmp: &'static str,
+        threshold: f64,
+    ) -> Rule {
+        let passed = match cmp {
+            "<" => value < threshold,
+            "<=" => value <= threshold,
+            ">" => value > threshold,
+            ">=" => value >= threshold,
+            _ => value == threshold,
+        };
+        Rule {
+            name,
+            option,
+            value: Some(value),
+            cmp,
+            threshold: Some(threshold),
+            passed,
+        }
+    }
+
+    /// A rule without numbers (e.g. an inliner refusal that has none).
+    pub fn fact(name: &'static str, passed: bool) -> Rule {
+        Rule {
+            name,
+            option: None,
+            value: None,
+            cmp: "",
+            threshold: None,
+            passed,
+        }
+    }
+
+    /// `tiny: 8 < 11 (--inline-always) yes`
+    pub fn describe(&self) -> String {
+        let num = |v: f64| {
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                format!("{}", v as i64)
+            } else {
+                format!("{v:.2}")
+            }
+        };
+        let mut s = self.name.to_string();
+        if let (Some(v), Some(t)) = (self.value, self.threshold) {
+            s.push_str(&format!(": {} {} {}", num(v), self.cmp, num(t)));
+        }
+        if let Some(o) = self.option {
+            s.push_str(&format!(" ({o})"));
+        }
+        s.push_str(if self.passed { " yes" } else { " no" });
+        s
+    }
+}
+
 /// The policy's verdict on one target at one call site.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SiteDecision {
@@ -221,6 +302,8 @@ pub struct SiteDecision {
     pub weight: Option<u64>,
     /// The reason, as printed in the log (`inline (hot)`, `too big`, ...).
     pub reason: String,
+    /// The rules checked, in order.
+    pub rules: Vec<Rule>,
 }
 
 impl SiteDecision {
@@ -232,7 +315,7 @@ impl SiteDecision {
 
 /// The methods that implement selector `sel` (every virtual method with
 /// that selector).
-fn implementations(module: &Module, sel: u32) -> Vec<MethodId> {
+pub fn implementations(module: &Module, sel: u32) -> Vec<MethodId> {
     module
         .methods
         .iter()
@@ -264,30 +347,57 @@ pub fn decide(
 ) -> Vec<SiteDecision> {
     let mut out = Vec::new();
     for site in crate::inline::call_sites(module) {
-        let op = module.methods[site.method as usize].code[site.index as usize].op;
-        match op {
-            Op::Call(callee) => {
-                out.push(decide_static_call(kind, module, weights, t, site, callee))
-            }
-            Op::CallVirt(sel) => decide_virtual(kind, module, weights, t, site, sel, &mut out),
-            _ => {}
-        }
+        out.extend(decide_site(kind, module, weights, t, site));
+    }
+    out
+}
+
+/// Decides one call site (one verdict per target considered).
+pub fn decide_site(
+    kind: PolicyKind,
+    module: &Module,
+    weights: &EdgeWeights,
+    t: &Thresholds,
+    site: CallSite,
+) -> Vec<SiteDecision> {
+    let mut out = Vec::new();
+    let op = module.methods[site.method as usize].code[site.index as usize].op;
+    match op {
+        Op::Call(callee) => out.push(decide_static_call(kind, module, weights, t, site, callee)),
+        Op::CallVirt(sel) => decide_virtual(kind, module, weights, t, site, sel, &mut out),
+        _ => {}
     }
     out
 }
 
 /// The sizes-only verdict (`static`; and `hot-edge` where the profile is
-/// ignored, with `max` the always-inline size).
+/// ignored, with `max` the always-inline size). `option` names the option
+/// that sets `max`.
 fn by_size(
     module: &Module,
     t: &Thresholds,
     callee: MethodId,
     max: usize,
+    option: &'static str,
+    rules: &mut Vec<Rule>,
 ) -> Result<String, String> {
     let n = size(module, callee);
-    if n < t.always {
-        Ok(format!("inline (tiny: < {})", t.always))
-    } else if n <= max {
+    let tiny = Rule::check(
+        "tiny",
+        Some("--inline-always"),
+        n as f64,
+        "<",
+        t.always as f64,
+    );
+    let is_tiny = tiny.passed;
+    rules.push(tiny);
+    if is_tiny {
+        return Ok(format!("inline (tiny: < {})", t.always));
+    }
+    let fits = Rule::check("size", Some(option), n as f64, "<=", max as f64);
+    let ok = fits.passed;
+    rules.push(fits);
+    if ok {
         Ok("inline (size)".into())
     } else {
         Err(format!("too big ({n} > {max})"))
@@ -302,31 +412,68 @@ fn by_profile(
     t: &Thresholds,
     callee: MethodId,
     w: u64,
+    rules: &mut Vec<Rule>,
 ) -> Result<String, String> {
     let n = size(module, callee);
     let pct = weights.pct(w);
     let hot = w > 0 && pct > t.hot_pct;
     match kind {
-        PolicyKind::Static => by_size(module, t, callee, t.max_cold),
+        PolicyKind::Static => by_size(module, t, callee, t.max_cold, "--inline-max-cold", rules),
         PolicyKind::HotEdge => {
+            rules.push(Rule::check(
+                "hot edge",
+                Some("--hot-edge-pct"),
+                pct,
+                ">",
+                t.hot_pct,
+            ));
             if hot {
-                if n <= t.max_hot {
+                let r = Rule::check(
+                    "hot size",
+                    Some("--inline-max-hot"),
+                    n as f64,
+                    "<=",
+                    t.max_hot as f64,
+                );
+                let ok = r.passed;
+                rules.push(r);
+                if ok {
                     Ok("inline (hot)".into())
                 } else {
                     Err(format!("hot method too big ({n} > {})", t.max_hot))
                 }
-            } else if n < t.always {
-                Ok(format!("inline (tiny: < {})", t.always))
             } else {
-                Err("too cold to inline".into())
+                let r = Rule::check(
+                    "tiny",
+                    Some("--inline-always"),
+                    n as f64,
+                    "<",
+                    t.always as f64,
+                );
+                let ok = r.passed;
+                rules.push(r);
+                if ok {
+                    Ok(format!("inline (tiny: < {})", t.always))
+                } else {
+                    Err("too cold to inline".into())
+                }
             }
         }
         PolicyKind::Linear => {
+            rules.push(Rule::check("profiled", None, w as f64, ">", 0.0));
             if w == 0 {
                 return Err("too cold to inline".into());
             }
             let max = t.linear_max(pct);
-            if n <= max {
+            let option = if max >= t.max_hot {
+                "--inline-max-hot"
+            } else {
+                "--inline-ramp-from"
+            };
+            let r = Rule::check("size for weight", Some(option), n as f64, "<=", max as f64);
+            let ok = r.passed;
+            rules.push(r);
+            if ok {
                 Ok(if hot || pct >= t.hot_pct {
                     "inline (hot)".into()
                 } else {
@@ -350,9 +497,17 @@ fn decide_static_call(
     callee: MethodId,
 ) -> SiteDecision {
     let w = weights.edge(site, callee);
+    let mut rules = Vec::new();
     let verdict = match kind {
-        PolicyKind::Static => by_size(module, t, callee, t.max_cold),
-        _ => by_profile(kind, module, weights, t, callee, w),
+        PolicyKind::Static => by_size(
+            module,
+            t,
+            callee,
+            t.max_cold,
+            "--inline-max-cold",
+            &mut rules,
+        ),
+        _ => by_profile(kind, module, weights, t, callee, w, &mut rules),
     };
     let (target, reason) = match verdict {
         Ok(r) => (Some(Target::Static), r),
@@ -364,6 +519,7 @@ fn decide_static_call(
         target,
         weight: kind.uses_profile().then_some(w),
         reason,
+        rules,
     }
 }
 
@@ -380,10 +536,21 @@ fn decide_virtual(
     // Without (usable) profile evidence: the class hierarchy. A selector
     // with one implementation is monomorphic; guard it anyway (a receiver
     // of an unrelated class must still fail as `callvirt` would).
-    let by_hierarchy =
-        |out: &mut Vec<SiteDecision>, max: usize, weight: Option<u64>| match impls.as_slice() {
+    let by_hierarchy = |out: &mut Vec<SiteDecision>,
+                        max: usize,
+                        option: &'static str,
+                        weight: Option<u64>,
+                        mut rules: Vec<Rule>| {
+        rules.push(Rule::check(
+            "implementations",
+            None,
+            impls.len() as f64,
+            "==",
+            1.0,
+        ));
+        match impls.as_slice() {
             [only] => {
-                let (target, reason) = match by_size(module, t, *only, max) {
+                let (target, reason) = match by_size(module, t, *only, max, option, &mut rules) {
                     Ok(_) => (
                         Some(Target::Method { method: *only }),
                         "guarded inline (only implementation)".to_string(),
@@ -396,6 +563,7 @@ fn decide_virtual(
                     target,
                     weight,
                     reason,
+                    rules,
                 });
             }
             [] => out.push(SiteDecision {
@@ -404,6 +572,7 @@ fn decide_virtual(
                 target: None,
                 weight,
                 reason: "no implementation".into(),
+                rules,
             }),
             many => out.push(SiteDecision {
                 site,
@@ -411,10 +580,12 @@ fn decide_virtual(
                 target: None,
                 weight,
                 reason: format!("polymorphic ({} implementations)", many.len()),
+                rules,
             }),
-        };
+        }
+    };
     match kind {
-        PolicyKind::Static => by_hierarchy(out, t.max_cold, None),
+        PolicyKind::Static => by_hierarchy(out, t.max_cold, "--inline-max-cold", None, Vec::new()),
         PolicyKind::HotEdge | PolicyKind::Linear => {
             let targets: Vec<(MethodId, u64)> = weights
                 .targets(site)
@@ -423,14 +594,27 @@ fn decide_virtual(
                 .collect();
             let site_weight: u64 = targets.iter().map(|(_, w)| w).sum();
             if kind == PolicyKind::HotEdge {
-                let hot: Vec<&(MethodId, u64)> = targets
+                let hottest = targets
                     .iter()
-                    .filter(|(_, w)| weights.pct(*w) > t.hot_pct)
-                    .collect();
-                if hot.is_empty() {
+                    .map(|(_, w)| weights.pct(*w))
+                    .fold(0.0, f64::max);
+                if hottest <= t.hot_pct {
                     // Non-hot edges are ignored: the static rule with the
                     // always-inline size.
-                    by_hierarchy(out, t.always.saturating_sub(1), Some(site_weight));
+                    let rules = vec![Rule::check(
+                        "hot edge",
+                        Some("--hot-edge-pct"),
+                        hottest,
+                        ">",
+                        t.hot_pct,
+                    )];
+                    by_hierarchy(
+                        out,
+                        t.always.saturating_sub(1),
+                        "--inline-always",
+                        Some(site_weight),
+                        rules,
+                    );
                     return;
                 }
             } else if targets.is_empty() {
@@ -440,21 +624,41 @@ fn decide_virtual(
                     target: None,
                     weight: Some(0),
                     reason: "too cold to inline".into(),
+                    rules: vec![Rule::check("profiled", None, 0.0, ">", 0.0)],
                 });
                 return;
             }
             for (callee, w) in targets {
+                let mut rules = Vec::new();
                 let share = 100.0 * w as f64 / site_weight.max(1) as f64;
-                let verdict = if kind == PolicyKind::Linear && share <= t.guard_min_pct {
+                let verdict = if kind == PolicyKind::Linear && {
+                    let r = Rule::check(
+                        "guard share",
+                        Some("--guard-min-pct"),
+                        share,
+                        ">",
+                        t.guard_min_pct,
+                    );
+                    let failed = !r.passed;
+                    rules.push(r);
+                    failed
+                } {
                     Err(format!(
                         "polymorphic ({share:.0}% {} <= {}%)",
                         class_name(module, callee),
                         t.guard_min_pct
                     ))
                 } else if kind == PolicyKind::HotEdge && weights.pct(w) <= t.hot_pct {
+                    rules.push(Rule::check(
+                        "hot edge",
+                        Some("--hot-edge-pct"),
+                        weights.pct(w),
+                        ">",
+                        t.hot_pct,
+                    ));
                     Err("too cold to inline".into())
                 } else {
-                    by_profile(kind, module, weights, t, callee, w)
+                    by_profile(kind, module, weights, t, callee, w, &mut rules)
                 };
                 let (target, reason) = match verdict {
                     Ok(r) => {
@@ -478,6 +682,7 @@ fn decide_virtual(
                     target,
                     weight: Some(w),
                     reason,
+                    rules,
                 });
             }
         }
@@ -502,124 +707,20 @@ pub fn decisions(verdicts: &[SiteDecision]) -> Vec<Decision> {
 /// order, `@ LINE Callee (N insns, weight W = P%)   REASON`, indented two
 /// spaces per inline level, the sites inside an inlined copy right after
 /// the line that inlined it. A site the policy chose but the inliner
-/// refused shows the inliner's reason (too deep, caller too big).
+/// refused shows the inliner's reason (too deep, caller too big). It is
+/// [`record::render_text`] of [`record::records`]: the text is rendered
+/// from the structured records, not computed on its own.
 pub fn log(
     module: &Module,
     verdicts: &[SiteDecision],
     outcomes: &[Outcome],
     weights: &EdgeWeights,
 ) -> String {
-    let mut by_site: HashMap<CallSite, Vec<&SiteDecision>> = HashMap::new();
-    for v in verdicts {
-        by_site.entry(v.site).or_default().push(v);
-    }
-    let mut out = String::new();
-    for root in 0..module.methods.len() as MethodId {
-        let mut body = String::new();
-        walk(
-            module, root, root, None, 1, &by_site, outcomes, weights, &mut body,
-        );
-        if !body.is_empty() {
-            out.push_str(&module.methods[root as usize].display_name(module));
-            out.push_str(":\n");
-            out.push_str(&body);
-        }
-    }
-    out
+    let recs = record::records(module, verdicts, outcomes, weights, None);
+    record::render_text(&recs)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn walk(
-    module: &Module,
-    root: MethodId,
-    method: MethodId,
-    parent: Option<usize>,
-    depth: usize,
-    by_site: &HashMap<CallSite, Vec<&SiteDecision>>,
-    outcomes: &[Outcome],
-    weights: &EdgeWeights,
-    out: &mut String,
-) {
-    use std::fmt::Write as _;
-    if depth > 64 {
-        return;
-    }
-    let code = &module.methods[method as usize].code;
-    for (i, insn) in code.iter().enumerate() {
-        let site = CallSite {
-            method,
-            index: i as u32,
-        };
-        let Some(vs) = by_site.get(&site) else {
-            continue;
-        };
-        for v in vs {
-            let weight = match v.weight {
-                Some(w) => format!(", weight {w} = {:.2}%", weights.pct(w)),
-                None => String::new(),
-            };
-            // Without a callee (a polymorphic site under `static`): the
-            // selector's name, and no size.
-            let (name, size) = match (v.callee, insn.op) {
-                (Some(c), _) => (
-                    module.methods[c as usize].display_name(module),
-                    format!("{} insns{weight}", size(module, c)),
-                ),
-                (None, Op::CallVirt(sel)) => (
-                    module
-                        .selectors
-                        .get(sel as usize)
-                        .map_or_else(|| "?".into(), |s| s.name.clone()),
-                    format!("virtual{weight}"),
-                ),
-                (None, _) => ("?".into(), format!("?{weight}")),
-            };
-            let found = v.target.and_then(|target| {
-                outcomes.iter().enumerate().find(|(_, o)| {
-                    o.root == root
-                        && o.parent == parent
-                        && o.site() == site
-                        && o.target == target
-                        && o.depth() == depth
-                })
-            });
-            let reason = match found {
-                Some((_, o)) => match &o.status {
-                    Status::Refused(r) => r.reason(module),
-                    _ => v.reason.clone(),
-                },
-                None => v.reason.clone(),
-            };
-            let _ = writeln!(
-                out,
-                "{:indent$}@ {} {} ({})   {}",
-                "",
-                insn.pos.line,
-                name,
-                size,
-                reason,
-                indent = 2 * depth
-            );
-            if let Some((k, o)) = found {
-                if o.inlined() {
-                    if let Some(c) = o.callee {
-                        walk(
-                            module,
-                            root,
-                            c,
-                            Some(k),
-                            depth + 1,
-                            by_site,
-                            outcomes,
-                            weights,
-                            out,
-                        );
-                    }
-                }
-            }
-        }
-    }
-}
+pub mod record;
 
 #[cfg(test)]
 mod tests;

@@ -12,13 +12,20 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use jit_sim::policy::{self, EdgeWeights, PolicyKind, Thresholds};
+use jit_sim::policy::{self, record, EdgeWeights, PolicyKind, Thresholds};
 use profile::Profile;
 use profiler::config::ProfileKind;
 
 use super::args::RunArgs;
 use super::run::{execute, resolve_profile};
-use super::{load_module, Failure, EXIT_NO_INPUT};
+use super::{load_module, Failure};
+
+mod explore;
+mod html;
+mod logfile;
+mod runs;
+
+use logfile::Pending;
 
 /// Options of `vm inline`.
 #[derive(Args, Debug)]
@@ -68,6 +75,58 @@ pub struct InlineArgs {
     /// Inline levels; nothing is inlined deeper (Jikes: 5) [default: 5]
     #[arg(long, value_name = "N", help_heading = "Inlining")]
     pub inline_depth: Option<u32>,
+    /// Write the decision log to FILE: one JSON object per line (format
+    /// vm-inline-log/1, docs/INLINING.md), a `run` line then one `site`
+    /// line per call site and target considered
+    #[arg(long, value_name = "FILE.jsonl", help_heading = "Studying decisions")]
+    pub log: Option<PathBuf>,
+    /// Run the program once per profile KIND (at least two of exhaustive,
+    /// timer, cbs, counter; same seed, --clock=virtual unless given) and
+    /// print, on stdout, one row per call site with each profile's weight
+    /// and decision, the cycles of the program optimized under each, and
+    /// what each disagreement cost or saved; the program's output is not
+    /// printed
+    #[arg(
+        long,
+        value_name = "KIND,KIND,...",
+        value_delimiter = ',',
+        help_heading = "Studying decisions"
+    )]
+    pub compare: Option<Vec<String>>,
+    /// Explain the decision at the call on line LINE of method CALLER:
+    /// every rule checked, the one that decided, the option values that
+    /// would flip it, and the cycles with it flipped (on stderr, after the
+    /// program's output)
+    #[arg(long, value_name = "CALLER:LINE", help_heading = "Studying decisions")]
+    pub explain: Option<String>,
+    /// Write the decisions handed to the inliner to FILE (format
+    /// vm-inline-advice/1), for --advice
+    #[arg(long, value_name = "FILE", help_heading = "Studying decisions")]
+    pub advice_out: Option<PathBuf>,
+    /// Inline exactly the decisions of FILE (written by --advice-out)
+    /// instead of asking a policy; calls the program no longer has are
+    /// skipped, each with a line on stderr
+    #[arg(long, value_name = "FILE", help_heading = "Studying decisions")]
+    pub advice: Option<PathBuf>,
+    /// Measure the gain: simulated cycles of the original and of the
+    /// optimized program, instructions per method before and after, and
+    /// the hot methods that had nothing inlined, with why
+    #[arg(long, help_heading = "Studying decisions")]
+    pub gain: bool,
+    /// Write one self-contained HTML page to FILE: the original program
+    /// with each call site annotated, the inlining tree, and the emitted
+    /// program with each inlined region linked to its call site
+    #[arg(long, value_name = "FILE", help_heading = "Studying decisions")]
+    pub html: Option<PathBuf>,
+    /// Print the inlining tree of each method on stderr: what got inlined
+    /// into what, depth, sizes, and the budgets left
+    #[arg(long, help_heading = "Studying decisions")]
+    pub tree: bool,
+    /// List the hot call sites that were not inlined, heaviest first, each
+    /// with the rule that stopped it and the option value that lets it
+    /// through
+    #[arg(long, help_heading = "Studying decisions")]
+    pub suggest: bool,
 }
 
 fn parse_policy(s: &str) -> Result<PolicyKind, String> {
@@ -197,8 +256,38 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
              use vm run --adaptive)",
         ));
     }
+    if a.compare.is_some() {
+        return explore::compare(a);
+    }
     let kind = a.policy.unwrap_or(PolicyKind::Linear);
     let t = thresholds(&a, kind)?;
+    if let Some(file) = &a.advice {
+        let mut clash = Vec::new();
+        if a.policy.is_some() {
+            clash.push("--policy");
+        }
+        if a.from_profile.is_some() {
+            clash.push("--from-profile");
+        }
+        if a.explain.is_some() {
+            clash.push("--explain");
+        }
+        if a.suggest {
+            clash.push("--suggest");
+        }
+        if let Some(first) = clash.first() {
+            return Err(Failure::usage(format!(
+                "vm: --advice={}: the decisions come from the file, so {first} does not apply",
+                file.display()
+            )));
+        }
+        if t != Thresholds::default() && a.inline_depth.is_none() {
+            return Err(Failure::usage(
+                "vm: --advice: the decisions come from the file, so the policy's thresholds \
+                 do not apply (only --inline-depth does)",
+            ));
+        }
+    }
     if let Some(file) = &a.from_profile {
         if !kind.uses_profile() {
             return Err(Failure::usage(
@@ -214,19 +303,27 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
                 if given.len() == 1 { "does" } else { "do" }
             )));
         }
+        if a.explain.is_some() || a.gain {
+            return Err(Failure::usage(format!(
+                "vm: --from-profile={}: the program is not run, so {} cannot measure cycles",
+                file.display(),
+                if a.gain { "--gain" } else { "--explain" }
+            )));
+        }
     }
+    let uses_profile = kind.uses_profile() && a.advice.is_none();
     // A profile-reading policy with no --profile profiles exhaustively:
     // the exact call counts, the same on every run.
-    if kind.uses_profile() && a.from_profile.is_none() && a.run.profile.profile.is_none() {
+    if uses_profile && a.from_profile.is_none() && a.run.profile.profile.is_none() {
         a.run.profile.profile = Some(ProfileKind::Exhaustive);
     }
-    if kind.uses_profile() && a.run.profile.profile == Some(ProfileKind::None) {
+    if uses_profile && a.run.profile.profile == Some(ProfileKind::None) {
         return Err(Failure::usage(format!(
             "vm: --policy={} needs a profile: not --profile=none",
             kind.name()
         )));
     }
-    if !kind.uses_profile()
+    if kind == PolicyKind::Static
         && a.run
             .profile
             .profile
@@ -239,62 +336,124 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     super::run::simulated_machine(&a.run)?;
     let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
     let module = load_module(&a.run.program, a.run.max_source)?;
-
-    // Open the output files first, so a bad path is reported before the
-    // program runs.
-    let mut emit_file = match &a.emit {
-        Some(path) => Some(create(path)?),
+    let explain_at = match &a.explain {
+        Some(spec) => Some(explore::parse_site(spec, &module)?),
         None => None,
     };
+    let advice = match &a.advice {
+        Some(path) => {
+            let bytes = super::limits::read_bounded(path, a.run.max_source)?;
+            let text = String::from_utf8(bytes).map_err(|_| Failure {
+                status: super::EXIT_INVALID,
+                message: format!("vm: `{}` is not UTF-8 text", path.display()),
+            })?;
+            let (decisions, skipped) = logfile::read_advice(path, &text, &module)?;
+            Some((path.clone(), decisions, skipped))
+        }
+        None => None,
+    };
+
+    // Open the output files first, so a bad path is reported before the
+    // program runs; each is written whole at the end, or not at all.
+    let open = |p: &Option<PathBuf>| p.as_deref().map(Pending::create).transpose();
+    let emit_file = open(&a.emit)?;
+    let log_file = open(&a.log)?;
+    let advice_file = open(&a.advice_out)?;
+    let html_file = open(&a.html)?;
     let (status, profile) = match &a.from_profile {
         Some(file) => (0, Some(super::load_profile(file, a.run.max_source)?)),
         None => run_program(&a.run, config, module.clone())?,
     };
 
     let weights = match &profile {
-        Some(p) if kind.uses_profile() => EdgeWeights::from_profile(&module, p),
+        Some(p) if uses_profile || advice.is_some() => EdgeWeights::from_profile(&module, p),
         _ => EdgeWeights::default(),
     };
-    let verdicts = policy::decide(kind, &module, &weights, &t);
-    let (optimized, outcomes) =
-        jit_sim::inline::inline(&module, &policy::decisions(&verdicts), &t.budget()).map_err(
-            |e| Failure {
-                status: 70,
-                message: format!("vm: inlining failed: {e}"),
-            },
-        )?;
+    let verdicts = match &advice {
+        Some((_, decisions, _)) => explore::advice_verdicts(&module, decisions, &weights),
+        None => policy::decide(kind, &module, &weights, &t),
+    };
+    let decisions = policy::decisions(&verdicts);
+    let (optimized, outcomes) = runs::inline_with(&module, &decisions, &t.budget())?;
+    let records = record::records(&module, &verdicts, &outcomes, &weights, Some(&t));
+    let program = a.run.program.display().to_string();
+    let run = explore::run_record(
+        &program,
+        match &advice {
+            Some((path, ..)) => Err(path.display().to_string()),
+            None => Ok(kind),
+        },
+        profile.as_ref().map(|p| p.config.profile.clone()),
+        (profile.is_some() && (uses_profile || advice.is_some())).then_some(weights.total),
+        &t,
+    );
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
-    let total = match &profile {
-        Some(_) if kind.uses_profile() => format!(", DCG weight {}", weights.total),
-        _ => String::new(),
-    };
-    let _ = writeln!(
-        err,
-        "vm: inlining {} with --policy={}{total}",
-        a.run.program.display(),
-        kind.name()
-    );
-    let _ = err.write_all(policy::log(&module, &verdicts, &outcomes, &weights).as_bytes());
+    if let Some((_, _, skipped)) = &advice {
+        for line in skipped {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+    let _ = writeln!(err, "{}", explore::run_header(&run));
+    if explain_at.is_none() {
+        let _ = err.write_all(record::render_text(&records).as_bytes());
+    }
     drop(err);
-    if let (Some(file), Some(path)) = (&mut emit_file, &a.emit) {
+    let study = explore::Study {
+        args: &a.run,
+        module: &module,
+        kind,
+        t: &t,
+        weights: &weights,
+        verdicts: &verdicts,
+        records: &records,
+        optimized: &optimized,
+    };
+    if let Some(site) = explain_at {
+        eprint!("{}", explore::explain(&study, site)?);
+    }
+    if a.tree {
+        eprintln!("vm: inlining tree:");
+        eprint!("{}", record::render_tree(&records, &module, &optimized, &t));
+    }
+    if a.suggest {
+        eprint!("{}", explore::suggest(&study));
+    }
+    if a.gain {
+        eprint!("{}", explore::gain(&study)?);
+    }
+    if let Some(file) = log_file {
+        file.commit(&logfile::log_text(&run, &records))?;
+    }
+    if let Some(file) = advice_file {
+        file.commit(&logfile::advice_text(&module, &program, &decisions))?;
+    }
+    if emit_file.is_some() || html_file.is_some() {
         let text = vm::printer::print(&optimized).map_err(|e| Failure {
             status: 70,
             message: format!("vm: cannot print the optimized program: {e}"),
         })?;
-        file.write_all(text.as_bytes()).map_err(|e| Failure {
-            status: EXIT_NO_INPUT,
-            message: format!("vm: cannot write `{}`: {e}", path.display()),
-        })?;
+        // The original's comments back, the inlined regions marked.
+        let src = super::limits::read_bounded(&a.run.program, a.run.max_source)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let text = jit_sim::inline::annotate::annotate(&src, &module, &text, &optimized, &outcomes);
+        if let Some(file) = html_file {
+            let tree = record::render_tree(&records, &module, &optimized, &t);
+            file.commit(&html::page(
+                &program,
+                &explore::run_header(&run),
+                &src,
+                &records,
+                &tree,
+                &text,
+            ))?;
+        }
+        if let Some(file) = emit_file {
+            file.commit(&text)?;
+        }
     }
     Ok(status)
-}
-
-fn create(path: &std::path::Path) -> Result<std::fs::File, Failure> {
-    std::fs::File::create(path).map_err(|e| Failure {
-        status: EXIT_NO_INPUT,
-        message: format!("vm: cannot write `{}`: {e}", path.display()),
-    })
 }
 
 /// Runs the program as `vm run` would (same options, same output) and
