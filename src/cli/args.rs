@@ -224,6 +224,13 @@ pub struct RunArgs {
     /// garbage collections, peak resident memory.
     #[arg(long)]
     pub stats: bool,
+    /// Write one self-contained HTML page to FILE. `vm run --adaptive`: the
+    /// controller's timeline (wake-ups, recompilations with the model's
+    /// figures, what each inlined). `vm inline`: the original program with
+    /// each call site annotated, the inlining tree, and the emitted program
+    /// with each inlined region linked to its call site
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Count simulated cycles (the cost model shared with the virtual
     /// clock, yieldpoints included) and print `vm: cycles: N instructions:
     /// M` on stderr at the end, summed over threads; with any --profile,
@@ -363,11 +370,6 @@ pub struct ProfileArgs {
         value_parser = clap::value_parser!(u8).range(0..=3)
     )]
     pub print_compilation: Option<u8>,
-    /// With --adaptive: write the controller's timeline to FILE as one
-    /// self-contained HTML page (wake-ups, recompilations with the model's
-    /// figures, what each inlined)
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
     /// Write the profile as JSON to FILE; written even if the program fails
     #[arg(long, value_name = "FILE")]
     pub profile_out: Option<PathBuf>,

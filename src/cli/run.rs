@@ -16,6 +16,11 @@ use super::args::{ProfileArgs, RunArgs};
 use super::{load_module, Failure, EXIT_NO_INPUT};
 
 pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
+    if a.html.is_some() && !a.profile.adaptive {
+        return Err(Failure::usage(
+            "vm: --html applies only with --adaptive (the controller's timeline)",
+        ));
+    }
     if simulated_machine(&a)? && !ticking(&a.profile) {
         // --clock=virtual asked for the simulated machine; no tick of this
         // profile reads it.
@@ -67,7 +72,7 @@ pub(super) fn execute(
     };
     // The same for the controller's timeline page; it is written at the
     // end, and removed if that fails (no partial page).
-    if let Some(path) = &a.profile.html {
+    if let Some(path) = a.html.as_ref().filter(|_| a.profile.adaptive) {
         std::fs::File::create(path).map_err(|e| Failure {
             status: EXIT_NO_INPUT,
             message: format!("vm: cannot write `{}`: {e}", path.display()),
@@ -120,7 +125,7 @@ pub(super) fn execute(
             // Decisions and estimates were printed as they happened.
             eprint!("{}", report.report());
         }
-        if let Some(path) = &a.profile.html {
+        if let Some(path) = &a.html {
             let page = jit_sim::adaptive::html::page(&report, &a.program.display().to_string());
             if let Err(e) = std::fs::write(path, page) {
                 let _ = std::fs::remove_file(path);
@@ -221,11 +226,6 @@ pub(super) fn resolve_profile(
     if p.print_compilation.is_some() && !p.adaptive {
         return Err(Failure::usage(
             "vm: --print-compilation applies only with --adaptive",
-        ));
-    }
-    if p.html.is_some() && !p.adaptive {
-        return Err(Failure::usage(
-            "vm: --html applies only with --adaptive (the controller's timeline)",
         ));
     }
     // The controller reads a live sampled profile: cbs unless one is named.

@@ -615,7 +615,7 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
         (a.gain, "--gain"),
         (a.suggest, "--suggest"),
         (a.tree, "--tree"),
-        (a.html.is_some(), "--html"),
+        (a.run.html.is_some(), "--html"),
         (a.run.profile.profile_out.is_some(), "--profile-out"),
         (a.run.profile.report, "--report"),
         (a.run.cycles, "--cycles"),

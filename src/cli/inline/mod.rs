@@ -113,11 +113,6 @@ pub struct InlineArgs {
     /// the hot methods that had nothing inlined, with why
     #[arg(long, help_heading = "Studying decisions")]
     pub gain: bool,
-    /// Write one self-contained HTML page to FILE: the original program
-    /// with each call site annotated, the inlining tree, and the emitted
-    /// program with each inlined region linked to its call site
-    #[arg(long, value_name = "FILE", help_heading = "Studying decisions")]
-    pub html: Option<PathBuf>,
     /// Print the inlining tree of each method on stderr: what got inlined
     /// into what, depth, sizes, and the budgets left
     #[arg(long, help_heading = "Studying decisions")]
@@ -359,7 +354,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     let emit_file = open(&a.emit)?;
     let log_file = open(&a.log)?;
     let advice_file = open(&a.advice_out)?;
-    let html_file = open(&a.html)?;
+    let html_file = open(&a.run.html)?;
     let (status, profile) = match &a.from_profile {
         Some(file) => (0, Some(super::load_profile(file, a.run.max_source)?)),
         None => run_program(&a.run, config, module.clone())?,
