@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+mod fast;
 pub mod metrics;
 pub mod report;
 
@@ -294,6 +295,22 @@ impl Profile {
         // is wrong with a bad one.
         let p: Profile = serde_json::from_str(text).map_err(|e| diagnose(text, e))?;
         p.checked()
+    }
+
+    /// Parses a profile from the bytes of a file: as [`Profile::from_json`]
+    /// does (the same result, the same complaints), but first trying a
+    /// fast reader of the `cct` section, the bulk of a big profile (see
+    /// the `fast` module). Bytes that are not UTF-8 are malformed.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Profile, ReadError> {
+        if let Some(p) = fast::parse(bytes) {
+            if let Ok(p) = p.checked() {
+                return Ok(p);
+            }
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Profile::from_json(text),
+            Err(_) => Err(ReadError::Malformed("it is not UTF-8 text".into())),
+        }
     }
 
     /// Parses a profile from JSON read from `r`, streaming: the text is

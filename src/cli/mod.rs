@@ -117,24 +117,10 @@ pub fn load_profile(path: &Path, max_source: u64) -> Result<Profile, Failure> {
         status: EXIT_INVALID,
         message: format!("vm: `{shown}` is not a {FORMAT} profile: {reason}"),
     };
-    // A regular file within the limit is parsed as it is read, never held
-    // whole (the exact CCT of a long run is a gigabyte of JSON): faster,
-    // and half the memory. Anything else, and any failure, takes the path
-    // below, which reads the file whole and says what is wrong with it.
-    if let Ok(file) = std::fs::File::open(path) {
-        let fits = file
-            .metadata()
-            .is_ok_and(|m| m.is_file() && m.len() <= max_source);
-        if fits {
-            let buffered = std::io::BufReader::with_capacity(1 << 20, file);
-            if let Ok(p) = Profile::from_reader(buffered) {
-                return Ok(p);
-            }
-        }
-    }
+    // Bytes, not text: the fast reader of a big `cct` takes them as they
+    // are, and says `it is not UTF-8 text` of bytes that are not.
     let bytes = limits::read_bounded(path, max_source)?;
-    let text = String::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".into()))?;
-    Profile::from_json(&text).map_err(|e| match e {
+    Profile::from_bytes(&bytes).map_err(|e| match e {
         ReadError::Io(e) => unreadable(io_reason(&e)),
         ReadError::Malformed(m) => invalid(m),
     })
