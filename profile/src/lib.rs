@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+mod fast;
 pub mod metrics;
 pub mod report;
 
@@ -293,19 +294,65 @@ impl Profile {
         // One pass when the file is good; a second one only to say what
         // is wrong with a bad one.
         let p: Profile = serde_json::from_str(text).map_err(|e| diagnose(text, e))?;
-        if p.format != FORMAT {
-            return Err(ReadError::Malformed(wrong_format(&p.format)));
-        }
-        if let Some(cct) = &p.cct {
-            check_cct(cct).map_err(ReadError::Malformed)?;
-        }
-        Ok(p)
+        p.checked()
     }
 
-    /// Reads a profile file.
+    /// Parses a profile from the bytes of a file: as [`Profile::from_json`]
+    /// does (the same result, the same complaints), but first trying a
+    /// fast reader of the `cct` section, the bulk of a big profile (see
+    /// the `fast` module). Bytes that are not UTF-8 are malformed.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Profile, ReadError> {
+        if let Some(p) = fast::parse(bytes) {
+            if let Ok(p) = p.checked() {
+                return Ok(p);
+            }
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Profile::from_json(text),
+            Err(_) => Err(ReadError::Malformed("it is not UTF-8 text".into())),
+        }
+    }
+
+    /// Parses a profile from JSON read from `r`, streaming: the text is
+    /// never in memory as a whole (the exact CCT of a long run is a file
+    /// of a gigabyte; reading it whole first costs more than parsing it).
+    /// Give it a buffered reader. A bad file gets serde's complaint only:
+    /// [`Profile::from_json`] of the same text says better what is wrong,
+    /// as [`Profile::read`] does.
+    pub fn from_reader(r: impl std::io::Read) -> Result<Profile, ReadError> {
+        let p: Profile = serde_json::from_reader(r).map_err(|e| {
+            if e.is_io() {
+                ReadError::Io(std::io::Error::other(e.to_string()))
+            } else {
+                ReadError::Malformed(e.to_string())
+            }
+        })?;
+        p.checked()
+    }
+
+    /// The parsed profile if its format tag and its `cct` are good.
+    fn checked(self) -> Result<Profile, ReadError> {
+        if self.format != FORMAT {
+            return Err(ReadError::Malformed(wrong_format(&self.format)));
+        }
+        if let Some(cct) = &self.cct {
+            check_cct(cct).map_err(ReadError::Malformed)?;
+        }
+        Ok(self)
+    }
+
+    /// Reads a profile file: streaming ([`Profile::from_reader`]) and, only
+    /// when that fails, again as text, to say what is wrong
+    /// ([`Profile::from_json`]).
     pub fn read(path: &std::path::Path) -> Result<Profile, ReadError> {
-        let text = std::fs::read_to_string(path).map_err(ReadError::Io)?;
-        Profile::from_json(&text)
+        let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+        match Profile::from_reader(std::io::BufReader::with_capacity(1 << 20, file)) {
+            Err(ReadError::Malformed(_)) => {
+                let text = std::fs::read_to_string(path).map_err(ReadError::Io)?;
+                Profile::from_json(&text)
+            }
+            done => done,
+        }
     }
 }
 
@@ -387,6 +434,29 @@ impl<I: Iterator<Item = CctNode>> Serialize for Streamed<I> {
 
 /// A flat CCT must list each parent before its children and have one root.
 fn check_cct(cct: &[CctNode]) -> Result<(), String> {
+    // The profiler numbers nodes by their position: then a parent is
+    // listed before its child exactly when its id is smaller, and no id
+    // repeats, with no set of millions of ids to build.
+    if cct.iter().enumerate().all(|(i, n)| n.id == i as u64) {
+        for n in cct {
+            match n.parent {
+                None if n.id != 0 => {
+                    return Err(format!(
+                        "cct node {} has no parent but is not the first",
+                        n.id
+                    ))
+                }
+                Some(p) if p >= n.id => {
+                    return Err(format!(
+                        "cct node {} names parent {p}, which is not listed before it",
+                        n.id
+                    ))
+                }
+                _ => {}
+            }
+        }
+        return Ok(());
+    }
     let mut seen = std::collections::HashSet::new();
     for n in cct {
         match n.parent {
@@ -562,5 +632,60 @@ mod tests {
         assert!(check_cct(&[node(0, None), node(2, Some(1)), node(1, Some(0))]).is_err());
         assert!(check_cct(&[node(0, None), node(1, None)]).is_err());
         assert!(check_cct(&[node(0, None), node(0, Some(0))]).is_err());
+        // Ids that are positions (the fast check) and ids that are not say
+        // the same.
+        assert!(check_cct(&[node(0, None), node(1, Some(1))]).is_err());
+        assert!(check_cct(&[node(0, None), node(1, Some(0)), node(2, None)]).is_err());
+        assert_eq!(
+            check_cct(&[node(0, None), node(1, Some(2)), node(2, Some(0))]),
+            check_cct(&[node(5, None), node(1, Some(2)), node(2, Some(5))])
+                .map_err(|e| e.replace('5', "0"))
+        );
+        assert!(check_cct(&[node(5, None), node(7, Some(5)), node(6, Some(7))]).is_ok());
+    }
+
+    #[test]
+    fn reading_streamed_gives_the_same_profile_and_the_same_complaints() {
+        let dir = std::env::temp_dir().join(format!("profile-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.json");
+        let mut p = sample();
+        p.cct = Some(vec![
+            CctNode {
+                id: 0,
+                parent: None,
+                method: "<root>".into(),
+                line: None,
+                calls: 0,
+                self_: 0,
+            },
+            CctNode {
+                id: 1,
+                parent: Some(0),
+                method: "main".into(),
+                line: None,
+                calls: 1,
+                self_: 3,
+            },
+        ]);
+        std::fs::write(&good, p.to_json()).unwrap();
+        assert_eq!(Profile::read(&good).unwrap(), p);
+        assert_eq!(Profile::from_reader(p.to_json().as_bytes()).unwrap(), p);
+        for bad in [
+            "fib: 3",
+            "[1, 2]",
+            "{\"a\": 1}",
+            "{\"format\": \"vm-profile/9\"}",
+        ] {
+            let path = dir.join("bad.json");
+            std::fs::write(&path, bad).unwrap();
+            let (Err(ReadError::Malformed(read)), Err(ReadError::Malformed(text))) =
+                (Profile::read(&path), Profile::from_json(bad))
+            else {
+                panic!("{bad} was read");
+            };
+            assert_eq!(read, text, "{bad}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -316,6 +316,17 @@ impl FinishedProfile {
         }
     }
 
+    /// The profile with its `cct` section listed, leaving `self` as it is
+    /// (for `vm run --report`, which reads the contexts as well as writing
+    /// the file from the tree).
+    pub fn to_profile(&self) -> Profile {
+        let mut p = self.profile.clone();
+        if let Some(t) = &self.tree {
+            p.cct = Some(t.to_flat(|m| self.names[m as usize].clone()));
+        }
+        p
+    }
+
     /// The profile with its `cct` section listed.
     pub fn into_profile(self) -> Profile {
         let FinishedProfile {

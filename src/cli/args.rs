@@ -373,9 +373,13 @@ pub struct ProfileArgs {
     /// Write the profile as JSON to FILE; written even if the program fails
     #[arg(long, value_name = "FILE")]
     pub profile_out: Option<PathBuf>,
-    /// Print a readable profile summary on stderr
-    #[arg(long)]
-    pub report: bool,
+    /// Print a report of the profile on stderr after the run: `text` (the
+    /// default, what `vm report --format=text` prints), `folded` or `dot`
+    /// (as `vm report` writes them); flamegraph, speedscope and html are
+    /// for a browser: write the profile with --profile-out and use
+    /// `vm report`
+    #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
+    pub report: Option<ReportFormat>,
 }
 
 fn parse_set(s: &str) -> Result<(String, i64), String> {

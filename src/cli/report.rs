@@ -189,7 +189,12 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
         )
         .and_then(|page| out.write_all(page.as_bytes())),
     };
-    match result.and_then(|()| out.flush()) {
+    let result = result.and_then(|()| out.flush());
+    // The process ends here: freeing millions of contexts one by one
+    // would only make it end later.
+    std::mem::forget(profiles);
+    std::mem::forget(reference);
+    match result {
         Ok(()) => Ok(0),
         // `vm report ... | head`: the reader has what it wanted.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe && a.output.is_none() => Ok(0),

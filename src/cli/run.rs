@@ -5,14 +5,14 @@ use std::io::Write;
 use std::sync::Arc;
 
 use jit_sim::adaptive::{AdaptiveController, AdaptiveOptions, PrintLevel};
-use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions};
+use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions, Record};
 use profiler::session::FinishedProfile;
 use profiler::{Profiler, RunFacts};
 use vm::loader::Program;
 use vm::module::Module;
 use vm::runtime::{Vm, VmOptions};
 
-use super::args::{ProfileArgs, RunArgs};
+use super::args::{ProfileArgs, ReportFormat, RunArgs};
 use super::{load_module, Failure, EXIT_NO_INPUT};
 
 pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
@@ -50,6 +50,7 @@ pub(super) fn execute(
     config: ProfileConfig,
     module: Module,
 ) -> Result<Executed, Failure> {
+    check_report(a.profile.report, &config)?;
     let mut globals = Vec::new();
     for (name, value) in &a.set {
         match module.globals.iter().position(|g| g == name) {
@@ -160,8 +161,8 @@ pub(super) fn execute(
                 }
             }
         }
-        if a.profile.report {
-            eprint!("{}", profile::report::summary(&finished.profile));
+        if let Some(format) = a.profile.report {
+            print_report(format, finished);
         }
     }
     if let Some(c) = outcome.cycles.filter(|_| a.cycles) {
@@ -260,13 +261,67 @@ pub(super) fn resolve_profile(
         runnable_only: p.runnable_only,
         no_hold: p.no_hold,
         profile_out: p.profile_out.is_some(),
-        report: p.report,
+        report: p.report.is_some(),
         no_yieldpoints,
     };
     options.resolve(random_seed()).map_err(|problems| {
         let lines: Vec<String> = problems.lines().map(|l| format!("vm: {l}")).collect();
         Failure::usage(lines.join("\n"))
     })
+}
+
+/// `--report=FORMAT`, checked before the program runs: the formats meant
+/// for a browser are refused (they are for `vm report`, from a file), and
+/// `folded` needs a calling-context record.
+fn check_report(format: Option<ReportFormat>, config: &ProfileConfig) -> Result<(), Failure> {
+    let what = match format {
+        None | Some(ReportFormat::Text | ReportFormat::Dot) => return Ok(()),
+        Some(ReportFormat::Folded) => {
+            if config.record.iter().any(|r| *r != Record::Dcg) {
+                return Ok(());
+            }
+            let records = if config.kind == ProfileKind::Exhaustive {
+                "--record=cct"
+            } else {
+                "--record=cct, pcct, acct or ccmap"
+            };
+            return Err(Failure::usage(format!(
+                "vm: --report=folded prints the calling contexts, and this run records none: \
+                 add {records}"
+            )));
+        }
+        Some(ReportFormat::Flamegraph) => ("flamegraph", "an SVG picture", "svg"),
+        Some(ReportFormat::Speedscope) => {
+            ("speedscope", "a file for the speedscope viewer", "json")
+        }
+        Some(ReportFormat::Html) => ("html", "a page", "html"),
+    };
+    let (name, thing, ext) = what;
+    Err(Failure::usage(format!(
+        "vm: --report={name} would write {thing} for a browser, not text for a terminal: \
+         write the profile with --profile-out=p.json, then run \
+         `vm report p.json --format={name} -o p.{ext}`"
+    )))
+}
+
+/// Prints `--report=FORMAT` of a finished run on stderr, as `vm report
+/// --format=FORMAT` writes it from the profile file (the formats
+/// [`check_report`] lets through).
+fn print_report(format: ReportFormat, finished: &FinishedProfile) {
+    use profile::report::{dot, folded, text};
+    // The contexts of a tree still to be written are listed for the
+    // report (the file was written from the tree itself).
+    let p = finished.to_profile();
+    let out = match format {
+        ReportFormat::Folded => {
+            let mut w = std::io::BufWriter::new(std::io::stderr().lock());
+            let _ = folded::write(p.cct.as_deref().unwrap_or(&[]), &mut w).and_then(|()| w.flush());
+            return;
+        }
+        ReportFormat::Dot => dot::dcg(&p),
+        _ => text::summary(&p),
+    };
+    eprint!("{out}");
 }
 
 /// A seed for runs without `--seed`: the clock's nanoseconds mixed with

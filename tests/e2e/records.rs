@@ -299,21 +299,28 @@ fn hot_lists_are_sorted_and_agree_with_the_tree() {
         rep.assert_status(0);
         let section = rep
             .stderr
-            .split("pcct hot contexts (self, in samples):\n")
+            .split("contexts by self (pcct, its own hot list; ")
             .nth(1)
             .unwrap_or_else(|| panic!("{}: {}", rep.cmd, rep.stderr));
-        let first = section.lines().next().unwrap();
+        // The title, the column names, then the hottest context.
+        let first = section.lines().nth(2).unwrap();
         let top = by_id[&hot.nodes[0].id];
-        let shown = match top.line {
-            Some(l) => format!("{} ({l})", top.method),
-            None => top.method.clone(),
+        // Written caller first: `PARENT:LINE → METHOD`.
+        let shown = match (top.line, top.parent.map(|q| by_id[&q])) {
+            (Some(l), Some(parent)) => format!("{}:{l} \u{2192} {}", parent.method, top.method),
+            _ => top.method.clone(),
         };
         assert!(
             first.contains(&format!(" {} ", hot.nodes[0].self_)) && first.ends_with(&shown),
             "{}: {first}",
             rep.cmd
         );
-        assert!(rep.stderr.contains("pcct hot edges"), "{}", rep.cmd);
+        assert!(
+            rep.stderr
+                .contains("contexts by calls (pcct, its own hot list; "),
+            "{}",
+            rep.cmd
+        );
     }
 }
 

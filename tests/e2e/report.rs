@@ -263,6 +263,379 @@ fn text_against_adds_the_metrics_and_the_most_wrong_edges() {
     );
 }
 
+/// The rows of the text report's section whose title starts with
+/// `title`: the column names first, then one row per line indented by
+/// two spaces, up to the next title.
+fn rows<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
+    let start = text
+        .find(&format!("\n{title}"))
+        .unwrap_or_else(|| panic!("no section {title:?}:\n{text}"));
+    text[start + 1..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect()
+}
+
+fn total(p: &Value, section: &str, key: &str) -> u64 {
+    p[section]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[key].as_u64().unwrap())
+        .sum()
+}
+
+/// Every context of a profile's `cct` as the text report writes it, caller
+/// first (`main:57 → M:167 → call_1`), with its `self`, its `calls` and
+/// whether it is an entry context (a child of the root), in file order.
+fn arrow_contexts(p: &Value) -> Vec<(String, u64, u64, bool)> {
+    let nodes = p["cct"].as_array().expect("a cct");
+    let root = nodes[0]["id"].as_u64().unwrap();
+    // id -> (path of the parent's chain with the parent's method last, method)
+    let mut path_of: HashMap<u64, String> = HashMap::new();
+    let mut out = Vec::new();
+    for n in nodes {
+        let id = n["id"].as_u64().unwrap();
+        let Some(parent) = n["parent"].as_u64() else {
+            path_of.insert(id, String::new());
+            continue;
+        };
+        let method = n["method"].as_str().unwrap();
+        let above = &path_of[&parent];
+        let path = match n["line"].as_u64() {
+            Some(l) if !above.is_empty() => format!("{above}:{l} \u{2192} {method}"),
+            _ if !above.is_empty() => format!("{above} \u{2192} {method}"),
+            _ => method.to_string(),
+        };
+        out.push((
+            path.clone(),
+            n["self"].as_u64().unwrap(),
+            n["calls"].as_u64().unwrap(),
+            parent == root,
+        ));
+        path_of.insert(id, path);
+    }
+    out
+}
+
+#[test]
+fn text_says_what_every_number_counts() {
+    for file in ["timer.json", "cbs.json"] {
+        let p = json(file);
+        let text = ok(&[file]);
+        let taken = p["run"]["samples"].as_u64().unwrap();
+        let method = total(&p, "methods", "self");
+        let edge = total(&p, "dcg", "weight");
+        // The samples taken are not the method samples (cbs takes edge
+        // samples in bursts), and the report says which counts what.
+        assert!(
+            method > 0 && edge > 0 && (method != taken || edge != taken),
+            "{file}"
+        );
+        assert!(
+            text.contains(&format!(
+                "\n    {taken} samples taken: {method} method samples (they count self) and \
+                 {edge} edge samples (they count calls and call-edge weights), counted apart\n"
+            )),
+            "{file}:\n{text}"
+        );
+        let methods = rows(
+            &text,
+            "hot methods (self: method samples with the method on top; sampled calls: edge \
+             samples into it, not all its calls):",
+        );
+        assert_eq!(
+            methods[0].split_whitespace().collect::<Vec<_>>(),
+            ["share", "\u{b1}s.e.", "self", "sampled", "calls", "method"],
+            "{file}"
+        );
+        // Each row is the method's share of the method samples, its
+        // standard error, its self and its sampled calls, as in the file.
+        for row in &methods[1..] {
+            let cols: Vec<&str> = row.split_whitespace().collect();
+            let m = p["methods"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["name"] == cols[4])
+                .unwrap_or_else(|| panic!("{row}"));
+            let own = m["self"].as_u64().unwrap();
+            assert_eq!(cols[2], own.to_string(), "{row}");
+            assert_eq!(cols[3], m["calls"].as_u64().unwrap().to_string(), "{row}");
+            let share = own as f64 / method as f64;
+            assert_eq!(cols[0], format!("{:.1}%", 100.0 * share), "{row}");
+            let se = 100.0 * (share * (1.0 - share) / method as f64).sqrt();
+            assert_eq!(cols[1], format!("{se:.1}"), "{row}");
+        }
+        assert!(text.contains(
+            "call edges (caller:line \u{2192} callee; weight: edge samples of the call):"
+        ));
+    }
+    let p = json("exact.json");
+    let text = ok(&["exact.json"]);
+    assert!(
+        text.contains(&format!(
+            "\n    exact: every call counted ({} calls traced); self counts the instructions \
+             executed\n",
+            p["run"]["samples"]
+        )),
+        "{text}"
+    );
+    let methods = rows(
+        &text,
+        "hot methods (self: instructions executed in the method; calls:",
+    );
+    assert_eq!(
+        methods[0].split_whitespace().collect::<Vec<_>>(),
+        ["share", "self", "calls", "method"]
+    );
+    assert!(
+        !text.contains("\u{b1}s.e."),
+        "no sampling error column:\n{text}"
+    );
+    assert!(
+        text.contains("weight: calls made at the call site"),
+        "{text}"
+    );
+}
+
+#[test]
+fn text_writes_call_sites_caller_first() {
+    for file in ["timer.json", "exact.json", "fib.json"] {
+        let p = json(file);
+        let text = ok(&[file]);
+        let edges = rows(&text, "call edges (caller:line");
+        let mut dcg: Vec<&Value> = p["dcg"].as_array().unwrap().iter().collect();
+        dcg.sort_by_key(|e| std::cmp::Reverse(e["weight"].as_u64().unwrap()));
+        assert_eq!(edges.len() - 1, dcg.len().min(10), "{file}:\n{text}");
+        for (row, e) in edges[1..].iter().zip(dcg) {
+            let site = format!(
+                "{}:{} \u{2192} {}",
+                e["caller"].as_str().unwrap(),
+                e["line"],
+                e["callee"].as_str().unwrap()
+            );
+            assert!(
+                row.ends_with(&format!("  {site}")),
+                "{file}: {row:?} is not {site}"
+            );
+            assert!(
+                row.contains(&format!("  {}  ", e["weight"])),
+                "{file}: {row}"
+            );
+        }
+        // The old forms are gone: `M (48) > A (57)` and `M (line 48) -> A`.
+        for old in [" > ", "(line ", " -> "] {
+            assert!(!text.contains(old), "{file}: {old:?} in\n{text}");
+        }
+    }
+}
+
+/// `vm run --report` with each calling-context record shows the hottest
+/// contexts by self and by calls, caller first, the same as `vm report`
+/// makes of the profile written by that run.
+#[test]
+fn text_shows_the_contexts_of_every_record() {
+    let dir = harness::scratch("report_records");
+    for record in ["cct", "pcct", "acct", "ccmap"] {
+        let out = dir.join(format!("{record}.json"));
+        let run = harness::vm(&[
+            "run",
+            AG,
+            "--profile=cbs",
+            "--clock=virtual",
+            "--seed=7",
+            &format!("--record={record}"),
+            "--report",
+            &format!("--profile-out={}", out.display()),
+        ]);
+        run.assert_status(0);
+        let text = &run.stderr;
+        let p: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let contexts = arrow_contexts(&p);
+        let total_self: u64 = contexts.iter().map(|c| c.1).sum();
+        let total_calls: u64 = contexts.iter().filter(|c| !c.3).map(|c| c.2).sum();
+        // The hottest first (the first of equals, as the file lists them;
+        // the PCCT's hot list keeps the order its counts were reached).
+        let by_self = rows(text, &format!("contexts by self ({record}"));
+        assert_eq!(
+            by_self[0].split_whitespace().collect::<Vec<_>>(),
+            ["share", "self", "context"],
+            "{record}"
+        );
+        let max_self = contexts.iter().map(|c| c.1).max().unwrap();
+        let row = by_self[1];
+        assert!(
+            contexts
+                .iter()
+                .any(|c| c.1 == max_self && row.ends_with(&format!("  {}", c.0))),
+            "{record}: {row:?}, hottest self {max_self}:\n{text}"
+        );
+        assert!(row.trim_start().starts_with(&format!(
+            "{:.1}%  ",
+            100.0 * max_self as f64 / total_self as f64
+        )));
+        let by_calls = rows(text, &format!("contexts by calls ({record}"));
+        let max_calls = contexts.iter().filter(|c| !c.3).map(|c| c.2).max().unwrap();
+        let row = by_calls[1];
+        assert!(
+            contexts
+                .iter()
+                .any(|c| !c.3 && c.2 == max_calls && row.ends_with(&format!("  {}", c.0))),
+            "{record}: {row:?}, hottest calls {max_calls}:\n{text}"
+        );
+        assert!(row.trim_start().starts_with(&format!(
+            "{:.1}%  ",
+            100.0 * max_calls as f64 / total_calls as f64
+        )));
+        // Every row names a context of the tree, caller first.
+        for row in by_self[1..].iter().chain(&by_calls[1..]) {
+            assert!(
+                contexts
+                    .iter()
+                    .any(|c| row.ends_with(&format!("  {}", c.0))),
+                "{record}: {row:?}"
+            );
+        }
+        assert!(by_self.len() > 2 && by_calls.len() > 2, "{record}:\n{text}");
+        let from_file = harness::run_vm_in(
+            &dir,
+            &["report", &format!("{record}.json")],
+            harness::DEFAULT_TIMEOUT,
+        );
+        from_file.assert_status(0);
+        assert_eq!(&from_file.stdout, text, "{record}");
+    }
+}
+
+#[test]
+fn text_gives_each_sampled_profile_a_confidence_line() {
+    for file in ["timer.json", "cbs.json"] {
+        let p = json(file);
+        let text = ok(&[file]);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("confidence: "))
+            .unwrap_or_else(|| panic!("{file}: no confidence line:\n{text}"));
+        let dcg = p["dcg"].as_array().unwrap();
+        assert!(
+            line.starts_with(&format!(
+                "confidence: {} samples taken, {} distinct call edges seen; ",
+                p["run"]["samples"],
+                dcg.len()
+            )),
+            "{file}: {line}"
+        );
+        // The top method's and the top edge's shares, each with its
+        // standard error sqrt(p(1-p)/n), n its kind of samples.
+        let n = total(&p, "methods", "self");
+        let m = p["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .max_by_key(|m| m["self"].as_u64().unwrap())
+            .unwrap();
+        let share = m["self"].as_u64().unwrap() as f64 / n as f64;
+        let se = 100.0 * (share * (1.0 - share) / n as f64).sqrt();
+        assert!(
+            se > 0.5,
+            "{file}: a standard error this test can tell from 0"
+        );
+        let want = format!(
+            "method {} {:.1}% \u{b1}{se:.1} (n = {n})",
+            m["name"].as_str().unwrap(),
+            100.0 * share
+        );
+        assert!(line.contains(&want), "{file}: {line} lacks {want}");
+        let n = total(&p, "dcg", "weight");
+        let e = dcg
+            .iter()
+            .max_by_key(|e| e["weight"].as_u64().unwrap())
+            .unwrap();
+        let share = e["weight"].as_u64().unwrap() as f64 / n as f64;
+        let se = 100.0 * (share * (1.0 - share) / n as f64).sqrt();
+        assert!(
+            line.contains(&format!("{:.1}% \u{b1}{se:.1} (n = {n})", 100.0 * share)),
+            "{file}: {line}"
+        );
+        assert!(line.contains("sqrt(p(1-p)/n)"), "{line}");
+    }
+    assert!(ok(&["exact.json"])
+        .contains("\nconfidence: exact (every call and instruction counted), no sampling error\n"));
+}
+
+/// `vm run --report=FORMAT` prints text, folded or dot on stderr, as
+/// `vm report` makes them of the profile the run wrote; the formats for a
+/// browser are refused before the program runs, naming `vm report`.
+#[test]
+fn run_report_prints_the_terminal_formats_and_refuses_the_others() {
+    let dir = harness::scratch("report_run_formats");
+    let out = dir.join("p.json");
+    let out_arg = format!("--profile-out={}", out.display());
+    let base = [
+        "run",
+        AG,
+        "--profile=timer",
+        "--clock=virtual",
+        "--seed=1",
+        "--record=cct",
+        &out_arg,
+    ];
+    let run = |extra: &[&str]| harness::vm(&[&base[..], extra].concat());
+    let plain = run(&[]);
+    plain.assert_status(0);
+    assert!(!plain.stdout.is_empty());
+    for format in ["text", "folded", "dot"] {
+        let r = run(&[&format!("--report={format}")]);
+        r.assert_status(0);
+        assert_eq!(r.stdout, plain.stdout, "{format}: the program's output");
+        let from_file = harness::run_vm_in(
+            &dir,
+            &["report", "p.json", &format!("--format={format}")],
+            harness::DEFAULT_TIMEOUT,
+        );
+        from_file.assert_status(0);
+        assert_eq!(r.stderr, from_file.stdout, "{format}");
+    }
+    assert!(run(&["--report=folded"]).stderr.contains("main;M;call_1 "));
+    assert!(run(&["--report=dot"]).stderr.starts_with("digraph"));
+    // --report alone is text.
+    let text = run(&["--report"]);
+    assert_eq!(text.stderr, run(&["--report=text"]).stderr);
+    assert!(text
+        .stderr
+        .starts_with("vm: programs/examples/arnold-grove-fig1.bc ("));
+    for format in ["flamegraph", "speedscope", "html"] {
+        let r = run(&[&format!("--report={format}")]);
+        r.assert_status(2);
+        assert_eq!(r.stdout, "", "{format}: the program must not run");
+        let line = r.stderr.trim_end();
+        assert!(!line.contains('\n'), "{format}: one line:\n{line}");
+        for w in [
+            "for a browser",
+            "vm report",
+            &format!("--format={format}"),
+            "--profile-out",
+        ] {
+            assert!(line.contains(w), "{format}: {line:?} should mention {w:?}");
+        }
+    }
+    // folded needs a calling-context record.
+    let r = harness::vm(&[
+        "run",
+        AG,
+        "--profile=timer",
+        "--clock=virtual",
+        "--report=folded",
+    ]);
+    r.assert_status(2);
+    assert_eq!(r.stdout, "");
+    assert!(r.stderr.contains("--record=cct"), "{}", r.stderr);
+    let r = harness::vm(&["run", AG, "--profile=timer", "--report=pdf"]);
+    r.assert_status(2);
+}
+
 #[test]
 fn folded_has_one_line_per_context_weighted_by_self() {
     for file in ["timer.json", "exact.json", "fib.json"] {

@@ -35,15 +35,29 @@ fn report_counts_in_english() {
     for bad in ["1 threads", "1 samples", "every 1 calls"] {
         assert!(!r.stderr.contains(bad), "`{bad}` in:\n{}", r.stderr);
     }
-    // Exhaustive: `f` ran 2 instructions in its 1 call.
+    // Exhaustive: 2 calls traced (main and f), and `f` ran 2 instructions
+    // in its 1 call (the calls column).
     let r = harness::run_vm_in(
         &dir,
         &["run", "one.bc", "--profile=exhaustive", "--report"],
         harness::DEFAULT_TIMEOUT,
     );
     r.assert_status(0);
-    assert!(r.stderr.contains("  f  (1 call)"), "{}", r.stderr);
-    assert!(!r.stderr.contains("(1 calls)"), "{}", r.stderr);
+    assert!(r.stderr.contains("(2 calls traced)"), "{}", r.stderr);
+    let f = r
+        .stderr
+        .lines()
+        .find(|l| l.ends_with("  f"))
+        .unwrap_or_else(|| panic!("no row of f:\n{}", r.stderr));
+    assert_eq!(
+        f.split_whitespace().collect::<Vec<_>>(),
+        ["33.3%", "2", "1", "f"],
+        "{}",
+        r.stderr
+    );
+    for bad in ["(1 calls)", "1 calls traced", "1 threads"] {
+        assert!(!r.stderr.contains(bad), "`{bad}` in:\n{}", r.stderr);
+    }
 }
 
 /// `vm disasm` counts a method's locals and slots in English.

@@ -1,11 +1,18 @@
 //! The text report: a readable summary of a profile (`vm run --report`
-//! on stderr after the run, `vm report --format=text`): the hottest
-//! methods and the heaviest call edges, each with its share of the
-//! profile's total; with `--record=pcct`, also the front of the PCCT's
-//! sorted hot lists (hottest contexts and edges, read as they are kept,
-//! not sorted here), each named by its calling context. [`against`] adds
-//! what a reference profile tells about the sample: the accuracy metrics
-//! and the edges and contexts it over- and under-weights most.
+//! on stderr after the run, `vm report --format=text`; one implementation
+//! for both). It says what every number counts, since a sampled profile
+//! counts two things apart: *method samples* (what was executing: `self`)
+//! and *edge samples* (a call being made: call-edge weights and `calls`).
+//! Then a confidence line (samples taken, distinct edges seen, and the
+//! standard error of the top shares, [`std_error`]), the hottest methods
+//! and call edges, and, when the profile has a calling-context tree
+//! (`--record=cct`, `pcct`, `acct` or `ccmap`), its hottest contexts by
+//! `self` and by `calls` (for `pcct`, the front of the PCCT's own sorted
+//! hot lists, read as they are kept). Call sites and contexts are written
+//! caller first, `M:48 → A` being `A` called from line 48 of `M`.
+//! [`against`] adds what a reference profile tells about the sample: the
+//! accuracy metrics and the edges and contexts it over- and under-weights
+//! most.
 
 use std::fmt::Write;
 
@@ -13,13 +20,24 @@ use std::collections::HashMap;
 
 use crate::{metrics, CctNode, Profile};
 
-/// How many methods and edges the summary lists.
+/// How many methods, edges and contexts each list of the summary shows.
 pub const TOP: usize = 10;
+
+/// The standard error of a share `p` (0 to 1) estimated from `n`
+/// independent samples, in percentage points: `100 * sqrt(p (1 - p) / n)`
+/// (the binomial proportion's). It measures sampling noise only: a sampler
+/// that is biased (the timer of `arnold-grove-fig1.bc`) can be further off,
+/// and samples taken in bursts (cbs) are not independent, so for them it is
+/// a lower bound. `None` for `n = 0`.
+pub fn std_error(p: f64, n: u64) -> Option<f64> {
+    (n > 0).then(|| 100.0 * (p * (1.0 - p) / n as f64).sqrt())
+}
 
 /// The summary text (several lines, ending in a newline).
 pub fn summary(p: &Profile) -> String {
     let mut s = String::new();
     let c = &p.config;
+    let exact = c.profile == "exhaustive";
     let mut how = vec![format!("profile {}", c.profile)];
     if let Some(i) = c.interval_ns {
         how.push(format!("interval {}", duration(i)));
@@ -42,103 +60,371 @@ pub fn summary(p: &Profile) -> String {
     }
     let _ = writeln!(s, "vm: {} ({})", p.program, how.join(", "));
     let mut run = format!(
-        "    {}, {}, {}",
+        "    {}, {}",
         count(p.run.threads, "thread", "threads"),
-        count(p.run.samples, "sample", "samples"),
         duration(p.run.wall_ns)
     );
     if let Some(i) = p.run.instructions {
         let _ = write!(run, ", {}", count(i, "instruction", "instructions"));
     }
     let _ = writeln!(s, "{run}");
+    let method_samples: u64 = p.methods.iter().flatten().map(|m| m.self_).sum();
+    let edge_samples: u64 = p.dcg.iter().flatten().map(|e| e.weight).sum();
+    if exact {
+        let _ = writeln!(
+            s,
+            "    exact: every call counted ({} traced); self counts the instructions executed",
+            count(p.run.samples, "call", "calls")
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "    {} taken: {} (they count self) and {} (they count calls and call-edge \
+             weights), counted apart",
+            count(p.run.samples, "sample", "samples"),
+            count(method_samples, "method sample", "method samples"),
+            count(edge_samples, "edge sample", "edge samples"),
+        );
+        if let Some(what) = what_a_sample_is(p) {
+            let _ = writeln!(s, "    ({what})");
+        }
+    }
     if let Some(hint) = no_samples_hint(p) {
         let _ = writeln!(s, "    {hint}");
+    } else if let Some(line) = confidence(p, method_samples, edge_samples) {
+        let _ = writeln!(s, "{line}");
     }
-    let unit = if c.profile == "exhaustive" {
-        "instructions"
-    } else {
-        "samples"
-    };
+    let sampled = !exact;
     if let Some(methods) = &p.methods {
-        let total: u64 = methods.iter().map(|m| m.self_).sum();
-        let _ = writeln!(s, "hot methods (self, in {unit}):");
+        let _ = writeln!(
+            s,
+            "hot methods ({}):",
+            if exact {
+                "self: instructions executed in the method; calls: every call into it"
+            } else {
+                "self: method samples with the method on top; sampled calls: edge samples \
+                 into it, not all its calls"
+            }
+        );
         let mut ms: Vec<_> = methods.iter().filter(|m| m.self_ > 0).collect();
         ms.sort_by(|a, b| b.self_.cmp(&a.self_).then_with(|| a.name.cmp(&b.name)));
+        if ms.is_empty() {
+            let _ = writeln!(s, "  (none)");
+        } else {
+            let calls = if exact { "calls" } else { "sampled calls" };
+            let _ = writeln!(
+                s,
+                "  {:>6}{}  {:>12}  {calls:>13}  method",
+                "share",
+                se_head(sampled),
+                "self"
+            );
+        }
         for m in ms.iter().take(TOP) {
             let _ = writeln!(
                 s,
-                "  {:>6}  {:>12}  {}  ({})",
-                percent(m.self_, total),
+                "  {:>6}{}  {:>12}  {:>13}  {}",
+                percent(m.self_, method_samples),
+                se_cell(sampled, m.self_, method_samples),
                 m.self_,
-                m.name,
-                count(m.calls, "call", "calls")
+                m.calls,
+                m.name
             );
-        }
-        if ms.is_empty() {
-            let _ = writeln!(s, "  (none)");
         }
     }
     if let Some(dcg) = &p.dcg {
-        let total: u64 = dcg.iter().map(|e| e.weight).sum();
-        let what = if c.profile == "exhaustive" {
-            "calls"
+        let _ = writeln!(
+            s,
+            "call edges (caller:line \u{2192} callee; weight: {}):",
+            if exact {
+                "calls made at the call site"
+            } else {
+                "edge samples of the call"
+            }
+        );
+        let mut es: Vec<_> = dcg.iter().collect();
+        es.sort_by_key(|e| std::cmp::Reverse(e.weight));
+        if es.is_empty() {
+            let _ = writeln!(s, "  (none)");
         } else {
-            "samples"
-        };
-        let _ = writeln!(s, "call edges (weight, in {what}):");
-        for e in dcg.iter().take(TOP) {
             let _ = writeln!(
                 s,
-                "  {:>6}  {:>12}  {} (line {}) -> {}",
-                percent(e.weight, total),
-                e.weight,
-                e.caller,
-                e.line,
-                e.callee
+                "  {:>6}{}  {:>12}  edge",
+                "share",
+                se_head(sampled),
+                "weight"
             );
         }
-        if dcg.is_empty() {
-            let _ = writeln!(s, "  (none)");
+        for e in es.iter().take(TOP) {
+            let _ = writeln!(
+                s,
+                "  {:>6}{}  {:>12}  {}",
+                percent(e.weight, edge_samples),
+                se_cell(sampled, e.weight, edge_samples),
+                e.weight,
+                site(&e.caller, e.line, &e.callee)
+            );
         }
     }
-    if let (Some(hot), Some(cct)) = (&p.hot, &p.cct) {
-        let total_self: u64 = cct.iter().map(|n| n.self_).sum();
-        let index: HashMap<u64, usize> = cct.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
-        let _ = writeln!(s, "pcct hot contexts (self, in samples):");
-        for h in hot.nodes.iter().take(TOP) {
-            let _ = writeln!(
-                s,
-                "  {:>6}  {:>12}  {}",
-                percent(h.self_, total_self),
-                h.self_,
-                context(cct, &index, h.id)
-            );
-        }
-        if hot.nodes.is_empty() {
-            let _ = writeln!(s, "  (none)");
-        }
-        // Every edge's weight (entry contexts count threads, not edges).
-        let root = cct.first().map(|n| n.id);
-        let total_calls: u64 = cct
-            .iter()
-            .filter(|n| n.parent.is_some() && n.parent != root)
-            .map(|n| n.calls)
-            .sum();
-        let _ = writeln!(s, "pcct hot edges (weight, in new-edge samples):");
-        for h in hot.edges.iter().take(TOP) {
-            let _ = writeln!(
-                s,
-                "  {:>6}  {:>12}  {}",
-                percent(h.calls, total_calls),
-                h.calls,
-                context(cct, &index, h.id)
-            );
-        }
-        if hot.edges.is_empty() {
-            let _ = writeln!(s, "  (none)");
-        }
+    if let Some(cct) = &p.cct {
+        contexts(&mut s, p, cct);
     }
     s
+}
+
+/// A call site and its callee, caller first: `M:48 → A`.
+pub fn site(caller: &str, line: u32, callee: &str) -> String {
+    format!("{caller}:{line} \u{2192} {callee}")
+}
+
+/// The header of the standard-error column (sampled profiles only).
+fn se_head(sampled: bool) -> String {
+    if sampled {
+        format!("  {:>6}", "\u{b1}s.e.")
+    } else {
+        String::new()
+    }
+}
+
+/// A share's standard error in percentage points, as a column.
+fn se_cell(sampled: bool, part: u64, n: u64) -> String {
+    if !sampled {
+        return String::new();
+    }
+    match std_error(fraction(part, n), n) {
+        Some(e) => format!("  {e:>6.1}"),
+        None => format!("  {:>6}", "-"),
+    }
+}
+
+fn fraction(part: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        part as f64 / total as f64
+    }
+}
+
+/// What one sample of `p`'s kind records, for the reader who wonders why
+/// method samples and edge samples do not add up to the samples taken.
+fn what_a_sample_is(p: &Profile) -> Option<String> {
+    let c = &p.config;
+    Some(match c.profile.as_str() {
+        "timer" => "timer: each tick samples the method executing, and, when the tick is \
+                    noticed at a call or a return, that call's edge too"
+            .to_string(),
+        "cbs" => format!(
+            "cbs: each tick samples the method executing, then the edges of up to {} calls, \
+             {} apart",
+            c.samples.unwrap_or(0),
+            c.stride.unwrap_or(0)
+        ),
+        "counter" => match c.every {
+            Some(1) => "counter: every call samples its edge and the caller, executing".into(),
+            e => format!(
+                "counter: every {}th call samples its edge and the caller, executing",
+                e.unwrap_or(0)
+            ),
+        },
+        _ => return None,
+    })
+}
+
+/// The confidence line of a profile with samples: how many were taken,
+/// how many distinct call edges they saw, and the standard error of the
+/// top method's and the top edge's shares ([`std_error`]). The exact
+/// profile has no sampling error and says so.
+fn confidence(p: &Profile, method_samples: u64, edge_samples: u64) -> Option<String> {
+    if p.config.profile == "exhaustive" {
+        return Some(
+            "confidence: exact (every call and instruction counted), no sampling error".into(),
+        );
+    }
+    if p.run.samples == 0 {
+        return None;
+    }
+    let edges = p.dcg.as_ref().map_or(0, |d| d.len() as u64);
+    let mut tops = Vec::new();
+    let top_method = p
+        .methods
+        .iter()
+        .flatten()
+        .max_by(|a, b| a.self_.cmp(&b.self_).then_with(|| b.name.cmp(&a.name)));
+    if let Some(m) = top_method.filter(|m| m.self_ > 0) {
+        let f = fraction(m.self_, method_samples);
+        if let Some(e) = std_error(f, method_samples) {
+            tops.push(format!(
+                "method {} {:.1}% \u{b1}{e:.1} (n = {method_samples})",
+                m.name,
+                100.0 * f
+            ));
+        }
+    }
+    // The first of the heaviest, as the edges table lists them.
+    let top_edge =
+        p.dcg
+            .iter()
+            .flatten()
+            .fold(None, |best: Option<&crate::DcgEdge>, e| match best {
+                Some(b) if b.weight >= e.weight => Some(b),
+                _ => Some(e),
+            });
+    if let Some(e) = top_edge.filter(|e| e.weight > 0) {
+        let f = fraction(e.weight, edge_samples);
+        if let Some(se) = std_error(f, edge_samples) {
+            tops.push(format!(
+                "edge {} {:.1}% \u{b1}{se:.1} (n = {edge_samples})",
+                site(&e.caller, e.line, &e.callee),
+                100.0 * f
+            ));
+        }
+    }
+    let mut line = format!(
+        "confidence: {} taken, {} seen",
+        count(p.run.samples, "sample", "samples"),
+        count(edges, "distinct call edge", "distinct call edges")
+    );
+    if !tops.is_empty() {
+        let _ = write!(
+            line,
+            "; standard error of the top shares, sqrt(p(1-p)/n) in points: {} (sampling \
+             noise only, not bias)",
+            tops.join(", ")
+        );
+    }
+    Some(line)
+}
+
+/// The hottest contexts of `p`'s `cct`, by `self` and by `calls` (entry
+/// contexts, whose `calls` count threads, left out), each with its share
+/// of the tree's total; a PCCT's come from its own hot lists.
+fn contexts(s: &mut String, p: &Profile, cct: &[CctNode]) {
+    let exact = p.config.profile == "exhaustive";
+    let record = p
+        .config
+        .record
+        .iter()
+        .flatten()
+        .find(|r| *r != "dcg")
+        .map_or("cct", |r| r.as_str());
+    let lookup = Lookup::new(cct);
+    let root = cct.first().filter(|n| n.parent.is_none()).map(|n| n.id);
+    let is_edge = |n: &CctNode| n.parent.is_some() && n.parent != root;
+    let total_self: u64 = cct.iter().map(|n| n.self_).sum();
+    let total_calls: u64 = cct.iter().filter(|n| is_edge(n)).map(|n| n.calls).sum();
+    let (by_self, by_calls): (Rows, Rows) = match &p.hot {
+        Some(hot) => (
+            hot.nodes
+                .iter()
+                .filter_map(|h| lookup.get(h.id).map(|i| (i, h.self_)))
+                .take(TOP)
+                .collect(),
+            hot.edges
+                .iter()
+                .filter_map(|h| lookup.get(h.id).map(|i| (i, h.calls)))
+                .take(TOP)
+                .collect(),
+        ),
+        None => (
+            top(cct.iter().map(|n| n.self_)),
+            top(cct.iter().map(|n| if is_edge(n) { n.calls } else { 0 })),
+        ),
+    };
+    let from = if p.hot.is_some() {
+        format!("{record}, its own hot list")
+    } else {
+        record.to_string()
+    };
+    let self_unit = if exact {
+        "instructions executed"
+    } else {
+        "method samples"
+    };
+    let calls_unit = match (exact, record) {
+        (true, _) => "calls into the context",
+        (false, "pcct") => "new-edge samples: each walk adds 1 to every context it finds new",
+        (false, "acct") if p.config.acct_update.as_deref() == Some("all-new-edges") => {
+            "new-edge samples: each walk adds 1 to every context it splices in"
+        }
+        _ => "edge samples into the context",
+    };
+    let _ = writeln!(
+        s,
+        "contexts by self ({from}; self: {self_unit} with the context on top):"
+    );
+    list(s, "self", &by_self, total_self, cct, &lookup);
+    let _ = writeln!(
+        s,
+        "contexts by calls ({from}; calls: {calls_unit}; entry contexts left out):"
+    );
+    list(s, "calls", &by_calls, total_calls, cct, &lookup);
+}
+
+/// Contexts to list: (position in `cct`, weight), hottest first.
+type Rows = Vec<(usize, u64)>;
+
+/// One list of [`contexts`]: a header and a row per context.
+fn list(
+    s: &mut String,
+    what: &str,
+    rows: &[(usize, u64)],
+    total: u64,
+    cct: &[CctNode],
+    lookup: &Lookup,
+) {
+    if rows.is_empty() {
+        let _ = writeln!(s, "  (none)");
+        return;
+    }
+    let _ = writeln!(s, "  {:>6}  {what:>12}  context", "share");
+    for &(i, w) in rows {
+        let _ = writeln!(
+            s,
+            "  {:>6}  {:>12}  {}",
+            percent(w, total),
+            w,
+            context(cct, lookup, i)
+        );
+    }
+}
+
+/// The positions of the [`TOP`] largest non-zero weights, largest first,
+/// ties in list order; one pass, no sort of the whole list.
+fn top(weights: impl Iterator<Item = u64>) -> Vec<(usize, u64)> {
+    let mut best: Vec<(usize, u64)> = Vec::with_capacity(TOP + 1);
+    for (i, w) in weights.enumerate() {
+        if w == 0 || (best.len() == TOP && best[TOP - 1].1 >= w) {
+            continue;
+        }
+        let at = best.partition_point(|&(_, b)| b >= w);
+        best.insert(at, (i, w));
+        best.truncate(TOP);
+    }
+    best
+}
+
+/// A node's position in `cct` by id: the id itself when ids are the
+/// positions (as the profiler writes them), a map otherwise.
+struct Lookup {
+    map: Option<HashMap<u64, usize>>,
+    len: usize,
+}
+
+impl Lookup {
+    fn new(cct: &[CctNode]) -> Lookup {
+        let sequential = cct.iter().enumerate().all(|(i, n)| n.id == i as u64);
+        Lookup {
+            map: (!sequential).then(|| cct.iter().enumerate().map(|(i, n)| (n.id, i)).collect()),
+            len: cct.len(),
+        }
+    }
+
+    fn get(&self, id: u64) -> Option<usize> {
+        match &self.map {
+            Some(m) => m.get(&id).copied(),
+            None => usize::try_from(id).ok().filter(|&i| i < self.len),
+        }
+    }
 }
 
 /// Below this `--interval` a wall-clock timer does not tick faster (about
@@ -233,7 +519,7 @@ pub fn against(p: &Profile, reference: &Profile, reference_name: &str) -> String
                 let k = *ids
                     .entry((e.caller.as_str(), e.line, e.callee.as_str()))
                     .or_insert_with(|| {
-                        names.push(format!("{}:{} \u{2192} {}", e.caller, e.line, e.callee));
+                        names.push(site(&e.caller, e.line, &e.callee));
                         (names.len() - 1) as u32
                     });
                 *w[side].entry(k).or_default() += e.weight;
@@ -387,11 +673,14 @@ impl Paths {
 /// How many innermost levels of a context `--report` shows.
 const CONTEXT_LEVELS: usize = 5;
 
-/// A context as `main > M (38) > A (51)`, its innermost levels only
-/// (`... ` in front when cut); found by following parents, no recursion.
-fn context(cct: &[CctNode], index: &HashMap<u64, usize>, id: u64) -> String {
+/// The context of node `i` as `main:57 \u{2192} M:167 \u{2192} call_1`
+/// (each method with the line it calls the next one at), its innermost
+/// levels only (`\u{2026} \u{2192} ` in front when cut); found by
+/// following parents, no recursion.
+fn context(cct: &[CctNode], lookup: &Lookup, i: usize) -> String {
     let mut parts = Vec::new();
-    let mut cur = index.get(&id).copied();
+    let mut cur = Some(i);
+    let mut line_below: Option<u32> = None;
     let mut cut = false;
     while let Some(i) = cur {
         let n = &cct[i];
@@ -402,16 +691,17 @@ fn context(cct: &[CctNode], index: &HashMap<u64, usize>, id: u64) -> String {
             cut = true;
             break;
         }
-        parts.push(match n.line {
-            Some(l) => format!("{} ({l})", n.method),
+        parts.push(match line_below {
+            Some(l) => format!("{}:{l}", n.method),
             None => n.method.clone(),
         });
-        cur = n.parent.and_then(|p| index.get(&p).copied());
+        line_below = n.line;
+        cur = n.parent.and_then(|p| lookup.get(p));
     }
     parts.reverse();
-    let path = parts.join(" > ");
+    let path = parts.join(" \u{2192} ");
     if cut {
-        format!("... > {path}")
+        format!("\u{2026} \u{2192} {path}")
     } else {
         path
     }
@@ -537,6 +827,62 @@ mod tests {
         assert!(no_samples_hint(&counter)
             .unwrap()
             .contains("fewer calls than --every=100"));
+    }
+
+    #[test]
+    fn the_standard_error_is_the_binomial_one_in_points() {
+        // p = 0.5 over 100 samples: sqrt(0.25 / 100) = 0.05, 5 points.
+        assert!((std_error(0.5, 100).unwrap() - 5.0).abs() < 1e-9);
+        assert!((std_error(0.1, 900).unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(std_error(1.0, 10), Some(0.0));
+        assert_eq!(std_error(0.5, 0), None);
+    }
+
+    #[test]
+    fn top_keeps_the_largest_first_ties_in_list_order() {
+        let w = [3, 0, 9, 3, 12, 1, 9, 2, 2, 2, 2, 2, 2, 5];
+        let t = top(w.into_iter());
+        assert_eq!(t.len(), TOP);
+        assert_eq!(&t[..5], &[(4, 12), (2, 9), (6, 9), (13, 5), (0, 3)]);
+        assert!(t.iter().all(|&(_, w)| w > 0));
+        assert_eq!(top([0, 0].into_iter()), vec![]);
+    }
+
+    fn node(id: u64, parent: Option<u64>, method: &str, line: Option<u32>) -> CctNode {
+        CctNode {
+            id,
+            parent,
+            method: method.into(),
+            line,
+            calls: 1,
+            self_: 1,
+        }
+    }
+
+    #[test]
+    fn a_context_is_written_caller_first_and_cut_in_front() {
+        let mut cct = vec![
+            node(10, None, "<root>", None),
+            node(11, Some(10), "main", None),
+            node(12, Some(11), "M", Some(57)),
+            node(13, Some(12), "A", Some(48)),
+        ];
+        let lookup = Lookup::new(&cct);
+        assert!(lookup.map.is_some(), "ids are not positions");
+        assert_eq!(
+            context(&cct, &lookup, 3),
+            "main:57 \u{2192} M:48 \u{2192} A"
+        );
+        assert_eq!(context(&cct, &lookup, 1), "main");
+        for i in 0..6u64 {
+            cct.push(node(14 + i, Some(13 + i), "r", Some(i as u32)));
+        }
+        let lookup = Lookup::new(&cct);
+        let deep = context(&cct, &lookup, cct.len() - 1);
+        assert_eq!(
+            deep,
+            "\u{2026} \u{2192} r:2 \u{2192} r:3 \u{2192} r:4 \u{2192} r:5 \u{2192} r"
+        );
     }
 
     #[test]

@@ -236,7 +236,7 @@ fn run_options_given(a: &RunArgs) -> Vec<&'static str> {
     flag(p.no_hold, "--no-hold");
     flag(p.adaptive, "--adaptive");
     flag(p.profile_out.is_some(), "--profile-out");
-    flag(p.report, "--report");
+    flag(p.report.is_some(), "--report");
     flag(a.no_yieldpoints, "--no-yieldpoints");
     flag(a.stats, "--stats");
     flag(a.cycles, "--cycles");
