@@ -131,7 +131,7 @@ pub fn grids(path: &Path, panels: &[Grid]) -> Result<(), Error> {
         .max()
         .unwrap_or(1)
         .max(1);
-    let pw = 110 + 48 * cols as u32;
+    let pw = (110 + 48 * cols as u32).max(360);
     let ph = 120 + 28 * rows as u32;
     let root = SVGBackend::new(path, (pw * panels.len().max(1) as u32, ph)).into_drawing_area();
     root.fill(&WHITE).map_err(fail(path))?;
@@ -139,7 +139,7 @@ pub fn grids(path: &Path, panels: &[Grid]) -> Result<(), Error> {
     for (g, area) in panels.iter().zip(areas.iter()) {
         let (nr, nc) = (g.rows.len().max(1), g.cols.len().max(1));
         let mut chart = ChartBuilder::on(area)
-            .caption(&g.title, ("sans-serif", 16))
+            .caption(&g.title, ("sans-serif", 14))
             .margin(8)
             .x_label_area_size(40)
             .y_label_area_size(60)

@@ -38,7 +38,12 @@ impl Vm<'_> {
             })?;
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);
-            let head: Vec<&str> = err.lines().take(5).collect();
+            let mut head: Vec<&str> = err.lines().take(5).collect();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if head.is_empty() {
+                // A benchmark that fails its own check says so on stdout.
+                head.extend(stdout.lines().rev().take(2));
+            }
             return Err(Error::Failed(format!(
                 "vm experiment: `vm {}` failed ({}): {}",
                 args.join(" "),

@@ -13,19 +13,51 @@ use crate::harness::{run_vm_in, scratch, Run};
 
 /// Every experiment `--list` must name: its CSV columns, and whether its
 /// CSV is deterministic.
-const EXPERIMENTS: &[(&str, &[&str], bool)] = &[(
-    "arnold-grove-fig1",
-    &[
-        "program",
-        "profile",
-        "seed",
-        "callee",
-        "weight",
-        "share_pct",
-        "samples",
-    ],
-    true,
-)];
+const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
+    (
+        "arnold-grove-fig1",
+        &[
+            "program",
+            "profile",
+            "seed",
+            "callee",
+            "weight",
+            "share_pct",
+            "samples",
+        ],
+        true,
+    ),
+    (
+        "arnold-grove-table2",
+        &[
+            "program",
+            "samples",
+            "stride",
+            "seed",
+            "dcg_overlap",
+            "samples_taken",
+            "exact_calls",
+            "virtual_ms",
+        ],
+        true,
+    ),
+    (
+        "arnold-grove-table3",
+        &["program", "measure", "profile", "run", "value"],
+        false,
+    ),
+    (
+        "arnold-grove-fig5",
+        &[
+            "program",
+            "variant",
+            "seed",
+            "cycles",
+            "speedup_vs_static_pct",
+        ],
+        true,
+    ),
+];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -151,8 +183,12 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
     for &(name, columns, deterministic) in EXPERIMENTS {
         let dir = scratch(&format!("experiment-{name}"));
         let rows = run_quick(name, columns, &dir);
-        if name == "arnold-grove-fig1" {
-            check_fig1(&rows);
+        match name {
+            "arnold-grove-fig1" => check_fig1(&rows),
+            "arnold-grove-table2" => check_table2(&rows),
+            "arnold-grove-table3" => check_table3(&rows),
+            "arnold-grove-fig5" => check_fig5(&rows),
+            _ => {}
         }
         if deterministic {
             let again = scratch(&format!("experiment-{name}-again"));
@@ -178,6 +214,77 @@ fn check_fig1(rows: &[Vec<String>]) {
     assert_eq!(share("exact", "call_2"), 50.0);
     assert!(share("timer", "call_1") > share("timer", "call_2") + 20.0);
     assert!((share("cbs", "call_1") - 50.0).abs() < 10.0);
+}
+
+/// The quick grid: 3 x 3 cells per program, overlaps in 0..=100, more
+/// samples per tick never fewer samples taken.
+fn check_table2(rows: &[Vec<String>]) {
+    let data = &rows[1..];
+    let programs: std::collections::BTreeSet<&str> = data.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(data.len(), 9 * programs.len(), "a 3 x 3 grid per program");
+    for r in data {
+        let overlap: f64 = r[4].parse().unwrap();
+        assert!((0.0..=100.0).contains(&overlap), "{r:?}");
+        assert!(r[6].parse::<u64>().unwrap() > 0, "no exact calls: {r:?}");
+    }
+    for p in &programs {
+        let taken = |samples: &str, stride: &str| -> u64 {
+            data.iter()
+                .find(|r| r[0] == *p && r[1] == samples && r[2] == stride)
+                .unwrap_or_else(|| panic!("no cell {samples}/{stride} for {p}"))[5]
+                .parse()
+                .unwrap()
+        };
+        assert!(taken("16", "1") >= taken("1", "1"), "{p}");
+        assert!(taken("256", "1") >= taken("16", "1"), "{p}");
+    }
+}
+
+/// Accuracy and wall time of every profile, times of `none` too.
+fn check_table3(rows: &[Vec<String>]) {
+    for profile in ["timer", "cbs 3/16", "cbs 7/16"] {
+        assert!(
+            rows.iter()
+                .any(|r| r[1] == "dcg_overlap" && r[2] == profile),
+            "no accuracy of {profile}"
+        );
+        assert!(
+            rows.iter().any(|r| r[1] == "wall_s" && r[2] == profile),
+            "no time of {profile}"
+        );
+    }
+    assert!(rows.iter().any(|r| r[1] == "wall_s" && r[2] == "none"));
+    for r in rows[1..].iter().filter(|r| r[1] == "wall_s") {
+        assert!(r[4].parse::<f64>().unwrap() > 0.0, "{r:?}");
+    }
+}
+
+/// Every variant counted; speedups only for the profiled ones, and they
+/// agree with the cycle counts.
+fn check_fig5(rows: &[Vec<String>]) {
+    for r in &rows[1..] {
+        let cycles: f64 = r[3].parse().unwrap();
+        assert!(cycles > 0.0, "{r:?}");
+        let stat: f64 = rows
+            .iter()
+            .find(|s| s[0] == r[0] && s[1] == "static")
+            .expect("a static row")[3]
+            .parse()
+            .unwrap();
+        match r[1].as_str() {
+            "original" | "static" => assert_eq!(r[4], "", "{r:?}"),
+            _ => {
+                let speedup: f64 = r[4].parse().unwrap();
+                assert!(
+                    (speedup - 100.0 * (stat / cycles - 1.0)).abs() < 0.01,
+                    "{r:?}"
+                );
+            }
+        }
+    }
+    for v in ["original", "static", "timer", "cbs", "exhaustive"] {
+        assert!(rows.iter().any(|r| r[1] == v), "no {v} row");
+    }
 }
 
 #[test]
