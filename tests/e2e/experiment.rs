@@ -57,6 +57,21 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         true,
     ),
+    (
+        "causality",
+        &[
+            "program",
+            "method",
+            "iterations",
+            "profile",
+            "base_share_pct",
+            "share_pct",
+            "rise_pts",
+            "exact_rise_pts",
+            "error_pts",
+        ],
+        true,
+    ),
 ];
 
 fn root() -> &'static Path {
@@ -188,6 +203,7 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "arnold-grove-table2" => check_table2(&rows),
             "arnold-grove-table3" => check_table3(&rows),
             "arnold-grove-fig5" => check_fig5(&rows),
+            "causality" => check_causality(&rows),
             _ => {}
         }
         if deterministic {
@@ -284,6 +300,27 @@ fn check_fig5(rows: &[Vec<String>]) {
     }
     for v in ["original", "static", "timer", "cbs", "exhaustive"] {
         assert!(rows.iter().any(|r| r[1] == v), "no {v} row");
+    }
+}
+
+/// The exact profile's own error is 0 and its share rises (the added loop
+/// runs in the method); every profile has a row per method.
+fn check_causality(rows: &[Vec<String>]) {
+    let exact: Vec<&Vec<String>> = rows.iter().filter(|r| r[3] == "exact").collect();
+    assert!(!exact.is_empty(), "no exact rows");
+    for r in &exact {
+        assert_eq!(r[8].parse::<f64>().unwrap(), 0.0, "{r:?}");
+        assert!(
+            r[6].parse::<f64>().unwrap() > 0.0,
+            "the exact share did not rise: {r:?}"
+        );
+    }
+    for p in ["timer 1ms", "cbs 3/16", "counter 101"] {
+        assert_eq!(
+            rows.iter().filter(|r| r[3] == p).count(),
+            exact.len(),
+            "rows of {p}"
+        );
     }
 }
 

@@ -4,6 +4,7 @@ pub mod ag_fig1;
 pub mod ag_fig5;
 pub mod ag_table2;
 pub mod ag_table3;
+pub mod causality;
 pub mod common;
 
 use crate::Experiment;
@@ -37,5 +38,12 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "per benchmark: simulated-cycle speedup of linear inlining with timer, cbs, exact profiles",
         deterministic: true,
         run: ag_fig5::run,
+    },
+    Experiment {
+        name: "causality",
+        reproduces: "Mytkowicz et al. 2010, the causality test",
+        measures: "work added to one method at a time: does each profile's share rise as the exact one does?",
+        deterministic: true,
+        run: causality::run,
     },
 ];
