@@ -51,12 +51,26 @@ pub fn grouped_bars(
 ) -> Result<(), Error> {
     let n = groups.len().max(1);
     let width = (160 + 70 * n as u32).max(640);
-    let root = SVGBackend::new(path, (width, 440)).into_drawing_area();
+    let longest = groups.iter().map(|g| g.chars().count()).max().unwrap_or(0) as u32;
+    let height = if longest * 7 > 70 {
+        420 + 7 * longest
+    } else {
+        440
+    };
+    let root = SVGBackend::new(path, (width, height)).into_drawing_area();
     root.fill(&WHITE).map_err(fail(path))?;
+    // Long group names are written downwards, so that they do not overlap.
+    let longest = groups.iter().map(|g| g.chars().count()).max().unwrap_or(0);
+    let turn = longest * 7 > 70;
+    let label_area = if turn { 20 + 7 * longest as u32 } else { 40 };
+    let mut x_style = TextStyle::from(("sans-serif", 12).into_font());
+    if turn {
+        x_style = x_style.transform(FontTransform::Rotate90);
+    }
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
         .margin(12)
-        .x_label_area_size(40)
+        .x_label_area_size(label_area)
         .y_label_area_size(60)
         .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), y.0..y.1)
         .map_err(fail(path))?;
@@ -64,6 +78,7 @@ pub fn grouped_bars(
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n)
+        .x_label_style(x_style)
         .x_label_formatter(&|x| label_at(groups, *x))
         .y_desc(y_desc)
         .draw()
