@@ -93,6 +93,18 @@ pub enum Command {
     /// section the format needs, --against a profile of another program).
     #[command(verbatim_doc_comment)]
     Report(ReportArgs),
+    /// Reproduce a paper's table or figure (docs/EXPERIMENTS.md).
+    ///
+    /// Runs the experiment NAME (`all`: every one) with this `vm` binary
+    /// and writes DIR/NAME.csv (the raw measurements), DIR/NAME.svg (the
+    /// plot) and DIR/NAME.md (our table beside the paper's), and prints
+    /// the table. --list names the experiments.
+    ///
+    /// Exit status: 0 success; 2 bad usage (an unknown NAME: the message
+    /// lists the names); 66 a program of --programs cannot be found, or
+    /// DIR cannot be created; 70 a measurement failed.
+    #[command(verbatim_doc_comment)]
+    Experiment(super::experiment::ExperimentArgs),
 }
 
 /// The formats of `vm report`.

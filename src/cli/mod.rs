@@ -5,6 +5,7 @@ mod args;
 mod check;
 mod compare;
 mod disasm;
+mod experiment;
 mod inline;
 mod limits;
 mod report;
@@ -56,6 +57,7 @@ pub fn main() -> i32 {
         Command::Compare(a) => compare::compare(a),
         Command::Inline(a) => inline::inline(*a),
         Command::Report(a) => report::report(a),
+        Command::Experiment(a) => experiment::experiment(a),
     };
     match result {
         Ok(status) => status,

@@ -71,3 +71,24 @@ fn the_profile_crate_needs_neither_the_vm_nor_the_profiler() {
     let profiler = std::fs::read_to_string(root().join("profiler/Cargo.toml")).unwrap();
     assert!(dependencies(&profiler).contains(&"vm".to_string()));
 }
+
+#[test]
+fn the_experiment_crate_runs_the_vm_binary_and_reads_profiles_offline() {
+    // `vm experiment` measures through the `vm` binary (a child process per
+    // run) and reads what it writes with the offline `profile` crate: it
+    // sits above the other crates and needs none of the VM's internals.
+    let manifest = std::fs::read_to_string(root().join("experiment/Cargo.toml")).unwrap();
+    let deps = dependencies(&manifest);
+    assert!(deps.contains(&"profile".to_string()), "{deps:?}");
+    for d in ["vm", "profiler", "jit-sim"] {
+        assert!(
+            !deps.contains(&d.to_string()),
+            "experiment/ depends on `{d}`"
+        );
+    }
+    let root_manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    assert!(
+        dependencies(&root_manifest).contains(&"experiment".to_string()),
+        "the `vm` binary links the experiment crate"
+    );
+}

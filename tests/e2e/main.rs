@@ -22,6 +22,7 @@ mod cycles;
 mod declarations;
 mod differential;
 mod examples;
+mod experiment;
 mod generated;
 mod incremental;
 mod inline;

@@ -617,7 +617,7 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
         (a.tree, "--tree"),
         (a.run.html.is_some(), "--html"),
         (a.run.profile.profile_out.is_some(), "--profile-out"),
-        (a.run.profile.report, "--report"),
+        (a.run.profile.report.is_some(), "--report"),
         (a.run.cycles, "--cycles"),
         (a.run.stats, "--stats"),
     ];

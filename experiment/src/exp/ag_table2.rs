@@ -1,0 +1,295 @@
+//! `arnold-grove-table2`: Arnold & Grove 2005, Table 2 (A, Jikes RVM).
+//!
+//! The paper sweeps the two parameters of counter-based sampling, the
+//! stride (columns: 1, 3, 7, ..., 8191) and the samples per timer tick
+//! (rows: 1, 2, 4, ..., 8192), and reports in each cell the overhead and
+//! the accuracy (dcg-overlap with the exact DCG), averaged over its
+//! benchmarks. We run the same grid with `--profile=cbs --clock=virtual`
+//! on the Are We Fast Yet suite and average the dcg-overlap over the
+//! programs (each program's value the median over seeds).
+//!
+//! Overhead: the cost model charges nothing for taking a sample (`vm run
+//! --cycles` gives the same count under every profile), so simulated
+//! cycles cannot show it. What the cost of the sampler scales with is the
+//! number of samples it takes per unit of time; each cell reports the
+//! samples per millisecond of simulated time (one timer tick), the suite
+//! mean. The wall-clock overhead at the chosen settings is measured in
+//! `arnold-grove-table3`.
+
+use profile::Profile;
+
+use crate::csv::{num, Csv};
+use crate::exp::common;
+use crate::runner::par_map;
+use crate::{markdown, plot, stats, suite, Context, Error};
+
+/// The paper's strides (columns).
+pub const STRIDES: [u64; 13] = [1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047, 4095, 8191];
+/// The paper's samples per tick (rows).
+pub const SAMPLES: [u64; 14] = [
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
+];
+
+/// Table 2A (Jikes RVM) as printed: `overhead/accuracy` per cell, rows
+/// as [`SAMPLES`], columns as [`STRIDES`]; `-/-` where the paper has no
+/// value.
+const PAPER_2A: [&str; 14] = [
+    "-0.1/38 -0.1/37 0.1/42 0.0/44 0.1/47 0.1/49 0.0/49 0.1/50 0.3/50 0.2/51 0.2/49 0.3/49 0.2/49",
+    "-0.1/43 -0.1/45 -0.1/49 0.0/52 -0.1/54 0.1/55 0.2/55 0.5/56 1.0/57 1.6/57 3.4/57 6.3/59 13.1/60",
+    "0.1/48 0.0/52 -0.1/56 0.1/58 0.1/59 0.2/60 0.5/61 1.3/62 2.5/63 5.0/63 9.8/65 21.1/66 53.0/68",
+    "0.0/54 -0.1/58 0.0/61 0.1/62 0.3/64 0.7/64 1.4/65 2.9/66 5.6/66 11.5/69 25.4/71 68.6/73 512.8/79",
+    "0.1/59 0.2/63 0.3/65 0.5/65 0.8/67 1.7/67 3.0/68 6.0/69 12.3/72 27.7/74 76.8/76 224.4/82 920.9/84",
+    "0.0/62 0.3/66 0.4/67 0.7/68 1.6/69 3.1/70 6.3/71 12.9/74 28.6/76 81.0/77 814.0/84 922.6/85 920.4/84",
+    "0.6/66 0.8/68 1.2/68 2.0/70 3.5/70 6.7/72 13.4/74 29.9/77 85.1/78 854.6/85 927.7/86 924.9/85 922.4/84",
+    "0.6/68 1.0/69 1.9/71 3.4/71 6.5/73 13.4/75 30.0/77 86.1/79 876.9/86 932.4/86 925.7/86 922.5/85 920.7/80",
+    "0.9/70 1.7/70 3.4/71 6.6/74 13.5/76 30.5/78 87.8/79 903.0/86 946.1/86 932.8/86 925.7/85 922.2/80 -/-",
+    "1.9/70 4.3/71 7.7/74 14.8/76 32.2/78 91.2/79 943.2/86 974.6/87 949.7/86 935.2/86 928.3/79 -/- -/-",
+    "4.6/72 8.0/73 15.2/76 32.6/78 92.0/79 1007.9/86 1016.5/86 971.4/86 944.8/86 931.4/79 -/- -/- -/-",
+    "9.0/73 16.7/75 34.3/77 95.8/80 1101.9/85 1096.1/87 1019.2/86 970.1/86 944.8/80 -/- -/- -/- -/-",
+    "17.5/75 36.5/77 99.2/80 1182.6/85 1227.1/87 1098.2/87 1015.3/86 969.1/80 -/- -/- -/- -/- -/-",
+    "36.6/77 99.2/80 1035.1/81 1404.4/87 1232.6/86 1094.5/85 1012.8/81 -/- -/- -/- -/- -/- -/-",
+];
+
+/// The paper's cell at (samples `row`, stride `col`): (overhead %, accuracy).
+pub fn paper(row: usize, col: usize) -> Option<(f64, f64)> {
+    let cell = PAPER_2A.get(row)?.split_whitespace().nth(col)?;
+    let (o, a) = cell.split_once('/')?;
+    Some((o.parse().ok()?, a.parse().ok()?))
+}
+
+/// The grid a run covers: (row indices into SAMPLES, column indices into
+/// STRIDES).
+fn grid(quick: bool) -> (Vec<usize>, Vec<usize>) {
+    if quick {
+        (vec![0, 4, 8], vec![0, 1, 5])
+    } else {
+        ((0..SAMPLES.len()).collect(), (0..STRIDES.len()).collect())
+    }
+}
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<String, Error> {
+    let runs = ctx.runs(1, 1);
+    let default: &[&str] = if ctx.opts.quick {
+        suite::AWFY_QUICK
+    } else {
+        suite::AWFY
+    };
+    let programs = ctx.programs(default)?;
+    let exact = common::exact_profiles(ctx, &programs)?;
+    let (rows, cols) = grid(ctx.opts.quick);
+    let mut jobs = Vec::new();
+    for &r in &rows {
+        for &c in &cols {
+            for pi in 0..programs.len() {
+                for seed in 1..=runs as u64 {
+                    jobs.push((r, c, pi, seed));
+                }
+            }
+        }
+    }
+    let mut csv = Csv::create(
+        &ctx.out_file("csv"),
+        &crate::csv::comments(ctx, &format!("runs={runs} clock=virtual interval=1ms")),
+        &[
+            "program",
+            "samples",
+            "stride",
+            "seed",
+            "dcg_overlap",
+            "samples_taken",
+            "exact_calls",
+            "virtual_ms",
+        ],
+    )?;
+    let vm = ctx.vm();
+    let mut progress = crate::progress::Progress::new(ctx.exp.name, "cbs grid", jobs.len() as u64);
+    // acc[r][c][program] = overlaps over seeds; rate likewise.
+    let mut acc = vec![vec![vec![Vec::new(); programs.len()]; STRIDES.len()]; SAMPLES.len()];
+    let mut rate = acc.clone();
+    par_map(
+        ctx.opts.jobs,
+        &jobs,
+        |&(r, c, pi, seed)| {
+            let args = vec![
+                "--profile=cbs".to_string(),
+                "--clock=virtual".to_string(),
+                format!("--samples={}", SAMPLES[r]),
+                format!("--stride={}", STRIDES[c]),
+                format!("--seed={seed}"),
+            ];
+            let (p, _) = vm.profile(&programs[pi], &args, &format!("{r}-{c}-{pi}-{seed}"))?;
+            Ok(p)
+        },
+        |i, p: Profile| {
+            let (r, c, pi, seed) = jobs[i];
+            let ex = &exact[pi].0;
+            let overlap = common::dcg_overlap(&p, ex);
+            let calls = common::calls(ex);
+            let ms = p.run.wall_ns as f64 / 1e6;
+            let per_ms = if ms > 0.0 {
+                p.run.samples as f64 / ms
+            } else {
+                0.0
+            };
+            acc[r][c][pi].push(overlap);
+            rate[r][c][pi].push(per_ms);
+            csv.row(&[
+                programs[pi].name.clone(),
+                SAMPLES[r].to_string(),
+                STRIDES[c].to_string(),
+                seed.to_string(),
+                num(overlap, 3),
+                p.run.samples.to_string(),
+                calls.to_string(),
+                num(p.run.wall_ns as f64 / 1e6, 3),
+            ])?;
+            progress.step(&format!(
+                "{} samples {} stride {}",
+                programs[pi].name, SAMPLES[r], STRIDES[c]
+            ));
+            Ok(())
+        },
+    )?;
+    progress.finish();
+
+    // Suite averages of the per-program medians.
+    let avg = |m: &Vec<Vec<Vec<Vec<f64>>>>, r: usize, c: usize| -> f64 {
+        stats::mean(&m[r][c].iter().map(|v| stats::median(v)).collect::<Vec<_>>())
+    };
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    let mut md_rows = Vec::new();
+    let mut rate_rows = Vec::new();
+    for &r in &rows {
+        let mut o = Vec::new();
+        let mut t = Vec::new();
+        let mut cells = vec![SAMPLES[r].to_string()];
+        let mut rcells = vec![SAMPLES[r].to_string()];
+        for &c in &cols {
+            let a = avg(&acc, r, c);
+            let pap = paper(r, c);
+            o.push(Some(a));
+            t.push(pap.map(|p| p.1));
+            cells.push(match pap {
+                Some((_, pa)) => format!("{a:.0} ({pa:.0})"),
+                None => format!("{a:.0} (-)"),
+            });
+            rcells.push(match pap {
+                Some((po, _)) => format!("{:.1} ({po:.1}%)", avg(&rate, r, c)),
+                None => format!("{:.1} (-)", avg(&rate, r, c)),
+            });
+        }
+        ours.push(o);
+        theirs.push(t);
+        md_rows.push(cells);
+        rate_rows.push(rcells);
+    }
+    let row_labels: Vec<String> = rows.iter().map(|&r| SAMPLES[r].to_string()).collect();
+    let col_labels: Vec<String> = cols.iter().map(|&c| STRIDES[c].to_string()).collect();
+    plot::grids(
+        &ctx.out_file("svg"),
+        &[
+            plot::Grid {
+                title: format!("ours: dcg-overlap, mean of {} programs", programs.len()),
+                row_desc: "samples per tick".into(),
+                col_desc: "stride".into(),
+                rows: row_labels.clone(),
+                cols: col_labels.clone(),
+                values: ours,
+                range: (20.0, 100.0),
+            },
+            plot::Grid {
+                title: "paper, Table 2A (Jikes RVM): accuracy".into(),
+                row_desc: "samples per tick".into(),
+                col_desc: "stride".into(),
+                rows: row_labels,
+                cols: col_labels,
+                values: theirs,
+                range: (20.0, 100.0),
+            },
+        ],
+    )?;
+    let mut headers = vec!["samples \\ stride".to_string()];
+    headers.extend(cols.iter().map(|&c| STRIDES[c].to_string()));
+    let headers: Vec<&str> = headers.iter().map(|s| s.as_str()).collect();
+    let table = markdown::table(&headers, &md_rows);
+    let rate_table = markdown::table(&headers, &rate_rows);
+    let doc = markdown::document(
+        "arnold-grove-table2: Arnold & Grove 2005, Table 2",
+        &format!(
+            "Accuracy (dcg-overlap with the exact DCG, 0-100) of `--profile=cbs --clock=virtual` \
+             per samples-per-tick (rows) and stride (columns), the mean over {} programs \
+             ({}) of each program's median over {runs} seed(s); in brackets the paper's \
+             accuracy, Table 2A (Jikes RVM, the mean over its 13 benchmarks of medians of 10 runs).",
+            programs.len(),
+            programs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+        &table,
+        &format!(
+            "Samples taken per millisecond of simulated time, i.e. per timer tick (our cost \
+             driver; in brackets the paper's measured overhead in percent, Table 2A):\n\n{rate_table}\n{}",
+            reading(&cell_means(&acc, &rows, &cols))
+        ),
+    );
+    crate::write_file(&ctx.out_file("md"), &doc)?;
+    Ok(table)
+}
+
+/// (row, col, our mean) of every cell run.
+fn cell_means(
+    acc: &[Vec<Vec<Vec<f64>>>],
+    rows: &[usize],
+    cols: &[usize],
+) -> Vec<(usize, usize, f64)> {
+    let mut out = Vec::new();
+    for &r in rows {
+        for &c in cols {
+            let v = stats::mean(
+                &acc[r][c]
+                    .iter()
+                    .map(|v| stats::median(v))
+                    .collect::<Vec<_>>(),
+            );
+            out.push((r, c, v));
+        }
+    }
+    out
+}
+
+/// The reading: the corner cells against the paper's.
+fn reading(cells: &[(usize, usize, f64)]) -> String {
+    let get = |r: usize, c: usize| cells.iter().find(|x| x.0 == r && x.1 == c).map(|x| x.2);
+    let mut s = String::new();
+    if let (Some(base), Some(def)) = (get(0, 0), get(4, 1)) {
+        s.push_str(&format!(
+            "The timer-like corner (stride 1, 1 sample) scores {base:.0} here against the paper's 38, \
+             and the paper's Jikes RVM setting (stride 3, 16 samples) {def:.0} against 63. "
+        ));
+    }
+    s.push_str(
+        "As in the paper, accuracy rises with the samples per tick. Unlike the paper, it falls \
+         again for strides above a few hundred: where samples x stride exceeds the calls made \
+         between two ticks the sampler never stops and becomes a counter with period `stride`, \
+         which on our small programs takes few samples (and may alias with a loop's call \
+         pattern); in the paper that corner is where the overhead explodes. Our programs are \
+         smaller and more regular than SPECjvm98, and our yieldpoint timer is already better \
+         than Jikes RVM's at stride 1, 1 sample, so absolute values differ. The paper's overhead cannot be reproduced in simulated cycles, \
+         which do not charge for samples: see arnold-grove-table3 for the wall-clock overhead.",
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_paper_grid_reads_as_printed() {
+        assert_eq!(super::paper(0, 0), Some((-0.1, 38.0)));
+        assert_eq!(super::paper(4, 1), Some((0.2, 63.0)));
+        assert_eq!(super::paper(13, 6), Some((1012.8, 81.0)));
+        assert_eq!(super::paper(13, 7), None);
+        for r in 0..14 {
+            assert_eq!(super::PAPER_2A[r].split_whitespace().count(), 13, "row {r}");
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! What several experiments share: the exact profiles of the programs,
+//! and overlap against them.
+
+use profile::{metrics, Profile};
+
+use crate::runner::par_map;
+use crate::suite::Program;
+use crate::{Context, Error};
+
+/// The exact profile (`--profile=exhaustive`) of every program, and its
+/// stdout, run in parallel.
+pub fn exact_profiles(
+    ctx: &Context,
+    programs: &[Program],
+) -> Result<Vec<(Profile, Vec<u8>)>, Error> {
+    let vm = ctx.vm();
+    let mut out = Vec::new();
+    let mut progress =
+        crate::progress::Progress::new(ctx.exp.name, "exact profiles", programs.len() as u64);
+    par_map(
+        ctx.opts.jobs,
+        programs,
+        |p| {
+            vm.profile(
+                p,
+                &["--profile=exhaustive".to_string()],
+                &format!("exact-{}", p.name),
+            )
+        },
+        |i, r| {
+            progress.step(&programs[i].name);
+            out.push(r);
+            Ok(())
+        },
+    )?;
+    progress.finish();
+    Ok(out)
+}
+
+/// The dcg-overlap of `p` against `exact`, 0-100; a sampled profile with
+/// no edge at all scores 0, two empty graphs 100.
+pub fn dcg_overlap(p: &Profile, exact: &Profile) -> f64 {
+    match metrics::dcg_overlap(p, exact).value() {
+        Some(v) => v,
+        None => {
+            let empty = |q: &Profile| {
+                q.dcg
+                    .as_ref()
+                    .is_none_or(|d| d.iter().all(|e| e.weight == 0))
+            };
+            if empty(p) && empty(exact) {
+                100.0
+            } else {
+                0.0
+            }
+        }
+    }
+}
+
+/// Total calls of an exact profile (the sum of its DCG weights).
+pub fn calls(exact: &Profile) -> u64 {
+    exact
+        .dcg
+        .as_ref()
+        .map_or(0, |d| d.iter().map(|e| e.weight).sum())
+}

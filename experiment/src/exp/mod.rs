@@ -1,0 +1,49 @@
+//! The experiments, one module each, and the registry table.
+
+pub mod ag_fig1;
+pub mod ag_fig5;
+pub mod ag_table2;
+pub mod ag_table3;
+pub mod causality;
+pub mod common;
+
+use crate::Experiment;
+
+/// Every experiment.
+pub static REGISTRY: &[Experiment] = &[
+    Experiment {
+        name: "arnold-grove-fig1",
+        reproduces: "Arnold & Grove 2005, Figure 1",
+        measures: "share of call_1 and call_2 in the DCG under timer and cbs, against exact",
+        deterministic: true,
+        run: ag_fig1::run,
+    },
+    Experiment {
+        name: "arnold-grove-table2",
+        reproduces: "Arnold & Grove 2005, Table 2A",
+        measures: "cbs stride x samples grid: dcg-overlap (suite mean) and sampling rate",
+        deterministic: true,
+        run: ag_table2::run,
+    },
+    Experiment {
+        name: "arnold-grove-table3",
+        reproduces: "Arnold & Grove 2005, Table 3",
+        measures: "per benchmark: wall-clock overhead and accuracy of timer and cbs",
+        deterministic: false,
+        run: ag_table3::run,
+    },
+    Experiment {
+        name: "arnold-grove-fig5",
+        reproduces: "Arnold & Grove 2005, Figure 5",
+        measures: "per benchmark: simulated-cycle speedup of linear inlining with timer, cbs, exact profiles",
+        deterministic: true,
+        run: ag_fig5::run,
+    },
+    Experiment {
+        name: "causality",
+        reproduces: "Mytkowicz et al. 2010, the causality test",
+        measures: "work added to one method at a time: does each profile's share rise as the exact one does?",
+        deterministic: true,
+        run: causality::run,
+    },
+];

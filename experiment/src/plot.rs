@@ -1,0 +1,258 @@
+//! The plots, drawn with `plotters` into SVG: grouped bars, a grid of
+//! cells (a table drawn as a heat map), lines.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::Error;
+
+/// Series colours, in order.
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+fn fail<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> Error + '_ {
+    move |e| {
+        Error::Failed(format!(
+            "vm experiment: cannot draw `{}`: {e:?}",
+            path.display()
+        ))
+    }
+}
+
+/// The label of integer position `x` among `labels` (empty between them).
+fn label_at(labels: &[String], x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() > 1e-6 || i < 0.0 || i as usize >= labels.len() {
+        return String::new();
+    }
+    labels[i as usize].clone()
+}
+
+/// One named series of values, one per group (`NaN`: no bar).
+pub type Series = (String, Vec<f64>);
+
+/// Grouped bars: one group per entry of `groups`, one bar per series in
+/// each, a legend naming the series. `y` is the value axis's range.
+pub fn grouped_bars(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    groups: &[String],
+    series: &[Series],
+    y: (f64, f64),
+) -> Result<(), Error> {
+    let n = groups.len().max(1);
+    let width = (160 + 70 * n as u32).max(640);
+    let longest = groups.iter().map(|g| g.chars().count()).max().unwrap_or(0) as u32;
+    let height = if longest * 7 > 70 {
+        420 + 7 * longest
+    } else {
+        440
+    };
+    let root = SVGBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(fail(path))?;
+    // Long group names are written downwards, so that they do not overlap.
+    let longest = groups.iter().map(|g| g.chars().count()).max().unwrap_or(0);
+    let turn = longest * 7 > 70;
+    let label_area = if turn { 20 + 7 * longest as u32 } else { 40 };
+    let mut x_style = TextStyle::from(("sans-serif", 12).into_font());
+    if turn {
+        x_style = x_style.transform(FontTransform::Rotate90);
+    }
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(label_area)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), y.0..y.1)
+        .map_err(fail(path))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_style(x_style)
+        .x_label_formatter(&|x| label_at(groups, *x))
+        .y_desc(y_desc)
+        .draw()
+        .map_err(fail(path))?;
+    let k = series.len().max(1) as f64;
+    let w = 0.8 / k;
+    for (j, (name, values)) in series.iter().enumerate() {
+        let color = PALETTE[j % PALETTE.len()];
+        let base = 0f64.clamp(y.0, y.1);
+        chart
+            .draw_series(
+                values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.is_finite())
+                    .map(|(i, &v)| {
+                        let x0 = i as f64 - 0.4 + j as f64 * w;
+                        Rectangle::new([(x0, base), (x0 + w * 0.9, v)], color.filled())
+                    }),
+            )
+            .map_err(fail(path))?
+            .label(name.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail(path))?;
+    root.present().map_err(fail(path))?;
+    Ok(())
+}
+
+/// A table of numbers drawn as a grid of shaded cells, each with its value.
+pub struct Grid {
+    /// The panel's title.
+    pub title: String,
+    /// The name of the rows' parameter.
+    pub row_desc: String,
+    /// The name of the columns' parameter.
+    pub col_desc: String,
+    /// Row labels, top to bottom.
+    pub rows: Vec<String>,
+    /// Column labels, left to right.
+    pub cols: Vec<String>,
+    /// `values[row][col]`; `None`: an empty cell.
+    pub values: Vec<Vec<Option<f64>>>,
+    /// The values the shading runs between (lightest to darkest).
+    pub range: (f64, f64),
+}
+
+/// Grids side by side, one panel each (ours beside the paper's).
+pub fn grids(path: &Path, panels: &[Grid]) -> Result<(), Error> {
+    let cols = panels
+        .iter()
+        .map(|g| g.cols.len())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let rows = panels
+        .iter()
+        .map(|g| g.rows.len())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let pw = (110 + 48 * cols as u32).max(360);
+    let ph = 120 + 28 * rows as u32;
+    let root = SVGBackend::new(path, (pw * panels.len().max(1) as u32, ph)).into_drawing_area();
+    root.fill(&WHITE).map_err(fail(path))?;
+    let areas = root.split_evenly((1, panels.len().max(1)));
+    for (g, area) in panels.iter().zip(areas.iter()) {
+        let (nr, nc) = (g.rows.len().max(1), g.cols.len().max(1));
+        let mut chart = ChartBuilder::on(area)
+            .caption(&g.title, ("sans-serif", 14))
+            .margin(8)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(-0.5f64..(nc as f64 - 0.5), -0.5f64..(nr as f64 - 0.5))
+            .map_err(fail(path))?;
+        // Row 0 at the top.
+        let row_labels: Vec<String> = g.rows.iter().rev().cloned().collect();
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_labels(nc)
+            .y_labels(nr)
+            .x_label_formatter(&|x| label_at(&g.cols, *x))
+            .y_label_formatter(&|y| label_at(&row_labels, *y))
+            .x_desc(g.col_desc.as_str())
+            .y_desc(g.row_desc.as_str())
+            .label_style(("sans-serif", 11))
+            .draw()
+            .map_err(fail(path))?;
+        let (lo, hi) = g.range;
+        let mut cells = Vec::new();
+        let mut texts = Vec::new();
+        for (r, row) in g.values.iter().enumerate() {
+            let y = (nr - 1 - r) as f64;
+            for (c, v) in row.iter().enumerate() {
+                let x = c as f64;
+                let Some(v) = v else { continue };
+                let t = ((v - lo) / (hi - lo)).clamp(0.0, 1.0);
+                let shade = RGBColor(
+                    (255.0 - t * 200.0) as u8,
+                    (255.0 - t * 140.0) as u8,
+                    (255.0 - t * 40.0) as u8,
+                );
+                cells.push(Rectangle::new(
+                    [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
+                    shade.filled(),
+                ));
+                let style = TextStyle::from(("sans-serif", 10).into_font())
+                    .pos(Pos::new(HPos::Center, VPos::Center))
+                    .color(if t > 0.6 { &WHITE } else { &BLACK });
+                texts.push(Text::new(format!("{v:.0}"), (x, y), style));
+            }
+        }
+        chart.draw_series(cells).map_err(fail(path))?;
+        chart.draw_series(texts).map_err(fail(path))?;
+    }
+    root.present().map_err(fail(path))?;
+    Ok(())
+}
+
+/// One named line: its points.
+pub type Line = (String, Vec<(f64, f64)>);
+
+/// Lines, one per series, with points marked and a legend.
+pub fn lines(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Line],
+    x: (f64, f64),
+    y: (f64, f64),
+) -> Result<(), Error> {
+    let root = SVGBackend::new(path, (760, 460)).into_drawing_area();
+    root.fill(&WHITE).map_err(fail(path))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x.0..x.1, y.0..y.1)
+        .map_err(fail(path))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()
+        .map_err(fail(path))?;
+    for (j, (name, points)) in series.iter().enumerate() {
+        let color = PALETTE[j % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(fail(path))?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(fail(path))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail(path))?;
+    root.present().map_err(fail(path))?;
+    Ok(())
+}

@@ -1,0 +1,362 @@
+//! `vm experiment` (docs/EXPERIMENTS.md, docs/CLI.md): every experiment
+//! runs with `--quick` into a scratch directory; its CSV has the documented
+//! `#` header and columns, its SVG is well-formed XML with an `<svg>` root,
+//! its Markdown sets our table beside the paper's; the deterministic ones
+//! give the same CSV byte for byte on a second run. Bad input: an unknown
+//! name (status 2, the names listed), an output directory that cannot be
+//! created and a missing program (66).
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::harness::{run_vm_in, scratch, Run};
+
+/// Every experiment `--list` must name: its CSV columns, and whether its
+/// CSV is deterministic.
+const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
+    (
+        "arnold-grove-fig1",
+        &[
+            "program",
+            "profile",
+            "seed",
+            "callee",
+            "weight",
+            "share_pct",
+            "samples",
+        ],
+        true,
+    ),
+    (
+        "arnold-grove-table2",
+        &[
+            "program",
+            "samples",
+            "stride",
+            "seed",
+            "dcg_overlap",
+            "samples_taken",
+            "exact_calls",
+            "virtual_ms",
+        ],
+        true,
+    ),
+    (
+        "arnold-grove-table3",
+        &["program", "measure", "profile", "run", "value"],
+        false,
+    ),
+    (
+        "arnold-grove-fig5",
+        &[
+            "program",
+            "variant",
+            "seed",
+            "cycles",
+            "speedup_vs_static_pct",
+        ],
+        true,
+    ),
+    (
+        "causality",
+        &[
+            "program",
+            "method",
+            "iterations",
+            "profile",
+            "base_share_pct",
+            "share_pct",
+            "rise_pts",
+            "exact_rise_pts",
+            "error_pts",
+        ],
+        true,
+    ),
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn experiment(args: &[&str]) -> Run {
+    let mut all = vec!["experiment"];
+    all.extend_from_slice(args);
+    run_vm_in(root(), &all, Duration::from_secs(300))
+}
+
+/// The comment lines and the rows (header first) of a CSV file.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut comments = Vec::new();
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        if let Some(c) = line.strip_prefix("# ") {
+            assert!(
+                rows.is_empty(),
+                "a comment after the header in {}",
+                path.display()
+            );
+            comments.push(c.to_string());
+        } else {
+            // The experiments write no quoted fields with commas in these columns.
+            rows.push(line.split(',').map(str::to_string).collect());
+        }
+    }
+    (comments, rows)
+}
+
+/// Parses `path` as XML to the end; returns the root element's name.
+fn svg_root(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut reader = quick_xml::Reader::from_str(&text);
+    let mut root = None;
+    let mut depth = 0i64;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Start(e)) => {
+                if root.is_none() {
+                    root = Some(String::from_utf8_lossy(e.name().as_ref()).into_owned());
+                }
+                depth += 1;
+            }
+            Ok(quick_xml::events::Event::End(_)) => depth -= 1,
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => panic!("{} is not well-formed XML: {e}", path.display()),
+        }
+        assert!(
+            depth >= 0,
+            "{}: more end tags than start tags",
+            path.display()
+        );
+    }
+    assert_eq!(depth, 0, "{}: unclosed elements", path.display());
+    root.unwrap_or_default()
+}
+
+/// Runs `name --quick` into `dir`, checks the three files; returns the
+/// CSV rows (header first).
+fn run_quick(name: &str, columns: &[&str], dir: &Path) -> Vec<Vec<String>> {
+    let out = dir.display().to_string();
+    let r = experiment(&[name, "--quick", "--out", &out]);
+    r.assert_status(0);
+    assert!(
+        r.stdout.contains("| "),
+        "{name}: no table printed:\n{}",
+        r.stdout
+    );
+    let (comments, rows) = read_csv(&dir.join(format!("{name}.csv")));
+    assert!(
+        comments
+            .iter()
+            .any(|c| c.starts_with(&format!("vm experiment {name}: "))),
+        "{name}: no experiment line in {comments:?}"
+    );
+    assert!(
+        comments
+            .iter()
+            .any(|c| c.starts_with("machine: cores=") && c.contains(" cpu=")),
+        "{name}: no machine line in {comments:?}"
+    );
+    assert_eq!(rows[0], columns, "{name}: CSV columns");
+    assert!(rows.len() > 1, "{name}: no measurement rows");
+    for row in &rows[1..] {
+        assert_eq!(row.len(), columns.len(), "{name}: row {row:?}");
+    }
+    assert_eq!(
+        svg_root(&dir.join(format!("{name}.svg"))),
+        "svg",
+        "{name}: SVG root"
+    );
+    let md = std::fs::read_to_string(dir.join(format!("{name}.md"))).unwrap();
+    assert!(
+        md.contains("paper"),
+        "{name}: the Markdown has no paper column:\n{md}"
+    );
+    assert!(
+        !dir.join(format!(".{name}.work")).exists(),
+        "{name}: the scratch directory was left behind"
+    );
+    rows
+}
+
+#[test]
+fn list_names_every_experiment_and_nothing_else() {
+    let r = experiment(&["--list"]);
+    r.assert_status(0);
+    let names: Vec<&str> = r
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    let want: Vec<&str> = EXPERIMENTS.iter().map(|e| e.0).collect();
+    assert_eq!(names, want);
+}
+
+#[test]
+fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
+    for &(name, columns, deterministic) in EXPERIMENTS {
+        let dir = scratch(&format!("experiment-{name}"));
+        let rows = run_quick(name, columns, &dir);
+        match name {
+            "arnold-grove-fig1" => check_fig1(&rows),
+            "arnold-grove-table2" => check_table2(&rows),
+            "arnold-grove-table3" => check_table3(&rows),
+            "arnold-grove-fig5" => check_fig5(&rows),
+            "causality" => check_causality(&rows),
+            _ => {}
+        }
+        if deterministic {
+            let again = scratch(&format!("experiment-{name}-again"));
+            let out = again.display().to_string();
+            experiment(&[name, "--quick", "--out", &out]).assert_status(0);
+            let a = std::fs::read(dir.join(format!("{name}.csv"))).unwrap();
+            let b = std::fs::read(again.join(format!("{name}.csv"))).unwrap();
+            assert!(a == b, "{name}: the two CSVs differ");
+        }
+    }
+}
+
+/// Figure 1's point: exact 50/50; the timer sees call_1 hot.
+fn check_fig1(rows: &[Vec<String>]) {
+    let share = |profile: &str, callee: &str| -> f64 {
+        let r = rows
+            .iter()
+            .find(|r| r[1] == profile && r[3] == callee)
+            .unwrap_or_else(|| panic!("no {profile} {callee} row"));
+        r[5].parse().unwrap()
+    };
+    assert_eq!(share("exact", "call_1"), 50.0);
+    assert_eq!(share("exact", "call_2"), 50.0);
+    assert!(share("timer", "call_1") > share("timer", "call_2") + 20.0);
+    assert!((share("cbs", "call_1") - 50.0).abs() < 10.0);
+}
+
+/// The quick grid: 3 x 3 cells per program, overlaps in 0..=100, more
+/// samples per tick never fewer samples taken.
+fn check_table2(rows: &[Vec<String>]) {
+    let data = &rows[1..];
+    let programs: std::collections::BTreeSet<&str> = data.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(data.len(), 9 * programs.len(), "a 3 x 3 grid per program");
+    for r in data {
+        let overlap: f64 = r[4].parse().unwrap();
+        assert!((0.0..=100.0).contains(&overlap), "{r:?}");
+        assert!(r[6].parse::<u64>().unwrap() > 0, "no exact calls: {r:?}");
+    }
+    for p in &programs {
+        let taken = |samples: &str, stride: &str| -> u64 {
+            data.iter()
+                .find(|r| r[0] == *p && r[1] == samples && r[2] == stride)
+                .unwrap_or_else(|| panic!("no cell {samples}/{stride} for {p}"))[5]
+                .parse()
+                .unwrap()
+        };
+        assert!(taken("16", "1") >= taken("1", "1"), "{p}");
+        assert!(taken("256", "1") >= taken("16", "1"), "{p}");
+    }
+}
+
+/// Accuracy and wall time of every profile, times of `none` too.
+fn check_table3(rows: &[Vec<String>]) {
+    for profile in ["timer", "cbs 3/16", "cbs 7/16"] {
+        assert!(
+            rows.iter()
+                .any(|r| r[1] == "dcg_overlap" && r[2] == profile),
+            "no accuracy of {profile}"
+        );
+        assert!(
+            rows.iter().any(|r| r[1] == "wall_s" && r[2] == profile),
+            "no time of {profile}"
+        );
+    }
+    assert!(rows.iter().any(|r| r[1] == "wall_s" && r[2] == "none"));
+    for r in rows[1..].iter().filter(|r| r[1] == "wall_s") {
+        assert!(r[4].parse::<f64>().unwrap() > 0.0, "{r:?}");
+    }
+}
+
+/// Every variant counted; speedups only for the profiled ones, and they
+/// agree with the cycle counts.
+fn check_fig5(rows: &[Vec<String>]) {
+    for r in &rows[1..] {
+        let cycles: f64 = r[3].parse().unwrap();
+        assert!(cycles > 0.0, "{r:?}");
+        let stat: f64 = rows
+            .iter()
+            .find(|s| s[0] == r[0] && s[1] == "static")
+            .expect("a static row")[3]
+            .parse()
+            .unwrap();
+        match r[1].as_str() {
+            "original" | "static" => assert_eq!(r[4], "", "{r:?}"),
+            _ => {
+                let speedup: f64 = r[4].parse().unwrap();
+                assert!(
+                    (speedup - 100.0 * (stat / cycles - 1.0)).abs() < 0.01,
+                    "{r:?}"
+                );
+            }
+        }
+    }
+    for v in ["original", "static", "timer", "cbs", "exhaustive"] {
+        assert!(rows.iter().any(|r| r[1] == v), "no {v} row");
+    }
+}
+
+/// The exact profile's own error is 0 and its share rises (the added loop
+/// runs in the method); every profile has a row per method.
+fn check_causality(rows: &[Vec<String>]) {
+    let exact: Vec<&Vec<String>> = rows.iter().filter(|r| r[3] == "exact").collect();
+    assert!(!exact.is_empty(), "no exact rows");
+    for r in &exact {
+        assert_eq!(r[8].parse::<f64>().unwrap(), 0.0, "{r:?}");
+        assert!(
+            r[6].parse::<f64>().unwrap() > 0.0,
+            "the exact share did not rise: {r:?}"
+        );
+    }
+    for p in ["timer 1ms", "cbs 3/16", "counter 101"] {
+        assert_eq!(
+            rows.iter().filter(|r| r[3] == p).count(),
+            exact.len(),
+            "rows of {p}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_name_lists_the_names() {
+    let r = experiment(&["no-such-study"]);
+    r.assert_status(2);
+    for (name, _, _) in EXPERIMENTS {
+        assert!(r.stderr.contains(name), "{name} not in: {}", r.stderr);
+    }
+}
+
+#[test]
+fn an_output_directory_that_cannot_be_made_is_66() {
+    let dir = scratch("experiment-bad-out");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = file.join("sub").display().to_string();
+    let r = experiment(&["arnold-grove-fig1", "--quick", "--out", &out]);
+    r.assert_status(66);
+    assert!(r.stderr.contains("cannot create"), "{}", r.stderr);
+}
+
+#[test]
+fn a_missing_program_is_66_before_anything_runs() {
+    let dir = scratch("experiment-missing-program");
+    let out = dir.display().to_string();
+    let r = experiment(&[
+        "arnold-grove-fig1",
+        "--quick",
+        "--out",
+        &out,
+        "--programs",
+        "no_such_prog",
+    ]);
+    r.assert_status(66);
+    assert!(r.stderr.contains("no_such_prog"), "{}", r.stderr);
+    assert!(!dir.join("arnold-grove-fig1.csv").exists());
+}
