@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a program (program output on stdout, everything else on stderr).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Assemble and verify a program without running it.
     Check(FileArg),
     /// Print the loaded code, yieldpoints included.

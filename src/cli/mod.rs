@@ -51,7 +51,7 @@ pub fn main() -> i32 {
         }
     };
     let result = match cli.command {
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(*a),
         Command::Check(a) => check::check(a),
         Command::Disasm(a) => disasm::disasm(a),
         Command::Compare(a) => compare::compare(a),
