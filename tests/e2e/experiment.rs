@@ -58,6 +58,21 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         true,
     ),
     (
+        "arnold-sweeney-fig6",
+        &[
+            "trigger",
+            "strategy",
+            "seed",
+            "samples",
+            "main_a",
+            "a_b",
+            "b_c",
+            "a_b_share_pct",
+            "cct_overlap",
+        ],
+        true,
+    ),
+    (
         "causality",
         &[
             "program",
@@ -203,6 +218,7 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "arnold-grove-table2" => check_table2(&rows),
             "arnold-grove-table3" => check_table3(&rows),
             "arnold-grove-fig5" => check_fig5(&rows),
+            "arnold-sweeney-fig6" => check_as_fig6(&rows),
             "causality" => check_causality(&rows),
             _ => {}
         }
@@ -300,6 +316,55 @@ fn check_fig5(rows: &[Vec<String>]) {
     }
     for v in ["original", "static", "timer", "cbs", "exhaustive"] {
         assert!(rows.iter().any(|r| r[1] == v), "no {v} row");
+    }
+}
+
+/// Figure 6's point: the exact tree has b->c 100 times a->b; sampling
+/// every 100th call, all-new-edges gives the two edges about the same
+/// weight and last-edge keeps the ratio; every trigger has both
+/// strategies for every seed.
+fn check_as_fig6(rows: &[Vec<String>]) {
+    let num = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
+    let exact = rows.iter().find(|r| r[0] == "exact").expect("an exact row");
+    assert_eq!(
+        (num(exact, 4), num(exact, 5), num(exact, 6)),
+        (100.0, 1000.0, 100000.0)
+    );
+    assert_eq!(num(exact, 8), 100.0);
+    let at = |strategy: &str| -> Vec<&Vec<String>> {
+        rows.iter()
+            .filter(|r| r[0] == "every 100" && r[1] == strategy)
+            .collect()
+    };
+    let (last, all) = (at("last-edge"), at("all-new-edges"));
+    assert!(
+        !last.is_empty() && last.len() == all.len(),
+        "every 100 rows"
+    );
+    for r in &all {
+        let (ab, bc) = (num(r, 5), num(r, 6));
+        assert!(
+            ab > 0.0 && (bc / ab - 1.0).abs() < 0.1,
+            "all-new-edges: {r:?}"
+        );
+        assert!(num(r, 8) < 60.0, "all-new-edges overlap: {r:?}");
+    }
+    for r in &last {
+        let (ab, bc) = (num(r, 5), num(r, 6));
+        assert!(
+            ab > 0.0 && (bc / ab - 100.0).abs() < 20.0,
+            "last-edge: {r:?}"
+        );
+        assert!(num(r, 8) > 95.0, "last-edge overlap: {r:?}");
+    }
+    for t in ["every 10", "every 1009", "timer 100us", "cbs 100us"] {
+        for s in ["last-edge", "all-new-edges"] {
+            assert_eq!(
+                rows.iter().filter(|r| r[0] == t && r[1] == s).count(),
+                last.len(),
+                "rows of {t} {s}"
+            );
+        }
     }
 }
 

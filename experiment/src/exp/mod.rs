@@ -4,6 +4,7 @@ pub mod ag_fig1;
 pub mod ag_fig5;
 pub mod ag_table2;
 pub mod ag_table3;
+pub mod as_fig6;
 pub mod causality;
 pub mod common;
 
@@ -38,6 +39,13 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "per benchmark: simulated-cycle speedup of linear inlining with timer, cbs, exact profiles",
         deterministic: true,
         run: ag_fig5::run,
+    },
+    Experiment {
+        name: "arnold-sweeney-fig6",
+        reproduces: "Arnold & Sweeney 2000, Figure 6",
+        measures: "the adversary program: ACCT edge weights under all-new-edges against last-edge",
+        deterministic: true,
+        run: as_fig6::run,
     },
     Experiment {
         name: "causality",
