@@ -39,6 +39,15 @@ fn label_at(labels: &[String], x: f64) -> String {
 /// One named series of values, one per group (`NaN`: no bar).
 pub type Series = (String, Vec<f64>);
 
+/// A y range for [`grouped_bars`] that holds every value of `series`,
+/// with 0 in it and room above the tallest bar for the legend.
+pub fn bar_range(series: &[Series]) -> (f64, f64) {
+    let values = || series.iter().flat_map(|s| s.1.iter());
+    let lo = values().fold(0f64, |a, &b| a.min(b));
+    let hi = values().fold(1f64, |a, &b| a.max(b));
+    (lo.min(0.0) - 2.0, hi * 1.3 + 2.0)
+}
+
 /// Grouped bars: one group per entry of `groups`, one bar per series in
 /// each, a legend naming the series. `y` is the value axis's range.
 pub fn grouped_bars(

@@ -41,16 +41,8 @@ pub(super) struct Executed {
     pub profile: Option<FinishedProfile>,
 }
 
-/// Runs `module` as `vm run` does, for `vm run` and `vm inline`: `--set`,
-/// the profiler (started before the run, attached to the VM, finished
-/// after it), `--profile-out` (opened before the run, written even when
-/// the program dies), `--report` and `--stats`.
-pub(super) fn execute(
-    a: &RunArgs,
-    config: ProfileConfig,
-    module: Module,
-) -> Result<Executed, Failure> {
-    check_report(a.profile.report, &config)?;
+/// The `--set NAME=INT` globals of `a`, each checked against `module`.
+pub(super) fn set_globals(a: &RunArgs, module: &Module) -> Result<Vec<(u32, i64)>, Failure> {
     let mut globals = Vec::new();
     for (name, value) in &a.set {
         match module.globals.iter().position(|g| g == name) {
@@ -62,6 +54,20 @@ pub(super) fn execute(
             }
         }
     }
+    Ok(globals)
+}
+
+/// Runs `module` as `vm run` does, for `vm run` and `vm inline`: `--set`,
+/// the profiler (started before the run, attached to the VM, finished
+/// after it), `--profile-out` (opened before the run, written even when
+/// the program dies), `--report` and `--stats`.
+pub(super) fn execute(
+    a: &RunArgs,
+    config: ProfileConfig,
+    module: Module,
+) -> Result<Executed, Failure> {
+    check_report(a.profile.report, &config)?;
+    let globals = set_globals(a, &module)?;
     // Open the profile file before running, so a bad path is reported
     // before the program's output rather than after it.
     let mut profile_file = match &a.profile.profile_out {

@@ -178,21 +178,13 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
     }
     groups.push("mean".into());
     rows.push(mean_row);
-    let lo = series
-        .iter()
-        .flat_map(|s| s.1.iter())
-        .fold(0f64, |a, &b| a.min(b));
-    let hi = series
-        .iter()
-        .flat_map(|s| s.1.iter())
-        .fold(1f64, |a, &b| a.max(b));
     plot::grouped_bars(
         &ctx.out_file("svg"),
         "Arnold & Grove Fig. 5: speedup of linear inlining over static (simulated cycles)",
         "speedup over --policy=static, %",
         &groups,
         &series,
-        (lo.min(0.0) - 2.0, hi * 1.3 + 2.0),
+        plot::bar_range(&series),
     )?;
     let table = markdown::table(
         &[

@@ -292,21 +292,13 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             "no numbers quoted (see docs/EXPERIMENTS.md)".into(),
         ]);
     }
-    let lo = series
-        .iter()
-        .flat_map(|s| s.1.iter())
-        .fold(0f64, |a, &b| a.min(b));
-    let hi = series
-        .iter()
-        .flat_map(|s| s.1.iter())
-        .fold(1f64, |a, &b| a.max(b));
     plot::grouped_bars(
         &ctx.out_file("svg"),
         "Causality test: rise of the method's share when work is added (points)",
         "rise of the method's share of self, points",
         &groups,
         &series,
-        (lo.min(0.0) - 2.0, hi * 1.3 + 2.0),
+        plot::bar_range(&series),
     )?;
     let table = markdown::table(
         &[

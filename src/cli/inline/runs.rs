@@ -29,22 +29,6 @@ pub struct Ran {
     pub cycles: Option<u64>,
 }
 
-/// The `--set` globals, checked against the program.
-fn globals(a: &RunArgs, module: &Module) -> Result<Vec<(u32, i64)>, Failure> {
-    let mut out = Vec::new();
-    for (name, value) in &a.set {
-        match module.globals.iter().position(|g| g == name) {
-            Some(g) => out.push((g as u32, *value)),
-            None => {
-                return Err(Failure::usage(format!(
-                    "vm: --set {name}={value}: the program has no global `{name}`"
-                )))
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// Runs `module` with the profile `config` (kind `none`: no profiler) and
 /// `count` set, its output captured.
 pub fn run_captured(
@@ -53,7 +37,7 @@ pub fn run_captured(
     module: Module,
     count: bool,
 ) -> Result<Ran, Failure> {
-    let globals = globals(a, &module)?;
+    let globals = super::super::run::set_globals(a, &module)?;
     let program = Program::load(module, !a.no_yieldpoints);
     let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
     let (output, buf) = Output::capture();
