@@ -74,6 +74,7 @@ for label, rs in rows.items():
     e, c, m = med([r[0] for r in rs]), med([r[1] for r in rs]), med([r[2] for r in rs])
     re = med([r[0] / b[0] for r, b in zip(rs, run)])
     rc = med([r[1] / b[1] for r, b in zip(rs, run)])
-    name = "`vm run` (writes the profile)" if label == "run" else f"`{label}`"
+    names = {"run": "`vm run` (writes the profile)", "dot-tree": "`dot --tree`"}
+    name = names.get(label, f"`{label}`")
     print(f"| {name} | {e:.2f} | {re:.2f} | {c:.2f} | {rc:.2f} | {m / 1024:.0f} |")
 PY

@@ -51,14 +51,23 @@ pub fn parse(text: &[u8]) -> Option<Profile> {
     }
 }
 
-struct Cursor<'a> {
+/// A position in bytes being parsed (the whole file here; a window of
+/// it in the streaming reader, `crate::stream`).
+pub(crate) struct Cursor<'a> {
     b: &'a [u8],
-    i: usize,
+    /// Bytes consumed.
+    pub(crate) i: usize,
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor at the start of `b`.
+    pub(crate) fn new(b: &'a [u8]) -> Cursor<'a> {
+        Cursor { b, i: 0 }
+    }
+
+    /// Skips JSON whitespace.
     #[inline]
-    fn ws(&mut self) {
+    pub(crate) fn ws(&mut self) {
         while let Some(&c) = self.b.get(self.i) {
             if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
                 break;
@@ -67,8 +76,9 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The next byte, consumed.
     #[inline]
-    fn next(&mut self) -> Option<u8> {
+    pub(crate) fn next(&mut self) -> Option<u8> {
         let c = *self.b.get(self.i)?;
         self.i += 1;
         Some(c)
@@ -82,15 +92,23 @@ impl<'a> Cursor<'a> {
     /// A string without escapes or control characters, valid UTF-8.
     #[inline]
     fn string(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.raw_string()?).ok()
+    }
+
+    /// The bytes of a string without escapes or control characters, in
+    /// one pass, not yet checked to be UTF-8 (a key is only compared).
+    #[inline]
+    fn raw_string(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
-        let start = self.i;
-        let len = self.b[start..].iter().position(|&c| c == b'"')?;
-        let s = &self.b[start..start + len];
-        if s.iter().any(|&c| c == b'\\' || c < 0x20) {
+        let rest = &self.b[self.i..];
+        let len = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if rest[len] != b'"' {
             return None;
         }
-        self.i = start + len + 1;
-        std::str::from_utf8(s).ok()
+        self.i += len + 1;
+        Some(&rest[..len])
     }
 
     /// An unsigned integer that fits in 64 bits (no sign, fraction or
@@ -153,35 +171,39 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn node(&mut self, last_method: &mut String) -> Option<CctNode> {
+    /// One node of `cct`, `None` if it is not of the profiler's shape (or
+    /// the bytes end first). `last_method` is the previous node's method,
+    /// whose text is reused when this one names the same.
+    pub(crate) fn node(&mut self, last_method: &mut String) -> Option<CctNode> {
         self.eat(b'{')?;
         let (mut id, mut parent, mut method, mut line, mut calls, mut self_) =
             (None, None, None, None, None, None);
         loop {
             self.ws();
-            let key = self.string()?;
+            let key = self.raw_string()?;
             self.ws();
             self.eat(b':')?;
             self.ws();
             let fresh = match key {
-                "id" => id.replace(self.uint()?).is_none(),
-                "parent" => parent.replace(self.null_or_uint()?).is_none(),
-                "method" => {
-                    let m = self.string()?;
-                    if m != last_method.as_str() {
-                        *last_method = m.to_string();
+                b"id" => id.replace(self.uint()?).is_none(),
+                b"parent" => parent.replace(self.null_or_uint()?).is_none(),
+                b"method" => {
+                    // Checked to be UTF-8 only when it is not the last one.
+                    let m = self.raw_string()?;
+                    if m != last_method.as_bytes() {
+                        *last_method = std::str::from_utf8(m).ok()?.to_string();
                     }
                     method.replace(last_method.clone()).is_none()
                 }
-                "line" => {
+                b"line" => {
                     let l = match self.null_or_uint()? {
                         Some(l) => Some(u32::try_from(l).ok()?),
                         None => None,
                     };
                     line.replace(l).is_none()
                 }
-                "calls" => calls.replace(self.uint()?).is_none(),
-                "self" => self_.replace(self.uint()?).is_none(),
+                b"calls" => calls.replace(self.uint()?).is_none(),
+                b"self" => self_.replace(self.uint()?).is_none(),
                 _ => false,
             };
             if !fresh {

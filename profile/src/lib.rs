@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 mod fast;
 pub mod metrics;
 pub mod report;
+mod stream;
 
 /// The format tag every profile carries.
 pub const FORMAT: &str = "vm-profile/1";
@@ -313,6 +314,21 @@ impl Profile {
         }
     }
 
+    /// Reads a profile from `r` to its end, in blocks, with the fast
+    /// reader of `cct` of [`Profile::from_bytes`] (see the `stream`
+    /// module): the text is never in memory as a whole. Give it the file
+    /// itself (it buffers) and the file's length if known, `size`, to
+    /// reserve the list of contexts once. `Ok(None)` when the fast reader
+    /// gives up or the profile is not good: read the same bytes with
+    /// [`Profile::from_bytes`] then, which reads it or says what is wrong
+    /// (the same result and messages as if this had not been tried).
+    pub fn read_streaming(
+        r: impl std::io::Read,
+        size: Option<u64>,
+    ) -> std::io::Result<Option<Profile>> {
+        Ok(stream::parse(r, size)?.and_then(|p| p.checked().ok()))
+    }
+
     /// Parses a profile from JSON read from `r`, streaming: the text is
     /// never in memory as a whole (the exact CCT of a long run is a file
     /// of a gigabyte; reading it whole first costs more than parsing it).
@@ -341,10 +357,15 @@ impl Profile {
         Ok(self)
     }
 
-    /// Reads a profile file: streaming ([`Profile::from_reader`]) and, only
-    /// when that fails, again as text, to say what is wrong
-    /// ([`Profile::from_json`]).
+    /// Reads a profile file: streaming ([`Profile::read_streaming`], then
+    /// [`Profile::from_reader`] if that gives up) and, only when that
+    /// fails, again as text, to say what is wrong ([`Profile::from_json`]).
     pub fn read(path: &std::path::Path) -> Result<Profile, ReadError> {
+        let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+        let size = file.metadata().ok().map(|m| m.len());
+        if let Some(p) = Profile::read_streaming(&file, size).map_err(ReadError::Io)? {
+            return Ok(p);
+        }
         let file = std::fs::File::open(path).map_err(ReadError::Io)?;
         match Profile::from_reader(std::io::BufReader::with_capacity(1 << 20, file)) {
             Err(ReadError::Malformed(_)) => {
@@ -670,6 +691,19 @@ mod tests {
         ]);
         std::fs::write(&good, p.to_json()).unwrap();
         assert_eq!(Profile::read(&good).unwrap(), p);
+        let text = p.to_json();
+        assert_eq!(
+            Profile::read_streaming(text.as_bytes(), None).unwrap(),
+            Some(p.clone())
+        );
+        // Good JSON but a bad tree: given up, from_bytes says why.
+        let backwards = text.replace("\"parent\": 0", "\"parent\": 1");
+        assert_eq!(
+            Profile::read_streaming(backwards.as_bytes(), None).unwrap(),
+            None
+        );
+        assert!(matches!(Profile::from_bytes(backwards.as_bytes()),
+            Err(ReadError::Malformed(m)) if m == "cct node 1 names parent 1, which is not listed before it"));
         assert_eq!(Profile::from_reader(p.to_json().as_bytes()).unwrap(), p);
         for bad in [
             "fib: 3",

@@ -39,41 +39,60 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 
 pub use vm::memory::format_size;
 
-/// Reads the whole of `path`, refusing (status 66) a file larger than
-/// `limit` bytes: by its size when it has one, else (a pipe, a device such
-/// as `/dev/zero`) as soon as one byte more than `limit` has been read.
-pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, Failure> {
-    let shown = path.display();
-    let cannot = |reason: String| Failure {
-        status: EXIT_NO_INPUT,
-        message: format!("vm: cannot read `{shown}`: {reason}"),
-    };
+/// Opens `path` to read it whole, refusing (status 66) a directory and a
+/// file whose size is larger than `limit` bytes. Gives the file and its
+/// size when it has one (a regular file; not a pipe or a device such as
+/// `/dev/zero`, which [`read_bounded`] refuses as it reads). Read it
+/// through [`Read::take`]`(limit + 1)` and refuse it with [`too_large`]
+/// if that much comes: the file may grow.
+pub fn open_bounded(path: &Path, limit: u64) -> Result<(std::fs::File, Option<u64>), Failure> {
     if path.is_dir() {
-        return Err(cannot("it is a directory".into()));
+        return Err(cannot(path, "it is a directory".into()));
     }
-    let too_large = || {
-        cannot(format!(
-            "it is larger than the limit of {} (--max-source=SIZE raises it)",
-            format_size(limit)
-        ))
-    };
-    let file = std::fs::File::open(path).map_err(|e| cannot(io_reason(&e)))?;
+    let file = std::fs::File::open(path).map_err(|e| cannot(path, io_reason(&e)))?;
     let known = file
         .metadata()
         .ok()
         .filter(|m| m.is_file())
         .map(|m| m.len());
     if known.is_some_and(|len| len > limit) {
-        return Err(too_large());
+        return Err(too_large(path, limit));
     }
+    Ok((file, known))
+}
+
+/// Reads the whole of `path`, refusing (status 66) a file larger than
+/// `limit` bytes: by its size when it has one, else (a pipe, a device such
+/// as `/dev/zero`) as soon as one byte more than `limit` has been read.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, Failure> {
+    let (file, known) = open_bounded(path, limit)?;
     let mut bytes = Vec::with_capacity(known.unwrap_or(0) as usize);
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| cannot(io_reason(&e)))?;
+        .map_err(|e| cannot(path, io_reason(&e)))?;
     if bytes.len() as u64 > limit {
-        return Err(too_large());
+        return Err(too_large(path, limit));
     }
     Ok(bytes)
+}
+
+/// `path` cannot be read, for `reason` (status 66).
+pub fn cannot(path: &Path, reason: String) -> Failure {
+    Failure {
+        status: EXIT_NO_INPUT,
+        message: format!("vm: cannot read `{}`: {reason}", path.display()),
+    }
+}
+
+/// `path` is larger than `limit` bytes (status 66).
+pub fn too_large(path: &Path, limit: u64) -> Failure {
+    cannot(
+        path,
+        format!(
+            "it is larger than the limit of {} (--max-source=SIZE raises it)",
+            format_size(limit)
+        ),
+    )
 }
 
 #[cfg(test)]

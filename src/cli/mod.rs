@@ -107,32 +107,139 @@ pub fn load_module(path: &Path, max_source: u64) -> Result<vm::module::Module, F
 }
 
 /// Reads a profile file (`vm compare`, `vm inline --from-profile`: one
-/// reader, one set of messages): 66 if it cannot be read, 65 if it is not a
-/// `vm-profile/1` profile (bytes that are not UTF-8 included).
+/// reader, one set of messages): 66 if it cannot be read or is larger than
+/// `max_source` bytes, 65 if it is not a `vm-profile/1` profile (bytes
+/// that are not UTF-8 included).
+///
+/// A regular file is read streaming ([`Profile::read_streaming`]): the
+/// text of a big profile is never in memory whole. When that gives up (a
+/// file not of the profiler's shape, or not a good profile), and for a
+/// pipe, the file is read whole and parsed by [`Profile::from_bytes`],
+/// which reads it or says what is wrong: the messages are the same either
+/// way.
 pub fn load_profile(path: &Path, max_source: u64) -> Result<Profile, Failure> {
-    let shown = path.display().to_string();
-    let unreadable = |reason: String| Failure {
-        status: EXIT_NO_INPUT,
-        message: format!("vm: cannot read `{shown}`: {reason}"),
-    };
-    let invalid = |reason: String| Failure {
-        status: EXIT_INVALID,
-        message: format!("vm: `{shown}` is not a {FORMAT} profile: {reason}"),
-    };
+    let (file, size) = limits::open_bounded(path, max_source)?;
+    if size.is_some() {
+        let mut bounded = std::io::Read::take(file, max_source.saturating_add(1));
+        match Profile::read_streaming(&mut bounded, size) {
+            // All of it came and no more than the limit: a file that grew
+            // past it is refused below.
+            Ok(Some(p)) if bounded.limit() > 0 => return Ok(p),
+            Err(e) => return Err(limits::cannot(path, io_reason(&e))),
+            _ => {}
+        }
+    }
+    load_whole(path, max_source)
+}
+
+/// [`load_profile`] of the file read whole first: the general path, and
+/// what the streaming one must agree with.
+fn load_whole(path: &Path, max_source: u64) -> Result<Profile, Failure> {
     // Bytes, not text: the fast reader of a big `cct` takes them as they
     // are, and says `it is not UTF-8 text` of bytes that are not.
     let bytes = limits::read_bounded(path, max_source)?;
     Profile::from_bytes(&bytes).map_err(|e| match e {
-        ReadError::Io(e) => unreadable(io_reason(&e)),
-        ReadError::Malformed(m) => invalid(m),
+        ReadError::Io(e) => limits::cannot(path, io_reason(&e)),
+        ReadError::Malformed(m) => Failure {
+            status: EXIT_INVALID,
+            message: format!("vm: `{}` is not a {FORMAT} profile: {m}", path.display()),
+        },
     })
 }
 
-/// The sections that the metrics of docs/LANGUAGE.md "Accuracy metrics"
+/// Why a file cannot be read, in words.
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{"format": "vm-profile/1", "program": "p.bc",
+        "config": {"profile": "exhaustive", "record": ["cct"]},
+        "run": {"wall_ns": 5, "instructions": null, "samples": 2, "threads": 1},
+        "methods": [{"name": "main", "self": 3, "calls": 1}],
+        "cct": [
+          {"id": 0, "parent": null, "method": "<root>", "line": null, "calls": 0, "self": 0},
+          {"id": 1, "parent": 0, "method": "main", "line": null, "calls": 1, "self": 3}
+        ]}"#;
+
+    /// What a load gave: the profile, or the status and message.
+    fn outcome(r: Result<Profile, Failure>) -> Result<Profile, (i32, String)> {
+        r.map_err(|f| (f.status, f.message))
+    }
+
+    #[test]
+    fn streaming_loads_agree_with_whole_ones() {
+        let dir = std::env::temp_dir().join(format!("vm-load-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("p.json");
+        let mut cases: Vec<Vec<u8>> = vec![
+            GOOD.into(),
+            GOOD.replace("\"parent\": 0", "\"parent\": 1").into(),
+            GOOD.replace("vm-profile/1", "vm-profile/3").into(),
+            GOOD.replace("\"self\": 3}", "\"self\": -3}").into(),
+            b"[1, 2]".to_vec(),
+            b"".to_vec(),
+        ];
+        let mut not_utf8 = GOOD.as_bytes().to_vec();
+        not_utf8[GOOD.find("main\", \"line").unwrap()] = 0xff;
+        cases.push(not_utf8);
+        for n in (0..GOOD.len()).step_by(7) {
+            cases.push(GOOD.as_bytes()[..n].to_vec());
+        }
+        for bytes in &cases {
+            std::fs::write(&file, bytes).unwrap();
+            let shown = String::from_utf8_lossy(bytes);
+            let streamed = outcome(load_profile(&file, 1 << 20));
+            assert_eq!(streamed, outcome(load_whole(&file, 1 << 20)), "{shown}");
+            if bytes.as_slice() == GOOD.as_bytes() {
+                assert_eq!(streamed.unwrap(), Profile::from_json(GOOD).unwrap());
+            } else {
+                let (status, message) = streamed.unwrap_err();
+                assert_eq!(status, EXIT_INVALID, "{shown}");
+                assert!(
+                    message.contains("is not a vm-profile/1 profile: "),
+                    "{message}"
+                );
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_refused_before_it_is_read() {
+        let dir = std::env::temp_dir().join(format!("vm-load-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("p.json");
+        std::fs::write(&file, GOOD).unwrap();
+        let limit = GOOD.len() as u64 - 1;
+        let (status, message) = outcome(load_profile(&file, limit)).unwrap_err();
+        assert_eq!(status, EXIT_NO_INPUT);
+        assert_eq!(
+            message,
+            format!(
+                "vm: cannot read `{}`: it is larger than the limit of {} (--max-source=SIZE raises it)",
+                file.display(),
+                limits::format_size(limit)
+            )
+        );
+        assert!(load_profile(&file, limit + 1).is_ok());
+        let (status, message) = outcome(load_profile(&dir, limit)).unwrap_err();
+        assert_eq!(
+            (status, message.ends_with("it is a directory")),
+            (EXIT_NO_INPUT, true)
+        );
+        let (status, message) = outcome(load_profile(&dir.join("none"), limit)).unwrap_err();
+        assert_eq!(
+            (status, message.ends_with("no such file")),
+            (EXIT_NO_INPUT, true)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
