@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 mod fast;
+pub mod html;
 pub mod metrics;
 pub mod report;
 mod stream;

@@ -326,6 +326,41 @@ fn a_run_that_recompiles_nothing_says_why() {
 }
 
 #[test]
+fn recursive_methods_are_left_alone_and_the_report_says_why() {
+    // binary_trees: the policy would inline bottom_up_tree and check into
+    // themselves (hot recursive edges); the controller's recursion rule
+    // drops those, and each method is named with the reason.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/bench");
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "binary_trees.bc",
+            "--adaptive",
+            "--print-compilation=1",
+            "--profile=timer",
+            "--clock=virtual",
+            "--seed=5",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    assert_eq!(r.stdout.lines().last(), Some("131071"), "{}", r.stdout);
+    for m in ["bottom_up_tree", "check"] {
+        assert!(
+            r.stderr.contains(&format!(
+                "vm: adaptive: not recompiled: {m}: its only calls worth inlining are to \
+                 itself, and direct recursion is not inlined"
+            )),
+            "{m}:\n{}",
+            r.stderr
+        );
+    }
+    let (_, n) = totals(&r.stderr);
+    assert_eq!(n, 0, "{}", r.stderr);
+}
+
+#[test]
 fn print_compilation_levels_print_nothing_a_report_decisions_or_estimates() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/bench");
     let expected = std::fs::read_to_string(dir.join("static_calls.out")).unwrap();

@@ -265,6 +265,100 @@ fn compare_on_figure_1_shows_the_timer_under_weighting_call_2_and_what_it_cost()
     assert!((timer_call2[0]["weight_pct"].as_f64().unwrap() - timer.0).abs() < 0.01);
 }
 
+/// `12.34ms` -> 12.34.
+fn millis(word: &str) -> f64 {
+    word.trim_matches(|c| c == '[' || c == ']')
+        .strip_suffix("ms")
+        .unwrap_or_else(|| panic!("not a time: {word}"))
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn compare_with_time_prints_medians_and_quartiles_beside_the_cycles() {
+    let mut args = vec!["inline", FIG1, "--compare=exhaustive,timer", "--seed=1"];
+    args.extend(HOT25);
+    let plain = vm(&args);
+    plain.assert_status(0);
+    args.push("--time=3");
+    let timed = vm(&args);
+    timed.assert_status(0);
+    let out = &timed.stdout;
+    let head = out
+        .lines()
+        .find(|l| l.starts_with("cycles of the program optimized"))
+        .unwrap_or_else(|| panic!("no cycles header:\n{out}"));
+    assert!(
+        head.ends_with(", and wall time: median [quartiles] of 3 interleaved runs:"),
+        "{head}"
+    );
+    // One row per program, the original first: its cycles as without
+    // --time, then `wall MEDIAN [LOWER UPPER]`, the median between its
+    // quartiles, and for an optimized program the median's change.
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != head)
+        .skip(1)
+        .take(3)
+        .collect();
+    let plain_rows: Vec<&str> = plain
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("cycles of the program optimized"))
+        .skip(1)
+        .take(2)
+        .collect();
+    for (i, (row, kind)) in rows
+        .iter()
+        .zip(["original", "exhaustive", "timer"])
+        .enumerate()
+    {
+        let (cycles, wall) = row
+            .split_once(" wall ")
+            .unwrap_or_else(|| panic!("no wall time in {row:?}:\n{out}"));
+        assert_eq!(cycles.split_whitespace().next(), Some(kind), "{row}");
+        if i > 0 {
+            assert_eq!(cycles.trim_end(), plain_rows[i - 1], "{out}");
+        } else {
+            assert!(head.contains(&format!(
+                "(original {})",
+                cycles.split_whitespace().nth(1).unwrap()
+            )));
+        }
+        let w: Vec<&str> = wall.split_whitespace().collect();
+        assert_eq!(w.len(), if i == 0 { 3 } else { 4 }, "{row}");
+        let (median, lower, upper) = (millis(w[0]), millis(w[1]), millis(w[2]));
+        assert!(lower <= median && median <= upper && lower > 0.0, "{row}");
+        if i > 0 {
+            assert!(w[3].starts_with("(+") || w[3].starts_with("(-"), "{row}");
+            assert!(w[3].ends_with("%)"), "{row}");
+        }
+    }
+    // Everything else is as without --time.
+    let strip = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.contains(" wall ") && !l.starts_with("cycles of"))
+            .map(String::from)
+            .collect()
+    };
+    let plain_lines: Vec<String> = strip(&plain.stdout)
+        .into_iter()
+        .filter(|l| !plain_rows.contains(&l.as_str()))
+        .collect();
+    assert_eq!(strip(out), plain_lines);
+    // --time belongs to --compare, and N is 1 to 1000.
+    for (extra, words) in [
+        (&["--time"][..], "--time=5 applies only with --compare"),
+        (&["--compare=cbs,timer", "--time=0"][..], "--time"),
+    ] {
+        let mut a = vec!["inline", FIG1];
+        a.extend_from_slice(extra);
+        let r = run_vm_in(root(), &a, DEFAULT_TIMEOUT);
+        r.assert_status(2);
+        assert!(r.stderr.contains(words), "{}", r.stderr);
+    }
+}
+
 /// `vm inline FIG1 --profile=timer` with `extra`; returns the run.
 fn timer_run(extra: &[&str]) -> harness::Run {
     let mut a = vec![
@@ -587,6 +681,136 @@ fn attrs_of(dom: &str, class_prefix: &str, attr: &str) -> Vec<String> {
         .collect()
 }
 
+/// The DOM of `url` after its script ran, in headless Chromium (checked
+/// to have finished: `data-rendered="yes"`); `None`, with a note, if no
+/// Chromium is installed.
+fn dump_dom(dir: &Path, url: &str) -> Option<String> {
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        eprintln!("note: chromium is not installed: the inline page was not rendered");
+        return None;
+    };
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("chromium-profile").display()
+        ))
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        dom.contains("data-rendered=\"yes\""),
+        "the page's script did not finish: {url}"
+    );
+    Some(dom)
+}
+
+/// The (caller:line, callee) of the `site` records of `profile` (any
+/// profile if `None`) that the log says were inlined.
+fn inlined_in_log(recs: &[Value], profile: Option<&str>) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = recs
+        .iter()
+        .filter(|s| s["type"] == "site")
+        .filter(|s| profile.is_none_or(|p| s["profile"] == p))
+        .filter(|s| s["outcome"] == "inline" || s["outcome"] == "guarded")
+        .map(|s| {
+            (
+                format!("{}:{}", s["caller"].as_str().unwrap(), s["line"]),
+                s["callee"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The regions of the emitted column: (data-site, data-callee), sorted.
+fn regions_of(dom: &str) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = attrs_of(dom, "region", "data-site")
+        .into_iter()
+        .zip(attrs_of(dom, "region", "data-callee"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_compare_page_switches_its_annotations_with_the_profile_selector() {
+    let dir = harness::scratch("inline_compare_html");
+    let page = dir.join("cmp.html");
+    let log = dir.join("cmp.jsonl");
+    let mut args = vec!["inline", FIG1, "--compare=exhaustive,cbs,timer", "--seed=1"];
+    args.extend(HOT25);
+    let html_arg = format!("--html={}", page.display());
+    let log_arg = format!("--log={}", log.display());
+    args.extend([html_arg.as_str(), log_arg.as_str()]);
+    let r = vm(&args);
+    r.assert_status(0);
+    assert!(r.stdout.contains("* M:170"), "{}", r.stdout);
+    let text = std::fs::read_to_string(&page).unwrap();
+    for bad in ["<link", "src=\"http", "@import", "url(http"] {
+        assert!(!text.contains(bad), "{bad} in the page");
+    }
+    let recs = lines_json(&std::fs::read_to_string(&log).unwrap());
+    let url = format!("file://{}", page.display());
+    // Opened plain, the page shows the first profile; `#profile=timer`
+    // makes its script set the selector and fire its change event.
+    let Some(first) = dump_dom(&dir, &url) else {
+        return;
+    };
+    let timer = dump_dom(&dir, &format!("{url}#profile=timer")).unwrap();
+    assert_eq!(first.matches("<option").count(), 3, "{first}");
+    assert!(first.contains("data-profile=\"exhaustive\""));
+    assert!(
+        timer.contains("data-profile=\"timer\""),
+        "the selector did not switch"
+    );
+    // call_2 at M:170: inlined under the exhaustive profile, rejected
+    // under the timer's, in the annotations of the source column.
+    let call2 = "M:170".to_string();
+    assert!(attrs_of(&first, "ann inline", "data-site").contains(&call2));
+    assert!(!attrs_of(&first, "ann rejected", "data-site").contains(&call2));
+    assert!(attrs_of(&timer, "ann rejected", "data-site").contains(&call2));
+    assert!(!attrs_of(&timer, "ann inline", "data-site").contains(&call2));
+    // The other columns switch too: each view's emitted regions are the
+    // sites its profile's log records say were inlined.
+    for (dom, profile) in [(&first, "exhaustive"), (&timer, "timer")] {
+        let want = inlined_in_log(&recs, Some(profile));
+        assert!(!want.is_empty());
+        assert_eq!(regions_of(dom), want, "{profile}");
+        let tree = &dom[dom.find("id=\"tree\"").unwrap()..dom.find("id=\"emitted\"").unwrap()];
+        assert_eq!(
+            tree.matches(" &lt;- ").count(),
+            want.len(),
+            "{profile}: {tree}"
+        );
+    }
+    assert_ne!(regions_of(&first), regions_of(&timer));
+}
+
 #[test]
 fn the_html_page_has_three_columns_that_agree_in_a_real_browser() {
     let dir = harness::scratch("inline_html");
@@ -616,46 +840,9 @@ fn the_html_page_has_three_columns_that_agree_in_a_real_browser() {
     );
     bad.assert_status(66);
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
-    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            std::process::Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-    else {
-        eprintln!("note: chromium is not installed: the inline page was not rendered");
+    let Some(dom) = dump_dom(&dir, &format!("file://{}", page.display())) else {
         return;
     };
-    let out = std::process::Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join("chromium-profile").display()
-        ))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        dom.contains("data-rendered=\"yes\""),
-        "the page's script did not finish"
-    );
     for id in ["id=\"source\"", "id=\"tree\"", "id=\"emitted\""] {
         assert!(dom.contains(id), "{id} missing");
     }

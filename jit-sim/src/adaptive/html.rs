@@ -6,15 +6,19 @@
 //! recompilation, and a table of the recompilations with the model's
 //! figures (past time, expected benefit, compile cost), the call sites
 //! inlined and what the profile said afterwards. Nothing is fetched: the
-//! style and the script are in the page. The script marks the body
+//! style and the script are in the page, put together by the skeleton all
+//! the VM's pages share ([`profile::html`]). The script marks the body
 //! `data-rendered="yes"` when it is done, so a headless browser can tell a
 //! page that rendered from one whose script broke.
 
 use std::fmt::Write as _;
 
+use profile::html::{esc, Page};
+
 use super::{AdaptiveReport, LookOutcome};
 
-/// `s` as a JSON string literal, safe inside a `<script>` element.
+/// `s` as a JSON string literal (the page makes it safe inside its
+/// `<script>` element).
 fn json_str(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -23,9 +27,6 @@ fn json_str(s: &str) -> String {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
             c if (c as u32) < 0x20 => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
@@ -34,14 +35,6 @@ fn json_str(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// Text with `&`, `<`, `>` and `"` escaped, for the static parts.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// A finite number for JSON (NaN and infinities as 0).
@@ -144,10 +137,10 @@ pub fn data_json(report: &AdaptiveReport, program: &str) -> String {
 }
 
 const STYLE: &str = "\
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}\
+body{font-size:14px;line-height:1.4;margin:1.5em}\
 h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.5em}\
-table{border-collapse:collapse}td,th{padding:.25em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}\
-td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\
+td,th{padding:.25em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}\
+td.n{text-align:right}\
 .few{fill:#bbb}.none{fill:#888}.declined{fill:#e0a030}.refused{fill:#c03030}.recompiled{fill:#2a8a3a}\
 .legend span{display:inline-block;width:.8em;height:.8em;margin:0 .3em 0 1em;vertical-align:middle}\
 svg text{font:11px system-ui,sans-serif}";
@@ -228,12 +221,8 @@ const SCRIPT: &str = r#"
 
 /// The whole page.
 pub fn page(report: &AdaptiveReport, program: &str) -> String {
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>vm adaptive: {p}</title><style>{STYLE}</style></head>\n<body>\n\
-         <h1>The adaptive controller on <code>{p}</code></h1>\n\
+    let body = format!(
+        "<h1>The adaptive controller on <code>{p}</code></h1>\n\
          <p id=\"totals\"></p><p id=\"wakeups\"></p>\n\
          <h2>Timeline</h2>\n<p class=\"legend\">wake-ups:\
          <span class=\"recompiled\" style=\"background:#2a8a3a\"></span>recompiled\
@@ -251,13 +240,18 @@ pub fn page(report: &AdaptiveReport, program: &str) -> String {
          <table id=\"compilations\"><thead><tr><th>#</th><th>at</th><th>method</th>\
          <th>instrs</th><th>past time</th><th>expected benefit</th><th>compile cost</th>\
          <th>compiled in</th><th>inlined</th><th>after</th></tr></thead><tbody></tbody></table>\n\
-         <h2>Not recompiled</h2>\n<ul id=\"declined\"></ul>\n\
-         <script type=\"application/json\" id=\"data\">{data}</script>\n\
-         <script>{SCRIPT}</script>\n</body></html>\n",
+         <h2>Not recompiled</h2>\n<ul id=\"declined\"></ul>",
         p = esc(program),
-        data = data_json(report, program),
     );
-    s
+    Page {
+        title: &format!("vm adaptive: {program}"),
+        style: STYLE,
+        body: &body,
+        data: &data_json(report, program),
+        script: SCRIPT,
+        sortable: false,
+    }
+    .render()
 }
 
 #[cfg(test)]
@@ -265,25 +259,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strings_cannot_close_the_script() {
-        assert_eq!(
-            json_str("a</script>\"\\"),
-            "\"a\\u003c/script\\u003e\\\"\\\\\""
-        );
-        assert_eq!(json_str("\u{1}"), "\"\\u0001\"");
+    fn strings_are_json_strings() {
+        assert_eq!(json_str("a</script>\"\\"), "\"a</script>\\\"\\\\\"");
+        assert_eq!(json_str("\u{1}\n"), "\"\\u0001\\n\"");
     }
 
     #[test]
     fn an_empty_report_makes_a_page_that_fetches_nothing() {
         let r = AdaptiveReport::default();
         let json = data_json(&r, "p<1>.bc");
-        assert!(
-            json.starts_with("{\"program\":\"p\\u003c1\\u003e.bc\""),
-            "{json}"
-        );
+        assert!(json.starts_with("{\"program\":\"p<1>.bc\""), "{json}");
         assert!(json.contains("\"compilations\":[]"), "{json}");
         let page = page(&r, "p<1>.bc");
         assert!(page.contains("<code>p&lt;1&gt;.bc</code>"));
+        assert!(page.contains("{\"program\":\"p\\u003c1\\u003e.bc\""));
         assert!(!page.contains("<link") && !page.contains("src=\"http"));
     }
 }

@@ -501,11 +501,11 @@ impl<'a> Controller<'a> {
         // method into itself only unrolls the recursion, multiplying the
         // code (two recursive sites, five levels: 2^5 copies) and the
         // locals every call must clear, for little gain.
-        let verdicts: Vec<SiteDecision> =
+        let (verdicts, recursive): (Vec<SiteDecision>, Vec<SiteDecision>) =
             policy::decide(PolicyKind::Linear, self.module, &weights, t)
                 .into_iter()
-                .filter(|v| v.inline() && v.callee != Some(v.site.method))
-                .collect();
+                .filter(SiteDecision::inline)
+                .partition(|v| v.callee != Some(v.site.method));
         let mut tree = InlinedTree::new();
         for v in &verdicts {
             if let Some(c) = v.callee {
@@ -517,7 +517,10 @@ impl<'a> Controller<'a> {
         for v in &verdicts {
             per_method.entry(v.site.method).or_default().push(v);
         }
-        let mut declined = Vec::new();
+        let mut declined = self.only_recursive(&recursive, &per_method);
+        for d in &declined {
+            self.report.considered.insert(d.name.clone());
+        }
         let mut candidates = Vec::new();
         for (&m, sites) in &per_method {
             if self.vm.program.is_installed(m) {
@@ -649,6 +652,33 @@ impl<'a> Controller<'a> {
         } else {
             LookOutcome::NotWorthIt
         }
+    }
+
+    /// The methods whose only calls the policy would inline are calls to
+    /// themselves (`recursive`, dropped by the recursion rule), not yet
+    /// recompiled and without another site in `per_method`: declined, so
+    /// the report says why they were left alone.
+    fn only_recursive(
+        &self,
+        recursive: &[SiteDecision],
+        per_method: &BTreeMap<MethodId, Vec<&SiteDecision>>,
+    ) -> Vec<Declined> {
+        let mut methods: Vec<MethodId> = recursive.iter().map(|v| v.site.method).collect();
+        methods.sort_unstable();
+        methods.dedup();
+        let mut out = Vec::new();
+        for m in methods {
+            if per_method.contains_key(&m) || self.vm.program.is_installed(m) {
+                continue;
+            }
+            out.push(Declined {
+                name: self.module.methods[m as usize].display_name(self.module),
+                reason: "its only calls worth inlining are to itself, and direct recursion \
+                         is not inlined (it would only unroll the recursion)"
+                    .into(),
+            });
+        }
+        out
     }
 
     /// At level 3, each method declined at this look, as it is declined.

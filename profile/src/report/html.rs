@@ -7,7 +7,8 @@
 //!
 //! The hot-methods table is built by the page's script from the data
 //! embedded in the page (so a broken script shows as an empty table, and
-//! the browser test notices); the flame graphs are inline SVG without
+//! the browser test notices), with the sortable table, the skeleton and
+//! the escaping that all the VM's pages share ([`crate::html`]); the flame graphs are inline SVG without
 //! inferno's script (two graphs on one page would share its element ids),
 //! each box's tooltip giving its context and weight.
 
@@ -18,18 +19,11 @@ use std::io;
 use serde_json::json;
 
 use super::{flamegraph, share};
+use crate::html::{esc, Page};
 use crate::{metrics, Profile};
 
 /// Edge weights by `(caller, line, callee)`.
 type EdgeWeights<'a> = HashMap<(&'a str, u32, &'a str), u64>;
-
-/// Text with `&`, `<`, `>` and `"` escaped.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// An inferno SVG made fit to stand inside the page.
 fn inline_svg(svg: &[u8]) -> String {
@@ -41,58 +35,26 @@ fn inline_svg(svg: &[u8]) -> String {
 }
 
 const STYLE: &str = r#"
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
+body { margin: 2em auto; max-width: 1200px; padding: 0 1em; }
 h1 { font-size: 1.5em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
 p.help { color: #555; max-width: 60em; }
-table { border-collapse: collapse; margin: 0.5em 0; }
+table { margin: 0.5em 0; }
 th, td { padding: 0.2em 0.8em; border-bottom: 1px solid #eee; text-align: left; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-#methods th { cursor: pointer; user-select: none; background: #f4f4f4; }
-#methods th.sorted::after { content: " \25BE"; } #methods th.sorted.asc::after { content: " \25B4"; }
+td.n, th.n { text-align: right; }
 .bar { display: inline-block; height: 0.7em; vertical-align: middle; }
 .bar.s { background: #d62728; } .bar.e { background: #1f77b4; }
 .flame svg { width: 100%; height: auto; border: 1px solid #ddd; }
-code { background: #f4f4f4; padding: 0 0.2em; }
 "#;
 
+/// The hot-methods table, drawn by the shared sortable table.
 const SCRIPT: &str = r#"
 (function () {
-  var data = JSON.parse(document.getElementById("vm-data").textContent);
-  var table = document.getElementById("methods");
-  var body = table.querySelector("tbody");
-  var heads = table.querySelectorAll("th");
-  var key = "self", asc = false;
-  function render() {
-    var rows = data.methods.slice();
-    rows.sort(function (a, b) {
-      var x = a[key], y = b[key];
-      var c = (typeof x === "string") ? x.localeCompare(y) : x - y;
-      return asc ? c : -c;
-    });
-    body.innerHTML = "";
-    rows.forEach(function (m) {
-      var tr = document.createElement("tr");
-      tr.className = "method";
-      [[m.name, ""], [m.self, "n"], [m.share.toFixed(1) + "%", "n"], [m.calls, "n"]].forEach(function (c) {
-        var td = document.createElement("td");
-        td.textContent = c[0];
-        td.className = c[1];
-        tr.appendChild(td);
-      });
-      body.appendChild(tr);
-    });
-    heads.forEach(function (th) {
-      th.classList.toggle("sorted", th.dataset.key === key);
-      th.classList.toggle("asc", th.dataset.key === key && asc);
-    });
+  var data = JSON.parse(document.getElementById("data").textContent);
+  function cells(m) {
+    return [[m.name, ""], [m.self, "n"], [m.share.toFixed(1) + "%", "n"], [m.calls, "n"]];
   }
-  heads.forEach(function (th) {
-    th.addEventListener("click", function () {
-      if (key === th.dataset.key) { asc = !asc; } else { key = th.dataset.key; asc = key === "name"; }
-      render();
-    });
-  });
-  render();
+  cells.rowClass = "method";
+  vmSortable(document.getElementById("methods"), data.methods, cells, "self", false);
   document.body.setAttribute("data-rendered", "yes");
 })();
 "#;
@@ -111,12 +73,6 @@ pub fn page(
     } else {
         "samples"
     };
-    let _ = write!(
-        s,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>Profile of {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
-        esc(&p.program)
-    );
     let _ = writeln!(
         s,
         "<h1>Profile of <code>{}</code> ({} profile)</h1>",
@@ -196,15 +152,14 @@ pub fn page(
             json!({"name": m.name, "self": m.self_, "share": share(m.self_, total_self), "calls": m.calls})
         })
         .collect();
-    let data = json!({"methods": rows}).to_string().replace("</", "<\\/");
+    let data = json!({"methods": rows}).to_string();
     let _ = writeln!(
         s,
         "<h2 id=\"hot-methods\">Hot methods</h2>\n<p class=\"help\"><em>self</em>: {unit} taken \
          while the method itself was running (not its callees); <em>calls</em>: calls into it {}. \
          Click a column to sort.</p>\n<table id=\"methods\"><thead><tr><th data-key=\"name\">method</th>\
          <th class=\"n\" data-key=\"self\">self</th><th class=\"n\" data-key=\"share\">self %</th>\
-         <th class=\"n\" data-key=\"calls\">calls</th></tr></thead><tbody></tbody></table>\n\
-         <script type=\"application/json\" id=\"vm-data\">{data}</script>",
+         <th class=\"n\" data-key=\"calls\">calls</th></tr></thead><tbody></tbody></table>",
         if p.config.profile == "exhaustive" {
             "(all of them)"
         } else {
@@ -306,6 +261,13 @@ pub fn page(
             super::missing_contexts(p).unwrap_or("--record=cct")
         );
     }
-    let _ = writeln!(s, "<script>{SCRIPT}</script>\n</body>\n</html>");
-    Ok(s)
+    Ok(Page {
+        title: &format!("Profile of {}", p.program),
+        style: STYLE,
+        body: &s,
+        data: &data,
+        script: SCRIPT,
+        sortable: true,
+    }
+    .render())
 }

@@ -1,9 +1,8 @@
 //! The study modes of `vm inline` (docs/INLINING.md "Studying
-//! decisions"): `--compare` (one table of every call site's weight and
-//! decision under several profiles, with the cycles each disagreement cost
-//! or saved), `--explain` (one site's rules and what would flip it),
+//! decisions"): `--explain` (one site's rules and what would flip it),
 //! `--suggest` (hot sites rejected, with the option value that lets them
-//! through), `--gain` (cycles before and after) and `--advice`. Everything
+//! through), `--gain` (cycles before and after) and `--advice`
+//! (`--compare` is in its own module, using the helpers here). Everything
 //! printed is drawn from the decision records of
 //! [`jit_sim::policy::record`].
 
@@ -11,18 +10,16 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use jit_sim::inline::{CallSite, Decision, Target};
-use jit_sim::policy::record::{self, Record, Verdict};
+use jit_sim::policy::record::{Record, Verdict};
 use jit_sim::policy::{self, EdgeWeights, PolicyKind, Rule, SiteDecision, Thresholds};
-use profiler::config::{Clock, ProfileKind};
+use profiler::config::ProfileKind;
 use serde_json::{json, Value};
 use vm::module::{Module, Op};
 
 use super::super::args::RunArgs;
-use super::super::run::resolve_profile;
-use super::super::{load_module, Failure};
-use super::logfile::{self, Pending, LOG_FORMAT};
+use super::super::Failure;
+use super::logfile::LOG_FORMAT;
 use super::runs::{self, Ran};
-use super::{thresholds, InlineArgs};
 
 /// What the study modes look at: one run's decisions.
 pub struct Study<'a> {
@@ -182,7 +179,12 @@ fn target_for(module: &Module, site: CallSite, callee: u32) -> Target {
 
 /// `decisions` with the one for (`site`, `callee`) flipped: removed if it
 /// is there, added if not.
-fn flipped(module: &Module, decisions: &[Decision], site: CallSite, callee: u32) -> Vec<Decision> {
+pub(super) fn flipped(
+    module: &Module,
+    decisions: &[Decision],
+    site: CallSite,
+    callee: u32,
+) -> Vec<Decision> {
     let target = target_for(module, site, callee);
     let mut out: Vec<Decision> = decisions
         .iter()
@@ -197,7 +199,7 @@ fn flipped(module: &Module, decisions: &[Decision], site: CallSite, callee: u32)
 
 /// The cycles of `module` with `decisions` inlined (checked to behave as
 /// the original).
-fn cycles_with(
+pub(super) fn cycles_with(
     args: &RunArgs,
     module: &Module,
     decisions: &[Decision],
@@ -209,7 +211,7 @@ fn cycles_with(
     runs::measure_equivalent(args, optimized, original, what)
 }
 
-fn signed(d: i64) -> String {
+pub(super) fn signed(d: i64) -> String {
     if d > 0 {
         format!("+{d}")
     } else {
@@ -217,7 +219,7 @@ fn signed(d: i64) -> String {
     }
 }
 
-fn pct_change(before: u64, after: u64) -> String {
+pub(super) fn pct_change(before: u64, after: u64) -> String {
     if before == 0 {
         return "n/a".into();
     }
@@ -559,285 +561,4 @@ pub fn gain(s: &Study) -> Result<String, Failure> {
         );
     }
     Ok(out)
-}
-
-/// One profile's view in `--compare`.
-struct View {
-    kind: ProfileKind,
-    records: Vec<Record>,
-    decisions: Vec<Decision>,
-    cycles: u64,
-}
-
-/// `--compare=KIND,KIND,...`.
-pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
-    let list = a.compare.take().unwrap_or_default();
-    let mut kinds: Vec<ProfileKind> = Vec::new();
-    for name in &list {
-        let k: ProfileKind = name.trim().parse().map_err(|_| {
-            Failure::usage(format!(
-                "vm: --compare: `{name}` is not a profile kind: exhaustive, timer, cbs or counter"
-            ))
-        })?;
-        if k == ProfileKind::None {
-            return Err(Failure::usage(
-                "vm: --compare: `none` is not a profile to compare (exhaustive, timer, cbs or counter)",
-            ));
-        }
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-    }
-    if kinds.len() < 2 {
-        return Err(Failure::usage(format!(
-            "vm: --compare needs at least two profile kinds to compare (got {}), e.g. \
-             --compare=exhaustive,cbs,timer",
-            if kinds.is_empty() {
-                "none".to_string()
-            } else {
-                format!("only {}", kinds[0])
-            }
-        )));
-    }
-    let kind = a.policy.unwrap_or(PolicyKind::Linear);
-    if !kind.uses_profile() {
-        return Err(Failure::usage(
-            "vm: --compare does not apply to --policy=static (it reads no profile)",
-        ));
-    }
-    let clash = [
-        (a.run.profile.profile.is_some(), "--profile"),
-        (a.from_profile.is_some(), "--from-profile"),
-        (a.advice.is_some(), "--advice"),
-        (a.advice_out.is_some(), "--advice-out"),
-        (a.explain.is_some(), "--explain"),
-        (a.emit.is_some(), "--emit"),
-        (a.gain, "--gain"),
-        (a.suggest, "--suggest"),
-        (a.tree, "--tree"),
-        (a.run.html.is_some(), "--html"),
-        (a.run.profile.profile_out.is_some(), "--profile-out"),
-        (a.run.profile.report.is_some(), "--report"),
-        (a.run.cycles, "--cycles"),
-        (a.run.stats, "--stats"),
-    ];
-    if let Some((_, flag)) = clash.iter().find(|(given, _)| *given) {
-        return Err(Failure::usage(format!(
-            "vm: {flag} does not apply with --compare (it runs one program per profile kind)"
-        )));
-    }
-    let t = thresholds(&a, kind)?;
-    let clock = a.run.profile.clock.unwrap_or(Clock::Virtual);
-    // One seed for every run: the given one, or one drawn by the first.
-    let mut seed = a.run.profile.seed;
-    let module = load_module(&a.run.program, a.run.max_source)?;
-    if jit_sim::inline::call_sites(&module).is_empty() {
-        return Err(Failure::usage(format!(
-            "vm: --compare: {} has no call site, so there is nothing to inline",
-            a.run.program.display()
-        )));
-    }
-    let log_file = a.log.as_deref().map(Pending::create).transpose()?;
-    let original = runs::measure(&a.run, module.clone())?;
-    let mut views = Vec::new();
-    for &k in &kinds {
-        a.run.profile.profile = Some(k);
-        a.run.profile.clock = matches!(k, ProfileKind::Timer | ProfileKind::Cbs).then_some(clock);
-        a.run.profile.seed = seed;
-        let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
-        seed = Some(config.seed);
-        let ran = runs::run_captured(&a.run, config, module.clone(), false)?;
-        let weights = ran
-            .profile
-            .as_ref()
-            .map(|p| EdgeWeights::from_profile(&module, p))
-            .unwrap_or_default();
-        let verdicts = policy::decide(kind, &module, &weights, &t);
-        let decisions = policy::decisions(&verdicts);
-        let (optimized, outcomes) = runs::inline_with(&module, &decisions, &t.budget())?;
-        let records = record::records(&module, &verdicts, &outcomes, &weights, Some(&t));
-        let cycles = runs::measure_equivalent(&a.run, optimized, &original, &format!("under {k}"))?;
-        views.push(View {
-            kind: k,
-            records,
-            decisions,
-            cycles,
-        });
-    }
-    let program = a.run.program.display().to_string();
-    let mut out = String::new();
-    let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-    let _ = writeln!(
-        out,
-        "vm: comparing {} on {program} with --policy={} (seed {}, --clock={clock})",
-        names.join(", "),
-        kind.name(),
-        seed.unwrap_or(0)
-    );
-    // The rows: every (site, callee) at depth 1 under any profile, in
-    // code order.
-    let mut keys: Vec<(CallSite, String)> = Vec::new();
-    for v in &views {
-        for r in v.records.iter().filter(|r| r.depth == 1) {
-            let key = (r.site, r.callee.clone());
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-    }
-    keys.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    let find = |v: &View, key: &(CallSite, String)| -> Option<Record> {
-        v.records
-            .iter()
-            .find(|r| r.depth == 1 && r.site == key.0 && r.callee == key.1)
-            .cloned()
-    };
-    let col = 20;
-    let _ = write!(
-        out,
-        "  {:<18} {:<20} {:>5}",
-        "caller:line", "callee", "size"
-    );
-    for n in &names {
-        let _ = write!(out, "  {n:<col$}");
-    }
-    out.push('\n');
-    let mut disagreements = Vec::new();
-    for key in &keys {
-        let rows: Vec<Option<Record>> = views.iter().map(|v| find(v, key)).collect();
-        let any = rows
-            .iter()
-            .flatten()
-            .next()
-            .expect("a key comes from a record");
-        let inlined: Vec<bool> = rows
-            .iter()
-            .map(|r| r.as_ref().is_some_and(|r| r.verdict.inlined()))
-            .collect();
-        let disagree = inlined.iter().any(|&x| x != inlined[0]);
-        let size = any
-            .callee_size
-            .map_or_else(|| "-".into(), |n| n.to_string());
-        let _ = write!(
-            out,
-            "{} {:<18} {:<20} {:>5}",
-            if disagree { "*" } else { " " },
-            format!("{}:{}", any.caller, any.line),
-            any.callee,
-            size
-        );
-        for r in &rows {
-            let cell = match r {
-                Some(r) => format!(
-                    "{:>6.2}% {}",
-                    r.weight_pct().unwrap_or(0.0),
-                    r.verdict.name()
-                ),
-                None => "     - not seen".into(),
-            };
-            let _ = write!(out, "  {cell:<col$}");
-        }
-        out.push('\n');
-        let reasons: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                r.as_ref()
-                    .map_or_else(|| "not seen".into(), |r| r.reason.clone())
-            })
-            .collect();
-        if reasons.iter().all(|x| *x == reasons[0]) {
-            let _ = writeln!(out, "      all: {}", reasons[0]);
-        } else {
-            for (n, reason) in names.iter().zip(&reasons) {
-                let _ = writeln!(out, "      {n}: {reason}");
-            }
-        }
-        if disagree {
-            disagreements.push((key.clone(), any.caller.clone(), any.line, any.callee_id));
-        }
-    }
-    let _ = writeln!(
-        out,
-        "cycles of the program optimized under each profile (original {}):",
-        original.cycles.unwrap_or(0)
-    );
-    for v in &views {
-        let _ = writeln!(
-            out,
-            "  {:<10} {} ({})",
-            v.kind.name(),
-            v.cycles,
-            pct_change(original.cycles.unwrap_or(0), v.cycles)
-        );
-    }
-    if disagreements.is_empty() {
-        let _ = writeln!(
-            out,
-            "no disagreements: every profile made the same decisions"
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "disagreements (each decision flipped alone, under the profile that made it):"
-        );
-    }
-    for ((site, callee_name), caller, line, callee) in &disagreements {
-        let Some(callee) = callee else {
-            continue;
-        };
-        for v in &views {
-            let r = find(v, &(*site, callee_name.clone()));
-            let verdict = r.as_ref().map_or(Verdict::Rejected, |r| r.verdict);
-            let flip = flipped(&module, &v.decisions, *site, *callee);
-            let c = cycles_with(
-                &a.run,
-                &module,
-                &flip,
-                &t,
-                &original,
-                &format!("under {} with {caller}:{line} flipped", v.kind),
-            )?;
-            let delta = v.cycles as i64 - c as i64;
-            let verdict_word = if verdict.inlined() {
-                "inlined"
-            } else {
-                "did not inline"
-            };
-            let flip_word = if verdict.inlined() {
-                "not inlining it"
-            } else {
-                "inlining it"
-            };
-            let _ = writeln!(
-                out,
-                "  {caller}:{line} {callee_name}: {} {verdict_word} it; {flip_word}: {} -> {c} cycles ({}): the decision {} {} cycles",
-                v.kind.name(),
-                v.cycles,
-                signed(c as i64 - v.cycles as i64),
-                if delta > 0 { "cost" } else { "saved" },
-                delta.unsigned_abs()
-            );
-        }
-    }
-    for line in out.lines() {
-        println!("{}", line.trim_end());
-    }
-    if let Some(file) = log_file {
-        let mut text = String::new();
-        for v in &views {
-            let dcg = v.records.iter().find_map(|r| r.dcg_weight);
-            let mut run = run_record(&program, Ok(kind), Some(v.kind.name().into()), dcg, &t);
-            run["cycles"] = json!(v.cycles);
-            text.push_str(&run.to_string());
-            text.push('\n');
-            for r in &v.records {
-                let mut j = logfile::record_json(r);
-                j["profile"] = json!(v.kind.name());
-                text.push_str(&j.to_string());
-                text.push('\n');
-            }
-        }
-        file.commit(&text)?;
-    }
-    Ok(original.status)
 }

@@ -20,10 +20,12 @@ use super::args::RunArgs;
 use super::run::{execute, resolve_profile};
 use super::{load_module, Failure};
 
+mod compare;
 mod explore;
 mod html;
 mod logfile;
 mod runs;
+mod timing;
 
 use logfile::Pending;
 
@@ -93,6 +95,20 @@ pub struct InlineArgs {
         help_heading = "Studying decisions"
     )]
     pub compare: Option<Vec<String>>,
+    /// With --compare: also time the original and each optimized program,
+    /// N runs each (default 5), interleaved round by round and one at a
+    /// time, and print the median wall time with its quartiles beside the
+    /// cycles (the runs count no cycles and take no profile)
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "5",
+        value_parser = clap::value_parser!(u32).range(1..=1000),
+        help_heading = "Studying decisions"
+    )]
+    pub time: Option<u32>,
     /// Explain the decision at the call on line LINE of method CALLER:
     /// every rule checked, the one that decided, the option values that
     /// would flip it, and the cycles with it flipped (on stderr, after the
@@ -252,7 +268,13 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
         ));
     }
     if a.compare.is_some() {
-        return explore::compare(a);
+        return compare::compare(a);
+    }
+    if let Some(n) = a.time {
+        return Err(Failure::usage(format!(
+            "vm: --time={n} applies only with --compare (it times the program optimized \
+             under each profile)"
+        )));
     }
     let kind = a.policy.unwrap_or(PolicyKind::Linear);
     let t = thresholds(&a, kind)?;
@@ -424,31 +446,47 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
         file.commit(&logfile::advice_text(&module, &program, &decisions))?;
     }
     if emit_file.is_some() || html_file.is_some() {
-        let text = vm::printer::print(&optimized).map_err(|e| Failure {
-            status: 70,
-            message: format!("vm: cannot print the optimized program: {e}"),
-        })?;
-        // The original's comments back, the inlined regions marked.
-        let src = super::limits::read_bounded(&a.run.program, a.run.max_source)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
-        let text = jit_sim::inline::annotate::annotate(&src, &module, &text, &optimized, &outcomes);
+        let src = source_text(&a.run);
+        let text = emitted_text(&src, &module, &optimized, &outcomes)?;
         if let Some(file) = html_file {
-            let tree = record::render_tree(&records, &module, &optimized, &t);
-            file.commit(&html::page(
-                &program,
-                &explore::run_header(&run),
-                &src,
-                &records,
-                &tree,
-                &text,
-            ))?;
+            let view = html::View {
+                profile: None,
+                header: explore::run_header(&run),
+                records: &records,
+                tree: record::render_tree(&records, &module, &optimized, &t),
+                emitted: text.clone(),
+            };
+            file.commit(&html::page(&program, &src, &[view]))?;
         }
         if let Some(file) = emit_file {
             file.commit(&text)?;
         }
     }
     Ok(status)
+}
+
+/// The program's source text (empty if it cannot be read again).
+fn source_text(a: &RunArgs) -> String {
+    super::limits::read_bounded(&a.program, a.max_source)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
+/// The optimized program as `.bc` text, with the original's comments put
+/// back and each inlined region marked.
+fn emitted_text(
+    src: &str,
+    module: &vm::module::Module,
+    optimized: &vm::module::Module,
+    outcomes: &[jit_sim::inline::Outcome],
+) -> Result<String, Failure> {
+    let text = vm::printer::print(optimized).map_err(|e| Failure {
+        status: 70,
+        message: format!("vm: cannot print the optimized program: {e}"),
+    })?;
+    Ok(jit_sim::inline::annotate::annotate(
+        src, module, &text, optimized, outcomes,
+    ))
 }
 
 /// Runs the program as `vm run` would (same options, same output) and

@@ -1,0 +1,426 @@
+//! `vm inline PROG.bc --compare=KIND,KIND,...` (docs/INLINING.md, study
+//! 1): the program run once per profile kind (same seed, virtual clock by
+//! default), the policy asked under each profile, and one table of every
+//! call site's weight share and decision under each, with a mark where they
+//! disagree; then the simulated cycles of the program optimized under each
+//! profile (with `--time`, also their wall time), and, for each
+//! disagreement, the cycles with that one decision flipped. `--log` holds
+//! every profile's records, `--html` one page whose profile selector
+//! switches the annotations. Everything is drawn from the decision records.
+
+use std::fmt::Write as _;
+
+use jit_sim::inline::{CallSite, Decision, Outcome};
+use jit_sim::policy::record::{self, Record, Verdict};
+use jit_sim::policy::{self, EdgeWeights, PolicyKind, Thresholds};
+use profiler::config::{Clock, ProfileKind};
+use serde_json::json;
+use vm::module::Module;
+
+use super::super::run::resolve_profile;
+use super::super::{load_module, Failure};
+use super::explore::{cycles_with, flipped, pct_change, run_header, run_record, signed};
+use super::logfile::{self, Pending};
+use super::runs::{self, Ran};
+use super::{emitted_text, html, source_text, thresholds, timing, InlineArgs};
+
+/// One profile's view.
+struct View {
+    kind: ProfileKind,
+    records: Vec<Record>,
+    decisions: Vec<Decision>,
+    optimized: Module,
+    outcomes: Vec<Outcome>,
+    cycles: u64,
+}
+
+/// A row where the profiles disagree: the site, the callee's name, the
+/// caller's name, the line and the callee's id.
+type Disagreement = (CallSite, String, String, u32, Option<u32>);
+
+/// The profile kinds of `--compare`, checked: known, not `none`, at least
+/// two different ones.
+fn parse_kinds(list: &[String]) -> Result<Vec<ProfileKind>, Failure> {
+    let mut kinds: Vec<ProfileKind> = Vec::new();
+    for name in list {
+        let k: ProfileKind = name.trim().parse().map_err(|_| {
+            Failure::usage(format!(
+                "vm: --compare: `{name}` is not a profile kind: exhaustive, timer, cbs or counter"
+            ))
+        })?;
+        if k == ProfileKind::None {
+            return Err(Failure::usage(
+                "vm: --compare: `none` is not a profile to compare (exhaustive, timer, cbs or counter)",
+            ));
+        }
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    if kinds.len() < 2 {
+        return Err(Failure::usage(format!(
+            "vm: --compare needs at least two profile kinds to compare (got {}), e.g. \
+             --compare=exhaustive,cbs,timer",
+            if kinds.is_empty() {
+                "none".to_string()
+            } else {
+                format!("only {}", kinds[0])
+            }
+        )));
+    }
+    Ok(kinds)
+}
+
+/// The options that make no sense with `--compare`: a usage error naming
+/// the first one given.
+fn check_clash(a: &InlineArgs) -> Result<(), Failure> {
+    let clash = [
+        (a.run.profile.profile.is_some(), "--profile"),
+        (a.from_profile.is_some(), "--from-profile"),
+        (a.advice.is_some(), "--advice"),
+        (a.advice_out.is_some(), "--advice-out"),
+        (a.explain.is_some(), "--explain"),
+        (a.emit.is_some(), "--emit"),
+        (a.gain, "--gain"),
+        (a.suggest, "--suggest"),
+        (a.tree, "--tree"),
+        (a.run.profile.profile_out.is_some(), "--profile-out"),
+        (a.run.profile.report.is_some(), "--report"),
+        (a.run.cycles, "--cycles"),
+        (a.run.stats, "--stats"),
+    ];
+    match clash.iter().find(|(given, _)| *given) {
+        Some((_, flag)) => Err(Failure::usage(format!(
+            "vm: {flag} does not apply with --compare (it runs one program per profile kind)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `--compare=KIND,KIND,...`.
+pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
+    let kinds = parse_kinds(&a.compare.take().unwrap_or_default())?;
+    let kind = a.policy.unwrap_or(PolicyKind::Linear);
+    if !kind.uses_profile() {
+        return Err(Failure::usage(
+            "vm: --compare does not apply to --policy=static (it reads no profile)",
+        ));
+    }
+    check_clash(&a)?;
+    let t = thresholds(&a, kind)?;
+    let clock = a.run.profile.clock.unwrap_or(Clock::Virtual);
+    let module = load_module(&a.run.program, a.run.max_source)?;
+    if jit_sim::inline::call_sites(&module).is_empty() {
+        return Err(Failure::usage(format!(
+            "vm: --compare: {} has no call site, so there is nothing to inline",
+            a.run.program.display()
+        )));
+    }
+    let log_file = a.log.as_deref().map(Pending::create).transpose()?;
+    let html_file = a.run.html.as_deref().map(Pending::create).transpose()?;
+    let original = runs::measure(&a.run, module.clone())?;
+    let (views, seed) = run_views(&mut a, &kinds, kind, &t, &module, &original, clock)?;
+    let program = a.run.program.display().to_string();
+    let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+    let mut out = format!(
+        "vm: comparing {} on {program} with --policy={} (seed {seed}, --clock={clock})\n",
+        names.join(", "),
+        kind.name(),
+    );
+    let (rows, disagreements) = table(&views);
+    out.push_str(&rows);
+    let times = match a.time {
+        Some(rounds) => {
+            let mut programs = vec![&module];
+            programs.extend(views.iter().map(|v| &v.optimized));
+            Some(timing::interleaved(&a.run, &programs, rounds)?)
+        }
+        None => None,
+    };
+    out.push_str(&cycles_section(&original, &views, times.as_deref()));
+    out.push_str(&flips(&a, &module, &t, &original, &views, &disagreements)?);
+    for line in out.lines() {
+        println!("{}", line.trim_end());
+    }
+    if let Some(file) = log_file {
+        file.commit(&log_text(&program, kind, &t, &views))?;
+    }
+    if let Some(file) = html_file {
+        file.commit(&page(&a, &program, kind, &t, &module, &views)?)?;
+    }
+    Ok(original.status)
+}
+
+/// Runs the program once per profile kind and decides under each; returns
+/// the views and the seed they shared.
+fn run_views(
+    a: &mut InlineArgs,
+    kinds: &[ProfileKind],
+    kind: PolicyKind,
+    t: &Thresholds,
+    module: &Module,
+    original: &Ran,
+    clock: Clock,
+) -> Result<(Vec<View>, u64), Failure> {
+    // One seed for every run: the given one, or one drawn by the first.
+    let mut seed = a.run.profile.seed;
+    let mut views = Vec::new();
+    for &k in kinds {
+        a.run.profile.profile = Some(k);
+        a.run.profile.clock = matches!(k, ProfileKind::Timer | ProfileKind::Cbs).then_some(clock);
+        a.run.profile.seed = seed;
+        let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
+        seed = Some(config.seed);
+        let ran = runs::run_captured(&a.run, config, module.clone(), false)?;
+        let weights = ran
+            .profile
+            .as_ref()
+            .map(|p| EdgeWeights::from_profile(module, p))
+            .unwrap_or_default();
+        let verdicts = policy::decide(kind, module, &weights, t);
+        let decisions = policy::decisions(&verdicts);
+        let (optimized, outcomes) = runs::inline_with(module, &decisions, &t.budget())?;
+        let records = record::records(module, &verdicts, &outcomes, &weights, Some(t));
+        let cycles =
+            runs::measure_equivalent(&a.run, optimized.clone(), original, &format!("under {k}"))?;
+        views.push(View {
+            kind: k,
+            records,
+            decisions,
+            optimized,
+            outcomes,
+            cycles,
+        });
+    }
+    Ok((views, seed.unwrap_or(0)))
+}
+
+/// The depth-1 record of `key` under `v`.
+fn find(v: &View, key: &(CallSite, String)) -> Option<Record> {
+    v.records
+        .iter()
+        .find(|r| r.depth == 1 && r.site == key.0 && r.callee == key.1)
+        .cloned()
+}
+
+/// The table: one row per (call site, callee) seen at depth 1 under any
+/// profile, in code order, each followed by the reasons; and the rows
+/// where the profiles disagree.
+fn table(views: &[View]) -> (String, Vec<Disagreement>) {
+    let mut keys: Vec<(CallSite, String)> = Vec::new();
+    for v in views {
+        for r in v.records.iter().filter(|r| r.depth == 1) {
+            let key = (r.site, r.callee.clone());
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    let col = 20;
+    let mut out = format!("  {:<18} {:<20} {:>5}", "caller:line", "callee", "size");
+    for v in views {
+        let _ = write!(out, "  {:<col$}", v.kind.name());
+    }
+    out.push('\n');
+    let mut disagreements = Vec::new();
+    for key in &keys {
+        let rows: Vec<Option<Record>> = views.iter().map(|v| find(v, key)).collect();
+        let any = rows
+            .iter()
+            .flatten()
+            .next()
+            .expect("a key comes from a record");
+        let inlined: Vec<bool> = rows
+            .iter()
+            .map(|r| r.as_ref().is_some_and(|r| r.verdict.inlined()))
+            .collect();
+        let disagree = inlined.iter().any(|&x| x != inlined[0]);
+        let size = any
+            .callee_size
+            .map_or_else(|| "-".into(), |n| n.to_string());
+        let _ = write!(
+            out,
+            "{} {:<18} {:<20} {:>5}",
+            if disagree { "*" } else { " " },
+            format!("{}:{}", any.caller, any.line),
+            any.callee,
+            size
+        );
+        for r in &rows {
+            let cell = match r {
+                Some(r) => format!(
+                    "{:>6.2}% {}",
+                    r.weight_pct().unwrap_or(0.0),
+                    r.verdict.name()
+                ),
+                None => "     - not seen".into(),
+            };
+            let _ = write!(out, "  {cell:<col$}");
+        }
+        out.push('\n');
+        out.push_str(&reasons(views, &rows));
+        if disagree {
+            disagreements.push((
+                key.0,
+                key.1.clone(),
+                any.caller.clone(),
+                any.line,
+                any.callee_id,
+            ));
+        }
+    }
+    (out, disagreements)
+}
+
+/// The reasons of one row: `all: ...` if every profile gave the same.
+fn reasons(views: &[View], rows: &[Option<Record>]) -> String {
+    let reasons: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.as_ref()
+                .map_or_else(|| "not seen".into(), |r| r.reason.clone())
+        })
+        .collect();
+    if reasons.iter().all(|x| *x == reasons[0]) {
+        return format!("      all: {}\n", reasons[0]);
+    }
+    let mut out = String::new();
+    for (v, reason) in views.iter().zip(&reasons) {
+        let _ = writeln!(out, "      {}: {reason}", v.kind.name());
+    }
+    out
+}
+
+/// The cycles of the program optimized under each profile; with `times`
+/// (the original's first, then each view's), the wall time beside them.
+fn cycles_section(original: &Ran, views: &[View], times: Option<&[Vec<f64>]>) -> String {
+    let before = original.cycles.unwrap_or(0);
+    let head = match times {
+        Some(t) => format!(
+            ", and wall time: median [quartiles] of {} interleaved runs",
+            t[0].len()
+        ),
+        None => String::new(),
+    };
+    let mut out =
+        format!("cycles of the program optimized under each profile (original {before}){head}:\n");
+    if let Some(t) = times {
+        let _ = writeln!(
+            out,
+            "  {:<10} {before:<22} wall {}",
+            "original",
+            timing::summary(&t[0])
+        );
+    }
+    for (i, v) in views.iter().enumerate() {
+        let cycles = format!("{} ({})", v.cycles, pct_change(before, v.cycles));
+        match times {
+            Some(t) => {
+                let _ = writeln!(
+                    out,
+                    "  {:<10} {cycles:<22} wall {} ({})",
+                    v.kind.name(),
+                    timing::summary(&t[i + 1]),
+                    timing::median_change(&t[0], &t[i + 1])
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  {:<10} {cycles}", v.kind.name());
+            }
+        }
+    }
+    out
+}
+
+/// Each disagreement flipped alone, under each profile, and rerun: what
+/// the decision cost or saved.
+fn flips(
+    a: &InlineArgs,
+    module: &Module,
+    t: &Thresholds,
+    original: &Ran,
+    views: &[View],
+    disagreements: &[Disagreement],
+) -> Result<String, Failure> {
+    let mut out = String::new();
+    if disagreements.is_empty() {
+        out.push_str("no disagreements: every profile made the same decisions\n");
+        return Ok(out);
+    }
+    out.push_str("disagreements (each decision flipped alone, under the profile that made it):\n");
+    for (site, callee_name, caller, line, callee) in disagreements {
+        let Some(callee) = callee else {
+            continue;
+        };
+        for v in views {
+            let r = find(v, &(*site, callee_name.clone()));
+            let inlined = r.map_or(Verdict::Rejected, |r| r.verdict).inlined();
+            let flip = flipped(module, &v.decisions, *site, *callee);
+            let what = format!("under {} with {caller}:{line} flipped", v.kind);
+            let c = cycles_with(&a.run, module, &flip, t, original, &what)?;
+            let delta = v.cycles as i64 - c as i64;
+            let (verdict_word, flip_word) = if inlined {
+                ("inlined", "not inlining it")
+            } else {
+                ("did not inline", "inlining it")
+            };
+            let _ = writeln!(
+                out,
+                "  {caller}:{line} {callee_name}: {} {verdict_word} it; {flip_word}: {} -> {c} \
+                 cycles ({}): the decision {} {} cycles",
+                v.kind.name(),
+                v.cycles,
+                signed(c as i64 - v.cycles as i64),
+                if delta > 0 { "cost" } else { "saved" },
+                delta.unsigned_abs()
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The log: one `run` line per profile (with its cycles) followed by that
+/// profile's `site` lines, each with a `profile` key.
+fn log_text(program: &str, kind: PolicyKind, t: &Thresholds, views: &[View]) -> String {
+    let mut text = String::new();
+    for v in views {
+        let dcg = v.records.iter().find_map(|r| r.dcg_weight);
+        let mut run = run_record(program, Ok(kind), Some(v.kind.name().into()), dcg, t);
+        run["cycles"] = json!(v.cycles);
+        text.push_str(&run.to_string());
+        text.push('\n');
+        for r in &v.records {
+            let mut j = logfile::record_json(r);
+            j["profile"] = json!(v.kind.name());
+            text.push_str(&j.to_string());
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// The page of `--html`: one view per profile, switched by its selector.
+fn page(
+    a: &InlineArgs,
+    program: &str,
+    kind: PolicyKind,
+    t: &Thresholds,
+    module: &Module,
+    views: &[View],
+) -> Result<String, Failure> {
+    let src = source_text(&a.run);
+    let mut pages = Vec::new();
+    for v in views {
+        let dcg = v.records.iter().find_map(|r| r.dcg_weight);
+        let run = run_record(program, Ok(kind), Some(v.kind.name().into()), dcg, t);
+        pages.push(html::View {
+            profile: Some(v.kind.name().to_string()),
+            header: format!("{} (profile {})", run_header(&run), v.kind.name()),
+            records: &v.records,
+            tree: record::render_tree(&v.records, module, &v.optimized, t),
+            emitted: emitted_text(&src, module, &v.optimized, &v.outcomes)?,
+        });
+    }
+    Ok(html::page(program, &src, &pages))
+}
