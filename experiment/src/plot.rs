@@ -123,6 +123,88 @@ pub fn grouped_bars(
     Ok(())
 }
 
+/// One panel of [`bar_panels`]: a title, bars at positions 1..=n (one
+/// per value of each series, `NaN`: no bar), and the value axis's range.
+pub struct BarPanel {
+    /// The panel's title.
+    pub title: String,
+    /// The series, each with one value per position.
+    pub series: Vec<Series>,
+    /// The value axis's range.
+    pub y: (f64, f64),
+}
+
+/// Panels of grouped bars stacked top to bottom, positions numbered from
+/// 1 on the x axis (`x_desc`), one legend per panel (Arnold & Sweeney's
+/// Figures 1-5: the top edges, exact against sampled).
+pub fn bar_panels(
+    path: &Path,
+    x_desc: &str,
+    y_desc: &str,
+    panels: &[BarPanel],
+) -> Result<(), Error> {
+    let n = panels
+        .iter()
+        .flat_map(|p| p.series.iter().map(|s| s.1.len()))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let width = (160 + 22 * n as u32).max(640);
+    let root = SVGBackend::new(path, (width, 250 * panels.len().max(1) as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(fail(path))?;
+    let areas = root.split_evenly((panels.len().max(1), 1));
+    for (panel, area) in panels.iter().zip(areas.iter()) {
+        let mut chart = ChartBuilder::on(area)
+            .caption(&panel.title, ("sans-serif", 14))
+            .margin(8)
+            .x_label_area_size(32)
+            .y_label_area_size(52)
+            .build_cartesian_2d(0.5f64..(n as f64 + 0.5), panel.y.0..panel.y.1)
+            .map_err(fail(path))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n.min(20))
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .label_style(("sans-serif", 11))
+            .draw()
+            .map_err(fail(path))?;
+        let k = panel.series.len().max(1) as f64;
+        let w = 0.8 / k;
+        for (j, (name, values)) in panel.series.iter().enumerate() {
+            let color = PALETTE[j % PALETTE.len()];
+            let base = 0f64.clamp(panel.y.0, panel.y.1);
+            chart
+                .draw_series(
+                    values
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.is_finite())
+                        .map(|(i, &v)| {
+                            let x0 = (i + 1) as f64 - 0.4 + j as f64 * w;
+                            Rectangle::new([(x0, base), (x0 + w * 0.9, v)], color.filled())
+                        }),
+                )
+                .map_err(fail(path))?
+                .label(name.as_str())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(fail(path))?;
+    }
+    root.present().map_err(fail(path))?;
+    Ok(())
+}
+
 /// A table of numbers drawn as a grid of shaded cells, each with its value.
 pub struct Grid {
     /// The panel's title.
@@ -210,6 +292,75 @@ pub fn grids(path: &Path, panels: &[Grid]) -> Result<(), Error> {
         chart.draw_series(cells).map_err(fail(path))?;
         chart.draw_series(texts).map_err(fail(path))?;
     }
+    root.present().map_err(fail(path))?;
+    Ok(())
+}
+
+/// One named step line: its points, and the x its last value holds to.
+pub type Steps = (String, Vec<(f64, f64)>, f64);
+
+/// Step lines on a logarithmic y axis, one per series, points marked,
+/// with a legend: each value holds until the next point's x, and the last
+/// one until its series' `end` (a self-tuning interval over a run).
+pub fn log_steps(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Steps],
+    x: (f64, f64),
+    y: (f64, f64),
+) -> Result<(), Error> {
+    let root = SVGBackend::new(path, (860, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(fail(path))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x.0..x.1, (y.0..y.1).log_scale())
+        .map_err(fail(path))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()
+        .map_err(fail(path))?;
+    // Twelve colours: a line per benchmark of the suite.
+    const MORE: [RGBColor; 6] = [
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
+        RGBColor(0, 0, 0),
+        RGBColor(255, 187, 120),
+    ];
+    for (j, (name, points, end)) in series.iter().enumerate() {
+        let color = match j % 12 {
+            k if k < 6 => PALETTE[k],
+            k => MORE[k - 6],
+        };
+        let mut steps = Vec::new();
+        for (i, &(px, py)) in points.iter().enumerate() {
+            let next = points.get(i + 1).map_or(*end, |p| p.0);
+            steps.push((px, py));
+            steps.push((next, py));
+        }
+        chart
+            .draw_series(LineSeries::new(steps, color.stroke_width(2)))
+            .map_err(fail(path))?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(fail(path))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail(path))?;
     root.present().map_err(fail(path))?;
     Ok(())
 }

@@ -188,6 +188,21 @@ pub struct RunSection {
     /// `--tune`: how many times the interval changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_changes: Option<u64>,
+    /// `--tune`: the interval over the run, the initial one first, then one
+    /// step per change (an extension of docs/LANGUAGE.md "Profiles").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_trajectory: Option<Vec<IntervalStep>>,
+}
+
+/// One step of [`RunSection::interval_trajectory`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntervalStep {
+    /// Stack examinations the tuner had seen when the interval took this
+    /// value (0 for the initial interval).
+    pub samples: u64,
+    /// The interval from then on, in the unit of `final_interval_ns`
+    /// (timer, cbs: nanoseconds) or `final_every` (counter: calls).
+    pub interval: u64,
 }
 
 /// One entry of `methods`.

@@ -40,7 +40,7 @@ pub struct Setup {
 }
 
 /// What `--tune` did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TuneOutcome {
     /// The interval at the start.
     pub initial: u64,
@@ -50,6 +50,9 @@ pub struct TuneOutcome {
     pub changes: u64,
     /// Examinations the tuner saw.
     pub samples: u64,
+    /// The interval over the run: `(examinations seen, interval)`, first
+    /// `(0, initial)`, then one entry per change.
+    pub trajectory: Vec<(u64, u64)>,
 }
 
 /// Everything the organizer built.
@@ -100,7 +103,7 @@ pub fn spawn(
             };
             let mut tuner = tune.map(|(t, published)| {
                 let initial = t.interval();
-                (t, published, initial, 0u64)
+                (t, published, initial, vec![(0u64, initial)])
             });
             let mut rebuilders: HashMap<u32, StackRebuilder> = HashMap::new();
             while let Ok(msg) = inbox.recv() {
@@ -110,7 +113,7 @@ pub fn spawn(
                             if let (Sample::Examined { repeated }, Some(t)) = (s, &mut tuner) {
                                 if let Some(new) = t.0.record_repetition(repeated) {
                                     t.1.store(new, Ordering::Relaxed);
-                                    t.3 += 1;
+                                    t.3.push((t.0.samples(), new));
                                 }
                             } else {
                                 r.dcg.add_sample(s);
@@ -178,11 +181,12 @@ pub fn spawn(
                     Message::Finish => break,
                 }
             }
-            r.tune = tuner.map(|(t, _, initial, changes)| TuneOutcome {
+            r.tune = tuner.map(|(t, _, initial, trajectory)| TuneOutcome {
                 initial,
                 last: t.interval(),
-                changes,
+                changes: trajectory.len() as u64 - 1,
                 samples: t.samples(),
+                trajectory,
             });
             r
         })

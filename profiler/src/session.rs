@@ -32,7 +32,7 @@ use crate::sampler::{SamplerKind, SamplerThread};
 use crate::samples::{Message, Sample, SampleSink, StackBuffer, TuneLink};
 use crate::tune::{IntervalBounds, IntervalTuner};
 use crate::walk::ContextRecorder;
-use profile::{ConfigSection, Profile, RunSection, FORMAT};
+use profile::{ConfigSection, IntervalStep, Profile, RunSection, FORMAT};
 
 /// What the run itself reports, for the profile's `run` section.
 #[derive(Clone, Copy, Debug, Default)]
@@ -233,9 +233,15 @@ impl Profiler {
                 held_ns: sampled.map(|s| s.held_ns),
                 pause_ns: sampled.map(|s| s.pause_ns),
                 late_ns: sampled.map(|s| s.late_ns),
-                final_interval_ns: tune.filter(|_| !counter).map(|t| t.last),
-                final_every: tune.filter(|_| counter).map(|t| t.last),
-                interval_changes: tune.map(|t| t.changes),
+                final_interval_ns: tune.as_ref().filter(|_| !counter).map(|t| t.last),
+                final_every: tune.as_ref().filter(|_| counter).map(|t| t.last),
+                interval_changes: tune.as_ref().map(|t| t.changes),
+                interval_trajectory: tune.map(|t| {
+                    t.trajectory
+                        .into_iter()
+                        .map(|(samples, interval)| IntervalStep { samples, interval })
+                        .collect()
+                }),
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),

@@ -320,6 +320,7 @@ fn tune_lengthens_the_interval_when_the_top_frame_does_not_change() {
             assert!(last > 10_000, "{}: final {last}", r.cmd);
             assert!(p.run.interval_changes.unwrap() >= 1, "{}", r.cmd);
             assert_eq!(p.run.final_every, None);
+            check_trajectory(&p, 10_000, last, &r.cmd);
         }
     }
     // The counter's period in calls: every sampled call is made by the
@@ -334,6 +335,38 @@ fn tune_lengthens_the_interval_when_the_top_frame_does_not_change() {
     let last = p.run.final_every.expect("a final --every");
     assert!(last > 3, "{}: final {last}", r.cmd);
     assert_eq!(p.run.final_interval_ns, None);
+    check_trajectory(&p, 3, last, &r.cmd);
+}
+
+/// `run.interval_trajectory` starts at the initial interval at sample 0,
+/// has one step per change, each at a multiple of the tuner's evaluation
+/// period (1000 samples) and within the run's samples, each a doubling
+/// or halving of the one before (or cut at a bound), and ends at the
+/// final interval.
+fn check_trajectory(p: &Profile, initial: u64, last: u64, cmd: &str) {
+    let steps = p.run.interval_trajectory.as_ref().expect("a trajectory");
+    assert_eq!((steps[0].samples, steps[0].interval), (0, initial), "{cmd}");
+    assert_eq!(
+        steps.len() as u64,
+        p.run.interval_changes.unwrap() + 1,
+        "{cmd}"
+    );
+    for w in steps.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        assert!(
+            b.samples > a.samples && b.samples % 1000 == 0,
+            "{cmd}: {steps:?}"
+        );
+        assert!(b.samples <= p.run.samples, "{cmd}: {steps:?}");
+        // A doubling or halving, or a step cut at a bound (timer: 10 us
+        // to 1 s; counter: 1 to 1,000,000 calls).
+        let at_bound = [10_000, 1_000_000_000, 1, 1_000_000].contains(&b.interval);
+        assert!(
+            b.interval == a.interval * 2 || b.interval == a.interval / 2 || at_bound,
+            "{cmd}: {steps:?}"
+        );
+    }
+    assert_eq!(steps.last().unwrap().interval, last, "{cmd}");
 }
 
 #[test]

@@ -87,6 +87,39 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         true,
     ),
+    (
+        "arnold-sweeney-fig1-5",
+        &[
+            "program",
+            "figure",
+            "every",
+            "strategy",
+            "seed",
+            "samples",
+            "contexts",
+            "cct_overlap",
+            "bar_error_pts",
+            "rank",
+            "edge",
+            "exact_pct",
+            "acct_pct",
+        ],
+        true,
+    ),
+    (
+        "sscli-table1",
+        &[
+            "program",
+            "run",
+            "interval_us",
+            "samples",
+            "changes",
+            "calls_correlation_pct",
+            "self_correlation_pct",
+            "cct_overlap",
+        ],
+        true,
+    ),
 ];
 
 fn root() -> &'static Path {
@@ -220,6 +253,8 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "arnold-grove-fig5" => check_fig5(&rows),
             "arnold-sweeney-fig6" => check_as_fig6(&rows),
             "causality" => check_causality(&rows),
+            "arnold-sweeney-fig1-5" => check_as_fig1_5(&rows),
+            "sscli-table1" => check_sscli_table1(&rows),
             _ => {}
         }
         if deterministic {
@@ -386,6 +421,112 @@ fn check_causality(rows: &[Vec<String>]) {
             exact.len(),
             "rows of {p}"
         );
+    }
+}
+
+/// Figures 1-5: sampling every call reproduces the exact tree, bar for
+/// bar; at every 59th call all-new-edges scores below last-edge on every
+/// benchmark; the top edges are the exact tree's hottest, in order.
+fn check_as_fig1_5(rows: &[Vec<String>]) {
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap_or(f64::NAN) };
+    let programs: Vec<&str> = rows[1..]
+        .iter()
+        .filter(|r| r[1] == "exact")
+        .map(|r| r[0].as_str())
+        .collect();
+    assert!(!programs.is_empty(), "no exact rows");
+    let scores = |p: &str, fig: &str| -> Vec<f64> {
+        rows.iter()
+            .filter(|r| r[0] == p && r[1] == fig && r[9].is_empty())
+            .map(|r| f(r, 7))
+            .collect()
+    };
+    for p in &programs {
+        let exact = rows.iter().find(|r| r[0] == *p && r[1] == "exact").unwrap();
+        assert!(f(exact, 6) > 1.0 && f(exact, 5) > 0.0, "{exact:?}");
+        for fig in ["1", "2", "3", "4", "5"] {
+            let s = scores(p, fig);
+            assert!(!s.is_empty(), "{p}: no figure {fig} rows");
+            for v in &s {
+                assert!((0.0..=100.0).contains(v), "{p} figure {fig}: {v}");
+            }
+        }
+        assert!(
+            scores(p, "1").iter().all(|&v| v == 100.0),
+            "{p}: every call is not exact"
+        );
+        let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+        let (all, last) = (mean(scores(p, "2")), mean(scores(p, "3")));
+        assert!(
+            all < last,
+            "{p}: all-new-edges {all} not below last-edge {last}"
+        );
+        // The bars: ranks 1.., the exact ones descending from 100; with
+        // every call sampled the ACCT's bars are the exact ones.
+        for fig in ["1", "2", "3", "4", "5"] {
+            let bars: Vec<&Vec<String>> = rows
+                .iter()
+                .filter(|r| r[0] == *p && r[1] == fig && !r[9].is_empty())
+                .collect();
+            assert!(!bars.is_empty() && bars.len() <= 40, "{p} figure {fig}");
+            assert_eq!(f(bars[0], 11), 100.0, "{p} figure {fig}");
+            for (k, b) in bars.iter().enumerate() {
+                assert_eq!(b[9], (k + 1).to_string(), "{b:?}");
+                assert!(b[10].contains("->"), "{b:?}");
+                if fig == "1" {
+                    assert!((f(b, 11) - f(b, 12)).abs() < 1e-3, "{b:?}");
+                }
+            }
+            for w in bars.windows(2) {
+                assert!(f(w[0], 11) >= f(w[1], 11), "{p} figure {fig}: {w:?}");
+            }
+        }
+    }
+}
+
+/// Table 1 and the tuned interval: each tuned run's trajectory starts at
+/// the initial interval, steps by doubling or halving (or to a bound) at
+/// multiples of 1000 samples, and ends at the final interval, which is also run fixed;
+/// scores are in range; a shorter fixed interval takes more samples.
+fn check_sscli_table1(rows: &[Vec<String>]) {
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap_or(f64::NAN) };
+    let tuned: Vec<&Vec<String>> = rows.iter().filter(|r| r[1] == "tuned").collect();
+    assert!(!tuned.is_empty(), "no tuned rows");
+    for t in &tuned {
+        let p = &t[0];
+        let steps: Vec<&Vec<String>> = rows
+            .iter()
+            .filter(|r| &r[0] == p && r[1] == "step")
+            .collect();
+        assert_eq!(steps.len() as f64, f(t, 4) + 1.0, "{p}: steps");
+        assert_eq!((f(steps[0], 3), f(steps[0], 2)), (0.0, 100.0), "{p}");
+        for w in steps.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            assert!(f(b, 3) > f(a, 3) && f(b, 3) % 1000.0 == 0.0, "{p}: {w:?}");
+            // A halving or doubling, or a step cut at the timer's bounds
+            // (10 us, 1 s).
+            let ratio = f(b, 2) / f(a, 2);
+            let at_bound = f(b, 2) == 10.0 || f(b, 2) == 1e6;
+            assert!(ratio == 2.0 || ratio == 0.5 || at_bound, "{p}: {w:?}");
+        }
+        assert_eq!(f(steps.last().unwrap(), 2), f(t, 2), "{p}: final interval");
+        let fixed: Vec<&Vec<String>> = rows
+            .iter()
+            .filter(|r| &r[0] == p && r[1] == "fixed")
+            .collect();
+        assert!(
+            fixed.iter().any(|r| (f(r, 2) - f(t, 2)).abs() < 0.5),
+            "{p}: the tuned interval was not run fixed"
+        );
+        let samples_at = |us: f64| f(fixed.iter().find(|r| f(r, 2) == us).unwrap(), 3);
+        assert!(samples_at(10.0) > samples_at(100.0), "{p}: samples");
+        for r in fixed.iter().chain([t]) {
+            assert!((0.0..=100.0).contains(&f(r, 7)), "{r:?}");
+            for i in [5, 6] {
+                let v = f(r, i);
+                assert!(v.is_nan() || (-100.0..=100.0).contains(&v), "{r:?}");
+            }
+        }
     }
 }
 

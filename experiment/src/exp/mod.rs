@@ -4,9 +4,11 @@ pub mod ag_fig1;
 pub mod ag_fig5;
 pub mod ag_table2;
 pub mod ag_table3;
+pub mod as_fig1_5;
 pub mod as_fig6;
 pub mod causality;
 pub mod common;
+pub mod sscli_table1;
 
 use crate::Experiment;
 
@@ -53,5 +55,19 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "work added to one method at a time: does each profile's share rise as the exact one does?",
         deterministic: true,
         run: causality::run,
+    },
+    Experiment {
+        name: "arnold-sweeney-fig1-5",
+        reproduces: "Arnold & Sweeney 2000, Figures 1-5",
+        measures: "per benchmark: cct-overlap of the ACCT sampled every 1, 59 (both strategies), 307, 1559 calls; the top 40 edges",
+        deterministic: true,
+        run: as_fig1_5::run,
+    },
+    Experiment {
+        name: "sscli-table1",
+        reproduces: "Chilingarova & Safonov 2006, Table 1",
+        measures: "per benchmark: correlation and overlap of the CC-Map with exact counts; the self-tuning interval over a run",
+        deterministic: true,
+        run: sscli_table1::run,
     },
 ];
