@@ -7,6 +7,9 @@ pub mod ag_table3;
 pub mod as_fig6;
 pub mod causality;
 pub mod common;
+pub mod whaley;
+pub mod whaley_fig13;
+pub mod whaley_fig14;
 
 use crate::Experiment;
 
@@ -53,5 +56,19 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "work added to one method at a time: does each profile's share rise as the exact one does?",
         deterministic: true,
         run: causality::run,
+    },
+    Experiment {
+        name: "whaley-fig13",
+        reproduces: "Whaley 2000, Figure 13",
+        measures: "hot-method counting (timer): wall-clock overhead and precision between runs at the paper's intervals",
+        deterministic: false,
+        run: whaley_fig13::run,
+    },
+    Experiment {
+        name: "whaley-fig14",
+        reproduces: "Whaley 2000, Figure 14",
+        measures: "the PCCT (marked walk): wall-clock overhead and precision between runs at the paper's intervals; the buffer (--max-walk)",
+        deterministic: false,
+        run: whaley_fig14::run,
     },
 ];
