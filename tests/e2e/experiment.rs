@@ -119,6 +119,29 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "cct_overlap",
         ],
         true,
+        "whaley-fig13",
+        &[
+            "program",
+            "measure",
+            "paper_interval",
+            "our_interval",
+            "run",
+            "value",
+        ],
+        false,
+    ),
+    (
+        "whaley-fig14",
+        &[
+            "program",
+            "measure",
+            "paper_interval",
+            "our_interval",
+            "buffer",
+            "run",
+            "value",
+        ],
+        false,
     ),
 ];
 
@@ -255,6 +278,8 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "causality" => check_causality(&rows),
             "arnold-sweeney-fig1-5" => check_as_fig1_5(&rows),
             "sscli-table1" => check_sscli_table1(&rows),
+            "whaley-fig13" => check_whaley_fig13(&rows),
+            "whaley-fig14" => check_whaley_fig14(&rows),
             _ => {}
         }
         if deterministic {
@@ -479,6 +504,62 @@ fn check_as_fig1_5(rows: &[Vec<String>]) {
             }
             for w in bars.windows(2) {
                 assert!(f(w[0], 11) >= f(w[1], 11), "{p} figure {fig}: {w:?}");
+/// The rows of `measure` (column 1), each with its value parsed (the last
+/// column; `None` when empty: an undefined correlation).
+fn measured<'a>(rows: &'a [Vec<String>], measure: &str) -> Vec<(&'a Vec<String>, Option<f64>)> {
+    rows.iter()
+        .filter(|r| r[1] == measure)
+        .map(|r| {
+            (
+                r,
+                r.last()
+                    .filter(|v| !v.is_empty())
+                    .map(|v| v.parse().unwrap()),
+            )
+        })
+        .collect()
+}
+
+/// Whaley's intervals: the paper's (column 2) and the virtual ones (column 3).
+const WHALEY_INTERVALS: [(&str, &str); 3] = [("1ms", "10us"), ("10ms", "100us"), ("50ms", "500us")];
+
+/// Correlations in -1..=1, at least one defined per program and interval;
+/// a shorter interval never takes fewer samples in the same run.
+fn check_whaley_precision(rows: &[Vec<String>], measure: &str, buffer: Option<&str>) {
+    let programs: std::collections::BTreeSet<&str> =
+        rows[1..].iter().map(|r| r[0].as_str()).collect();
+    let in_buffer = |r: &Vec<String>| buffer.is_none_or(|b| r[4] == b);
+    for p in &programs {
+        let mut samples = Vec::new();
+        for (paper, ours) in WHALEY_INTERVALS {
+            let at = |m: &str| -> Vec<(&Vec<String>, Option<f64>)> {
+                measured(rows, m)
+                    .into_iter()
+                    .filter(|(r, _)| r[0] == *p && r[2] == paper && r[3] == ours && in_buffer(r))
+                    .collect()
+            };
+            let corr = at(measure);
+            assert!(
+                corr.iter().any(|c| c.1.is_some()),
+                "{p} {paper}: no {measure}: {corr:?}"
+            );
+            for (r, v) in &corr {
+                assert!(v.is_none_or(|v| (-1.0..=1.0).contains(&v)), "{r:?}");
+                assert!(r[r.len() - 2].contains('-'), "a pair of runs: {r:?}");
+            }
+            let s: Vec<f64> = at("samples").iter().map(|s| s.1.unwrap()).collect();
+            assert!(
+                !s.is_empty() && s.iter().all(|&n| n > 0.0),
+                "{p} {paper}: {s:?}"
+            );
+            samples.push(s);
+        }
+        for w in samples.windows(2) {
+            for (short, long) in w[0].iter().zip(&w[1]) {
+                assert!(
+                    short >= long,
+                    "{p}: {short} samples at the shorter interval, {long} at the longer"
+                );
             }
         }
     }
@@ -528,6 +609,66 @@ fn check_sscli_table1(rows: &[Vec<String>]) {
             }
         }
     }
+}
+
+/// Every timed configuration has positive wall times, `none` included.
+fn check_whaley_times(rows: &[Vec<String>], configs: &[(&str, &str)], buffer_col: Option<usize>) {
+    let times = measured(rows, "wall_s");
+    for &(paper, buffer) in configs {
+        let n = times
+            .iter()
+            .filter(|(r, _)| r[2] == paper && buffer_col.is_none_or(|i| r[i] == buffer))
+            .inspect(|(r, v)| assert!(v.unwrap() > 0.0, "{r:?}"))
+            .count();
+        assert!(n > 0, "no wall time of {paper} {buffer}");
+    }
+}
+
+fn check_whaley_fig13(rows: &[Vec<String>]) {
+    check_whaley_precision(rows, "method_correlation", None);
+    check_whaley_times(
+        rows,
+        &[("none", ""), ("1ms", ""), ("10ms", ""), ("50ms", "")],
+        None,
+    );
+    assert!(!measured(rows, "wall_method_correlation").is_empty());
+}
+
+/// Also the buffer: a larger buffer never leaves more samples detached.
+fn check_whaley_fig14(rows: &[Vec<String>]) {
+    check_whaley_precision(rows, "context_correlation", Some("16"));
+    check_whaley_precision(rows, "method_correlation", Some("16"));
+    check_whaley_times(
+        rows,
+        &[
+            ("none", ""),
+            ("1ms", ""),
+            ("1ms", "16"),
+            ("10ms", "16"),
+            ("50ms", "16"),
+            ("1ms", "1"),
+            ("1ms", "64"),
+        ],
+        Some(4),
+    );
+    let detached = measured(rows, "detached_pct");
+    let at = |p: &str, b: &str, run: &str| -> f64 {
+        detached
+            .iter()
+            .find(|(r, _)| r[0] == p && r[2] == "1ms" && r[4] == b && r[5] == run)
+            .unwrap_or_else(|| panic!("no detached_pct of {p} buffer {b} run {run}"))
+            .1
+            .unwrap()
+    };
+    for (r, v) in &detached {
+        assert!((0.0..=100.0).contains(&v.unwrap()), "{r:?}");
+    }
+    for (r, _) in detached.iter().filter(|(r, _)| r[4] == "1") {
+        let (p, run) = (r[0].as_str(), r[5].as_str());
+        assert!(at(p, "1", run) >= at(p, "16", run), "{p} run {run}");
+        assert!(at(p, "16", run) >= at(p, "64", run), "{p} run {run}");
+    }
+    assert!(!measured(rows, "wall_context_correlation").is_empty());
 }
 
 #[test]

@@ -9,6 +9,9 @@ pub mod as_fig6;
 pub mod causality;
 pub mod common;
 pub mod sscli_table1;
+pub mod whaley;
+pub mod whaley_fig13;
+pub mod whaley_fig14;
 
 use crate::Experiment;
 
@@ -69,5 +72,17 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "per benchmark: correlation and overlap of the CC-Map with exact counts; the self-tuning interval over a run",
         deterministic: true,
         run: sscli_table1::run,
+        name: "whaley-fig13",
+        reproduces: "Whaley 2000, Figure 13",
+        measures: "hot-method counting (timer): wall-clock overhead and precision between runs at the paper's intervals",
+        deterministic: false,
+        run: whaley_fig13::run,
+    },
+    Experiment {
+        name: "whaley-fig14",
+        reproduces: "Whaley 2000, Figure 14",
+        measures: "the PCCT (marked walk): wall-clock overhead and precision between runs at the paper's intervals; the buffer (--max-walk)",
+        deterministic: false,
+        run: whaley_fig14::run,
     },
 ];

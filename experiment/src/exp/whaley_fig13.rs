@@ -1,0 +1,296 @@
+//! `whaley-fig13`: Whaley 2000, Figure 13 (section 6.5), the hot method
+//! counting profiler: its overhead and its precision at the paper's three
+//! sampling intervals.
+//!
+//! Whaley's hot method counter takes the program counter of each thread at
+//! every tick and adds one to its method's counter (Figure 12). Ours is the
+//! `timer` profile: at each tick the thread samples itself at the next
+//! yieldpoint and adds 1 to the executing method's `self`
+//! (`methods[].self` of the profile; docs/CLI.md "What each profile
+//! records").
+//!
+//! - Precision: `vm compare`'s `method-correlation` (Pearson's correlation
+//!   of the methods' `self`) between every pair of runs, under the virtual
+//!   clock at 10, 100 and 500 us (the paper's 10,000, 1,000 and 200
+//!   samples per compared profile; see [`super::whaley`]), summarised by the
+//!   geometric mean as in the paper. The same correlation between the
+//!   timed wall-clock runs is in the CSV (`wall_method_correlation`).
+//! - Overhead: wall-clock time of `vm run --profile=timer` at 1, 10 and 50
+//!   ms against `--profile=none`, one process at a time, interleaved
+//!   rounds, median and quartiles of each round's ratio.
+
+use crate::csv::{num, Csv};
+use crate::exp::whaley::{self, PaperRow, Timed, VirtualConfig, INTERVALS};
+use crate::{markdown, suite, Context, Error};
+
+/// Figure 13: machine, benchmark, then (overhead %, precision) at 1, 10
+/// and 50 ms. The paper prints the overhead as a run time in percent of
+/// the unprofiled one (102.52%); here 2.52.
+pub const PAPER: [PaperRow; 15] = [
+    (
+        "P3-550-S",
+        "spec",
+        [(2.52, 0.9892), (0.55, 0.9611), (0.36, 0.9113)],
+    ),
+    (
+        "P3-550-S",
+        "cm30",
+        [(3.71, 0.9995), (0.29, 0.9991), (-0.55, 0.9973)],
+    ),
+    (
+        "P3-550-S",
+        "pbob",
+        [(1.34, 0.9987), (0.88, 0.9959), (0.19, 0.9904)],
+    ),
+    (
+        "P3-500-D",
+        "spec",
+        [(1.10, 0.9962), (0.46, 0.9617), (0.30, 0.8934)],
+    ),
+    (
+        "P3-500-D",
+        "cm30",
+        [(1.65, 0.9999), (0.40, 0.9990), (0.48, 0.9983)],
+    ),
+    (
+        "P3-500-D",
+        "pbob",
+        [(1.03, 0.9955), (0.90, 0.9952), (0.46, 0.9453)],
+    ),
+    (
+        "P-150-S",
+        "spec",
+        [(1.45, 0.9895), (0.74, 0.9928), (0.35, 0.9846)],
+    ),
+    (
+        "P-150-S",
+        "cm30",
+        [(33.15, 0.9998), (2.49, 0.9993), (0.65, 0.9989)],
+    ),
+    (
+        "P-150-S",
+        "pbob",
+        [(1.14, 0.9945), (0.60, 0.9920), (0.20, 0.9850)],
+    ),
+    (
+        "P604e-D",
+        "spec",
+        [(3.80, 0.9140), (3.81, 0.9210), (1.76, 0.8818)],
+    ),
+    (
+        "P604e-D",
+        "cm30",
+        [(1.07, 0.9979), (1.26, 0.9976), (0.18, 0.9945)],
+    ),
+    (
+        "P604e-D",
+        "pbob",
+        [(3.40, 0.9495), (3.10, 0.9480), (1.05, 0.8742)],
+    ),
+    (
+        "P3-D",
+        "spec",
+        [(3.53, 0.9201), (3.09, 0.9096), (0.69, 0.8718)],
+    ),
+    (
+        "P3-D",
+        "cm30",
+        [(1.34, 0.9994), (0.98, 0.9969), (0.15, 0.9954)],
+    ),
+    (
+        "P3-D",
+        "pbob",
+        [(4.18, 0.9520), (4.01, 0.9535), (1.98, 0.8954)],
+    ),
+];
+
+/// The CSV's columns.
+const COLUMNS: [&str; 6] = [
+    "program",
+    "measure",
+    "paper_interval",
+    "our_interval",
+    "run",
+    "value",
+];
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<String, Error> {
+    let runs = whaley::runs(ctx);
+    let default: &[&str] = if ctx.opts.quick {
+        suite::AWFY_QUICK
+    } else {
+        suite::AWFY
+    };
+    let programs = ctx.programs(default)?;
+    let names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
+    let mut csv = Csv::create(
+        &ctx.out_file("csv"),
+        &crate::csv::comments(
+            ctx,
+            &format!(
+                "runs={runs} profile=timer precision: clock=virtual, run k's interval longer by \
+                 (k-1)/1000; time: clock=wall, interleaved rounds"
+            ),
+        ),
+        &COLUMNS,
+    )?;
+    let row = |csv: &mut Csv,
+               p: usize,
+               m: &str,
+               k: Option<usize>,
+               our: String,
+               run: String,
+               v: String| {
+        let paper = k.map_or("none", |k| INTERVALS[k].paper);
+        let r = [names[p].clone(), m.into(), paper.into(), our, run, v];
+        csv.row(&r)
+    };
+
+    // Precision under the virtual clock, in parallel.
+    let configs: Vec<VirtualConfig> = INTERVALS
+        .iter()
+        .map(|iv| VirtualConfig {
+            args: vec!["--profile=timer".into()],
+            base_ns: iv.virtual_ns,
+        })
+        .collect();
+    let profiles = whaley::virtual_profiles(ctx, &programs, &configs, runs, |p, k, run, prof| {
+        let our = whaley::show_ns(configs[k].base_ns);
+        let n = prof.run.samples.to_string();
+        row(&mut csv, p, "samples", Some(k), our, run.to_string(), n)
+    })?;
+    let mut precision = vec![vec![f64::NAN; 3]; programs.len()];
+    for p in 0..programs.len() {
+        for k in 0..3 {
+            let pairs = whaley::pairs(&profiles[p][k], whaley::method_correlation);
+            let our = whaley::show_ns(INTERVALS[k].virtual_ns);
+            let fields = [
+                names[p].clone(),
+                "method_correlation".into(),
+                INTERVALS[k].paper.into(),
+                our,
+            ];
+            whaley::pair_rows(&mut csv, &fields, &pairs)?;
+            precision[p][k] = whaley::pair_geomean(&pairs);
+        }
+    }
+
+    // Overhead on the wall clock, one process at a time.
+    let mut timed = vec![Timed {
+        name: "none".into(),
+        args: vec!["--profile=none".into()],
+    }];
+    for iv in &INTERVALS {
+        timed.push(Timed {
+            name: iv.wall.into(),
+            args: vec!["--profile=timer".into(), format!("--interval={}", iv.wall)],
+        });
+    }
+    let timing = whaley::time_programs(ctx, &programs, &timed, runs, |p, c, round, secs| {
+        let k = c.checked_sub(1);
+        let our = timed[c].name.clone();
+        row(
+            &mut csv,
+            p,
+            "wall_s",
+            k,
+            our,
+            (round + 1).to_string(),
+            num(secs, 6),
+        )
+    })?;
+    let mut wall = Vec::new();
+    for (name, profiles) in names.iter().zip(&timing.profiles) {
+        for (k, iv) in INTERVALS.iter().enumerate() {
+            let pairs = whaley::pairs(&profiles[k], whaley::method_correlation);
+            let fields = [
+                name.clone(),
+                "wall_method_correlation".into(),
+                iv.paper.into(),
+                iv.wall.into(),
+            ];
+            whaley::pair_rows(&mut csv, &fields, &pairs)?;
+            wall.push((k, whaley::pair_geomean(&pairs)));
+        }
+    }
+    report(ctx, &names, &timing.overhead, &precision, &wall, runs)
+}
+
+/// Writes the SVG and the Markdown; returns the table.
+fn report(
+    ctx: &Context,
+    names: &[String],
+    overhead: &[Vec<Vec<f64>>],
+    precision: &[Vec<f64>],
+    wall: &[(usize, f64)],
+    runs: usize,
+) -> Result<String, Error> {
+    let paper = whaley::paper_means(&PAPER);
+    let series: Vec<crate::plot::Series> = (0..3)
+        .map(|k| {
+            let mut v: Vec<f64> = precision.iter().map(|p| p[k]).collect();
+            v.push(whaley::geomean(&v));
+            v.push(paper[k].1);
+            let iv = &INTERVALS[k];
+            let label = format!(
+                "paper {} = {} virtual",
+                iv.paper,
+                whaley::show_ns(iv.virtual_ns)
+            );
+            (label, v)
+        })
+        .collect();
+    whaley::precision_bars(
+        &ctx.out_file("svg"),
+        "Whaley Figure 13: hot-method precision (timer), per benchmark",
+        names,
+        &series,
+    )?;
+    let mut headers = vec!["benchmark"];
+    headers.extend(whaley::HEADERS);
+    let table = markdown::table(
+        &headers,
+        &whaley::interval_rows(names, overhead, precision, &PAPER),
+    );
+    let wall_mean = |k: usize| {
+        let v: Vec<f64> = wall.iter().filter(|w| w.0 == k).map(|w| w.1).collect();
+        whaley::corr_cell(whaley::geomean(&v))
+    };
+    let ours: Vec<f64> = (0..3)
+        .map(|k| whaley::geomean(&precision.iter().map(|p| p[k]).collect::<Vec<_>>()))
+        .collect();
+    let doc = markdown::document(
+        "whaley-fig13: Whaley 2000, Figure 13",
+        &format!(
+            "The hot-method counter (`--profile=timer`, `methods[].self`). Per benchmark: \
+             wall-clock overhead in percent against `--profile=none` at the paper's interval \
+             (median of {runs} interleaved round(s), quartiles in brackets), and precision: the \
+             geometric mean (the arithmetic one where a correlation is not positive) of \
+             `method-correlation` between every pair of {runs} runs under `--clock=virtual` at \
+             10, 100 and 500 us, which give a 0.1 s run the paper's 10,000, \
+             1,000 and 200 samples per compared 10 s segment."
+        ),
+        &table,
+        &format!(
+            "The paper's Figure 13 (overhead in percent above the unprofiled run; the paper \
+             prints 100% + it):\n\n{}\nPrecision here is {} / {} / {} at the three intervals \
+             against the paper's {} / {} / {} (geometric means); {}. Between the timed wall-clock runs themselves (the paper's intervals \
+             on whole runs, far fewer samples than the paper's 10 s segments) the \
+             geometric means are {} / {} / {}.",
+            whaley::paper_table("paper, Figure 13", &PAPER),
+            whaley::corr_cell(ours[0]),
+            whaley::corr_cell(ours[1]),
+            whaley::corr_cell(ours[2]),
+            whaley::corr_cell(paper[0].1),
+            whaley::corr_cell(paper[1].1),
+            whaley::corr_cell(paper[2].1),
+            whaley::trend(&ours),
+            wall_mean(0),
+            wall_mean(1),
+            wall_mean(2),
+        ),
+    );
+    crate::write_file(&ctx.out_file("md"), &doc)?;
+    Ok(table)
+}

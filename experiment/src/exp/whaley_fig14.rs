@@ -1,0 +1,466 @@
+//! `whaley-fig14`: Whaley 2000, Figure 14 (section 6.6), the partial
+//! calling context tree: its overhead and its precision at the paper's
+//! three sampling intervals, and the effect of the walk's buffer.
+//!
+//! The profile is `--profile=timer --record=pcct`: at every tick the
+//! marked walk of Figure 7 places the sample in the thread's PCCT
+//! (profiler/src/pcct.rs). Whaley's method buffer (`BUFSIZE`, 16 in the
+//! paper) is our `--max-walk`: the most frames one walk may examine before
+//! it is cut and its frames start a detached subtree (section 5.4.1).
+//!
+//! - Precision, as the paper defines it for the PCCT: Pearson's
+//!   correlation of two trees' node counts (`self`) and edge counts
+//!   (`calls`) together, matched by their paths to the root
+//!   ([`whaley::context_correlation`]), between every pair of runs under
+//!   the virtual clock at 10, 100 and 500 us (see [`super::whaley`] for the
+//!   mapping), summarised by the geometric mean. The hot-method precision
+//!   of the same runs (`method_correlation`) is beside it.
+//! - The buffer: at the 1 ms setting, `--max-walk` 1 to 64: the share of
+//!   samples that land in detached contexts, the precision, the number of
+//!   contexts; and the overhead of the smallest and largest buffer.
+//! - Overhead: wall-clock time against `--profile=none` at 1, 10 and 50
+//!   ms, with the hot-method counter (`timer` alone) at 1 ms in the same
+//!   rounds, one process at a time.
+
+use crate::csv::{num, Csv};
+use crate::exp::whaley::{self, PaperRow, Timed, VirtualConfig, INTERVALS};
+use crate::{markdown, stats, suite, Context, Error};
+
+/// Figure 14: machine, benchmark, then (overhead %, precision) at 1, 10
+/// and 50 ms (the paper's 104.71% is 4.71 here). (3.14 is the paper's
+/// overhead, not an approximation of pi.)
+#[allow(clippy::approx_constant)]
+pub const PAPER: [PaperRow; 15] = [
+    (
+        "P3-550-S",
+        "spec",
+        [(4.71, 0.9347), (3.74, 0.8715), (3.46, 0.8422)],
+    ),
+    (
+        "P3-550-S",
+        "cm30",
+        [(5.90, 0.9989), (2.25, 0.9950), (1.42, 0.9887)],
+    ),
+    (
+        "P3-550-S",
+        "pbob",
+        [(5.83, 0.9146), (4.37, 0.8832), (2.24, 0.8428)],
+    ),
+    (
+        "P3-500-D",
+        "spec",
+        [(3.13, 0.9368), (2.28, 0.8765), (2.01, 0.8336)],
+    ),
+    (
+        "P3-500-D",
+        "cm30",
+        [(2.25, 0.9998), (1.56, 0.9930), (1.12, 0.9858)],
+    ),
+    (
+        "P3-500-D",
+        "pbob",
+        [(3.89, 0.8802), (2.49, 0.8696), (2.62, 0.8201)],
+    ),
+    (
+        "P-150-S",
+        "spec",
+        [(4.04, 0.9105), (3.26, 0.8948), (3.08, 0.8809)],
+    ),
+    (
+        "P-150-S",
+        "cm30",
+        [(41.92, 0.9997), (6.19, 0.9916), (2.04, 0.9881)],
+    ),
+    (
+        "P-150-S",
+        "pbob",
+        [(5.81, 0.9091), (4.81, 0.8911), (3.94, 0.8249)],
+    ),
+    (
+        "P604e-D",
+        "spec",
+        [(6.36, 0.8691), (5.99, 0.8689), (4.45, 0.8170)],
+    ),
+    (
+        "P604e-D",
+        "cm30",
+        [(3.05, 0.9946), (3.14, 0.9963), (2.20, 0.9803)],
+    ),
+    (
+        "P604e-D",
+        "pbob",
+        [(6.51, 0.8697), (6.81, 0.8561), (4.53, 0.7800)],
+    ),
+    (
+        "P3-D",
+        "spec",
+        [(6.81, 0.8589), (4.55, 0.8541), (4.74, 0.8112)],
+    ),
+    (
+        "P3-D",
+        "cm30",
+        [(3.10, 0.9995), (3.91, 0.9901), (2.08, 0.9892)],
+    ),
+    (
+        "P3-D",
+        "pbob",
+        [(6.09, 0.8603), (6.14, 0.8599), (3.23, 0.7847)],
+    ),
+];
+
+/// The paper's buffer.
+pub const PAPER_BUFFER: u32 = 16;
+
+/// The buffers (`--max-walk`) of the sweep at the 1 ms setting.
+pub const BUFFERS: [u32; 6] = [1, 2, 4, 8, 16, 64];
+
+/// The buffers whose overhead is timed at 1 ms besides the paper's.
+const TIMED_BUFFERS: [u32; 2] = [1, 64];
+
+/// The CSV's columns.
+const COLUMNS: [&str; 7] = [
+    "program",
+    "measure",
+    "paper_interval",
+    "our_interval",
+    "buffer",
+    "run",
+    "value",
+];
+
+/// The PCCT's profile options with buffer `b`.
+fn pcct(b: u32) -> Vec<String> {
+    vec![
+        "--profile=timer".into(),
+        "--record=pcct".into(),
+        format!("--max-walk={b}"),
+    ]
+}
+
+/// One measured configuration: interval index, buffer (`None`: no PCCT).
+type Setting = (usize, Option<u32>);
+
+/// What the experiment measured, per program.
+struct Measured {
+    /// `[program][interval]`: context precision at the paper's buffer.
+    context: Vec<Vec<f64>>,
+    /// `[program][interval]`: hot-method precision of the same runs.
+    method: Vec<Vec<f64>>,
+    /// `[program]`: per buffer at 1 ms, ascending: (buffer, median
+    /// detached %, context precision, median number of contexts).
+    buffers: Vec<Vec<(u32, f64, f64, f64)>>,
+    /// `[program][timed config - 1]`: overhead of each round.
+    overhead: Vec<Vec<Vec<f64>>>,
+    /// `[interval]`: geometric mean over the programs of the context
+    /// precision between the timed wall-clock runs.
+    wall: Vec<f64>,
+}
+
+/// The first five fields of a row: program, measure, the paper's
+/// interval (`none` without a setting), ours, the buffer (empty without a
+/// PCCT).
+fn head(name: &str, measure: &str, s: Option<Setting>, our: String) -> [String; 5] {
+    let paper = s.map_or("none", |s| INTERVALS[s.0].paper);
+    let b = s.and_then(|s| s.1).map_or(String::new(), |b| b.to_string());
+    [name.into(), measure.into(), paper.into(), our, b]
+}
+
+/// Writes one CSV row: `head`, the run, the value.
+fn row(csv: &mut Csv, head: [String; 5], run: String, v: String) -> Result<(), Error> {
+    let [a, b, c, d, e] = head;
+    csv.row(&[a, b, c, d, e, run, v])
+}
+
+/// The virtual-clock interval of interval `k`, shown.
+fn our(k: usize) -> String {
+    whaley::show_ns(INTERVALS[k].virtual_ns)
+}
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<String, Error> {
+    let runs = whaley::runs(ctx);
+    let default: &[&str] = if ctx.opts.quick {
+        suite::AWFY_QUICK
+    } else {
+        suite::AWFY
+    };
+    let programs = ctx.programs(default)?;
+    let names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
+    let mut csv = Csv::create(
+        &ctx.out_file("csv"),
+        &crate::csv::comments(
+            ctx,
+            &format!(
+                "runs={runs} profile=timer record=pcct precision: clock=virtual, run k's \
+                 interval longer by (k-1)/1000; time: clock=wall, interleaved rounds"
+            ),
+        ),
+        &COLUMNS,
+    )?;
+    let mut m = precision(ctx, &programs, &names, runs, &mut csv)?;
+    time(ctx, &programs, &names, runs, &mut csv, &mut m)?;
+    report(ctx, &names, &m, runs)
+}
+
+/// The precision sweep under the virtual clock: the three intervals at the
+/// paper's buffer, then the other buffers at 1 ms.
+fn precision(
+    ctx: &Context,
+    programs: &[suite::Program],
+    names: &[String],
+    runs: usize,
+    csv: &mut Csv,
+) -> Result<Measured, Error> {
+    let mut settings: Vec<Setting> = (0..3).map(|k| (k, Some(PAPER_BUFFER))).collect();
+    settings.extend(
+        BUFFERS
+            .iter()
+            .filter(|&&b| b != PAPER_BUFFER)
+            .map(|&b| (0, Some(b))),
+    );
+    let configs: Vec<VirtualConfig> = settings
+        .iter()
+        .map(|&(k, b)| VirtualConfig {
+            args: pcct(b.unwrap_or(PAPER_BUFFER)),
+            base_ns: INTERVALS[k].virtual_ns,
+        })
+        .collect();
+    let profiles = whaley::virtual_profiles(ctx, programs, &configs, runs, |p, c, run, prof| {
+        let (s, n) = (Some(settings[c]), &names[p]);
+        let h = |m: &str| head(n, m, s, our(settings[c].0));
+        let contexts = whaley::contexts(prof).map_or(0, |c| c.len());
+        let run = run.to_string();
+        row(csv, h("samples"), run.clone(), prof.run.samples.to_string())?;
+        row(csv, h("contexts"), run.clone(), contexts.to_string())?;
+        row(
+            csv,
+            h("detached_pct"),
+            run,
+            num(whaley::detached_pct(prof), 3),
+        )
+    })?;
+    let mut m = Measured {
+        context: vec![vec![f64::NAN; 3]; programs.len()],
+        method: vec![vec![f64::NAN; 3]; programs.len()],
+        buffers: vec![Vec::new(); programs.len()],
+        overhead: Vec::new(),
+        wall: Vec::new(),
+    };
+    for p in 0..programs.len() {
+        for (c, &s) in settings.iter().enumerate() {
+            let runs = &profiles[p][c];
+            let fields = |what: &str| head(&names[p], what, Some(s), our(s.0));
+            let pairs = whaley::pairs(runs, whaley::context_correlation);
+            whaley::pair_rows(csv, &fields("context_correlation"), &pairs)?;
+            let prec = whaley::pair_geomean(&pairs);
+            if c < 3 {
+                m.context[p][c] = prec;
+                let pairs = whaley::pairs(runs, whaley::method_correlation);
+                whaley::pair_rows(csv, &fields("method_correlation"), &pairs)?;
+                m.method[p][c] = whaley::pair_geomean(&pairs);
+            }
+            if s.0 == 0 {
+                let det: Vec<f64> = runs.iter().map(whaley::detached_pct).collect();
+                let n: Vec<f64> = runs
+                    .iter()
+                    .map(|r| whaley::contexts(r).map_or(f64::NAN, |c| c.len() as f64))
+                    .collect();
+                let buffer = s.1.unwrap_or(PAPER_BUFFER);
+                m.buffers[p].push((buffer, stats::median(&det), prec, stats::median(&n)));
+            }
+        }
+        m.buffers[p].sort_by_key(|b| b.0);
+    }
+    Ok(m)
+}
+
+/// The timed configurations: none, the hot-method counter at 1 ms, the
+/// PCCT at the three intervals, the PCCT at 1 ms with the other buffers;
+/// each with its setting (`None` for `none`).
+fn timed() -> Vec<(Timed, Option<Setting>)> {
+    let mut t = vec![(
+        Timed {
+            name: "none".into(),
+            args: vec!["--profile=none".into()],
+        },
+        None,
+    )];
+    t.push((
+        Timed {
+            name: "timer 1ms".into(),
+            args: vec!["--profile=timer".into(), "--interval=1ms".into()],
+        },
+        Some((0, None)),
+    ));
+    let settings = (0..3)
+        .map(|k| (k, PAPER_BUFFER))
+        .chain(TIMED_BUFFERS.iter().map(|&b| (0, b)));
+    for (k, b) in settings {
+        let mut args = pcct(b);
+        args.push(format!("--interval={}", INTERVALS[k].wall));
+        let name = format!("pcct {} buffer {b}", INTERVALS[k].wall);
+        t.push((Timed { name, args }, Some((k, Some(b)))));
+    }
+    t
+}
+
+/// The wall-clock timing, one process at a time; the context precision
+/// between its PCCT runs at the paper's buffer.
+fn time(
+    ctx: &Context,
+    programs: &[suite::Program],
+    names: &[String],
+    runs: usize,
+    csv: &mut Csv,
+    m: &mut Measured,
+) -> Result<(), Error> {
+    let (timed, settings): (Vec<Timed>, Vec<Option<Setting>>) = timed().into_iter().unzip();
+    let timing = whaley::time_programs(ctx, programs, &timed, runs, |p, c, round, secs| {
+        let s = settings[c];
+        let our = s.map_or("none".to_string(), |s| INTERVALS[s.0].wall.to_string());
+        let h = head(&names[p], "wall_s", s, our);
+        row(csv, h, (round + 1).to_string(), num(secs, 6))
+    })?;
+    for (k, iv) in INTERVALS.iter().enumerate() {
+        let mut v = Vec::new();
+        for (p, name) in names.iter().enumerate() {
+            let pairs = whaley::pairs(&timing.profiles[p][1 + k], whaley::context_correlation);
+            let s = Some((k, Some(PAPER_BUFFER)));
+            let fields = head(name, "wall_context_correlation", s, iv.wall.into());
+            whaley::pair_rows(csv, &fields, &pairs)?;
+            v.push(whaley::pair_geomean(&pairs));
+        }
+        m.wall.push(whaley::geomean(&v));
+    }
+    m.overhead = timing.overhead;
+    Ok(())
+}
+
+/// The geometric mean over the programs of `f(program)`.
+fn geo(n: usize, f: impl Fn(usize) -> f64) -> f64 {
+    whaley::geomean(&(0..n).map(f).collect::<Vec<_>>())
+}
+
+/// The buffer table: per program and buffer, detached % / precision /
+/// contexts; then the mean overhead at 1 ms of the timed buffers.
+fn buffer_table(names: &[String], m: &Measured) -> String {
+    let mut headers = vec!["benchmark".to_string()];
+    headers.extend(BUFFERS.iter().map(|b| format!("buffer {b}")));
+    let mut rows: Vec<Vec<String>> = names
+        .iter()
+        .zip(&m.buffers)
+        .map(|(name, bs)| {
+            let cells = bs.iter().map(|(_, det, prec, n)| {
+                format!("{det:.1}% / {} / {n:.0}", whaley::corr_cell(*prec))
+            });
+            std::iter::once(name.clone()).chain(cells).collect()
+        })
+        .collect();
+    // Timed configs: 1 timer, 2..=4 the intervals, then TIMED_BUFFERS.
+    let mean_ovh = |i: usize| {
+        let v: Vec<f64> = m.overhead.iter().map(|o| stats::median(&o[i])).collect();
+        format!("{:.1}", stats::mean(&v))
+    };
+    let mut ovh = vec!["**overhead % at 1 ms (mean)**".to_string()];
+    for b in BUFFERS {
+        ovh.push(match (b, TIMED_BUFFERS.iter().position(|&t| t == b)) {
+            (PAPER_BUFFER, _) => mean_ovh(1),
+            (_, Some(i)) => mean_ovh(4 + i),
+            _ => "-".into(),
+        });
+    }
+    rows.push(ovh);
+    let h: Vec<&str> = headers.iter().map(String::as_str).collect();
+    markdown::table(&h, &rows)
+}
+
+/// Writes the SVG and the Markdown; returns the tables.
+fn report(ctx: &Context, names: &[String], m: &Measured, runs: usize) -> Result<String, Error> {
+    let n = names.len();
+    let paper = whaley::paper_means(&PAPER);
+    let paper13 = whaley::paper_means(&super::whaley_fig13::PAPER);
+    let mut series: Vec<crate::plot::Series> = (0..3)
+        .map(|k| {
+            let mut v: Vec<f64> = m.context.iter().map(|p| p[k]).collect();
+            v.push(whaley::geomean(&v));
+            v.push(paper[k].1);
+            let iv = &INTERVALS[k];
+            let label = format!("PCCT, paper {} = {} virtual", iv.paper, our(k));
+            (label, v)
+        })
+        .collect();
+    let mut methods: Vec<f64> = m.method.iter().map(|p| p[0]).collect();
+    methods.push(whaley::geomean(&methods));
+    methods.push(paper13[0].1);
+    series.push(("hot methods of the same runs, 1 ms".into(), methods));
+    whaley::precision_bars(
+        &ctx.out_file("svg"),
+        "Whaley Figure 14: PCCT precision (nodes and edges), per benchmark",
+        names,
+        &series,
+    )?;
+    let mut headers = vec!["benchmark"];
+    headers.extend(whaley::HEADERS);
+    let pcct_ovh: Vec<Vec<Vec<f64>>> = m.overhead.iter().map(|o| o[1..4].to_vec()).collect();
+    let table = markdown::table(
+        &headers,
+        &whaley::interval_rows(names, &pcct_ovh, &m.context, &PAPER),
+    );
+    let buffers = buffer_table(names, m);
+    let ctx_prec: Vec<f64> = (0..3).map(|k| geo(n, |p| m.context[p][k])).collect();
+    let meth_prec: Vec<f64> = (0..3).map(|k| geo(n, |p| m.method[p][k])).collect();
+    let timer_ovh: Vec<f64> = m.overhead.iter().map(|o| stats::median(&o[0])).collect();
+    let pcct_1ms: Vec<f64> = m.overhead.iter().map(|o| stats::median(&o[1])).collect();
+    let c = whaley::corr_cell;
+    let doc = markdown::document(
+        "whaley-fig14: Whaley 2000, Figure 14",
+        &format!(
+            "The PCCT (`--profile=timer --record=pcct`, buffer `--max-walk={PAPER_BUFFER}` as \
+             in the paper). Per benchmark: wall-clock overhead in percent against \
+             `--profile=none` at the paper's interval (median of {runs} interleaved round(s), \
+             quartiles in brackets), and precision: the geometric mean (the arithmetic one where a correlation is not \
+             positive), over every pair of \
+             {runs} runs under `--clock=virtual` at 10, 100 and 500 us, of the correlation of \
+             the two trees' node and edge counts matched by path."
+        ),
+        &table,
+        &format!(
+            "The paper's Figure 14:\n\n{}\nThe buffer (`--max-walk`) at the 1 ms setting (10 \
+             us virtual): per benchmark the median share of samples placed in detached \
+             contexts (walks cut by the buffer), the precision, and the median number of \
+             contexts; the last row is the mean overhead on the wall clock at 1 ms:\n\n{buffers}\n\
+             Context precision here is {} / {} / {} against the paper's {} / {} / {}; {}. The \
+             hot-method precision of the same runs is {} / {} / {}: the context is {} \
+             (Figure 13: {} / {} / {}). On the wall \
+             clock at 1 ms the PCCT cost {:.1}% on average and the hot-method counter alone \
+             {:.1}% in the same rounds. Between the timed wall-clock runs the context precision \
+             is {} / {} / {}.",
+            whaley::paper_table("paper, Figure 14", &PAPER),
+            c(ctx_prec[0]),
+            c(ctx_prec[1]),
+            c(ctx_prec[2]),
+            c(paper[0].1),
+            c(paper[1].1),
+            c(paper[2].1),
+            whaley::trend(&ctx_prec),
+            c(meth_prec[0]),
+            c(meth_prec[1]),
+            c(meth_prec[2]),
+            if ctx_prec[0] <= meth_prec[0] {
+                "less precise than the method alone, as in the paper"
+            } else {
+                "more precise than the method alone, unlike the paper"
+            },
+            c(paper13[0].1),
+            c(paper13[1].1),
+            c(paper13[2].1),
+            stats::mean(&pcct_1ms),
+            stats::mean(&timer_ovh),
+            c(m.wall[0]),
+            c(m.wall[1]),
+            c(m.wall[2]),
+        ),
+    );
+    crate::write_file(&ctx.out_file("md"), &doc)?;
+    Ok(format!("{table}\n{buffers}"))
+}
