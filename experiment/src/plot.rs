@@ -416,3 +416,128 @@ pub fn lines(
     root.present().map_err(fail(path))?;
     Ok(())
 }
+
+/// One named series of bars with whiskers: per group `(value, low, high)`
+/// (a median and its quartiles, say); a `NaN` value draws no bar, a `NaN`
+/// low or high no whisker.
+pub type WhiskerSeries = (String, Vec<(f64, f64, f64)>);
+
+/// One panel of [`whisker_panels`]: grouped bars with whiskers.
+pub struct WhiskerPanel {
+    /// The panel's title.
+    pub title: String,
+    /// The value axis's description.
+    pub y_desc: String,
+    /// The groups, left to right.
+    pub groups: Vec<String>,
+    /// The series: one bar per group each.
+    pub series: Vec<WhiskerSeries>,
+    /// The value axis's range.
+    pub y: (f64, f64),
+}
+
+/// A y range for a [`WhiskerPanel`] that holds every bar and whisker, with
+/// 0 in it and room above for the legend.
+pub fn whisker_range(series: &[WhiskerSeries]) -> (f64, f64) {
+    let values = || {
+        series
+            .iter()
+            .flat_map(|s| s.1.iter().flat_map(|&(v, lo, hi)| [v, lo, hi]))
+            .filter(|v| v.is_finite())
+    };
+    let lo = values().fold(0f64, f64::min);
+    let hi = values().fold(1f64, f64::max);
+    (lo.min(0.0) * 1.1 - 2.0, hi * 1.35 + 2.0)
+}
+
+/// Panels of grouped bars with whiskers, one above the other (the form of
+/// the overhead and accuracy figures of Hofer et al. 2015).
+pub fn whisker_panels(path: &Path, panels: &[WhiskerPanel]) -> Result<(), Error> {
+    let n = panels
+        .iter()
+        .map(|p| p.groups.len())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let width = (160 + 90 * n as u32).max(720);
+    let ph = 380u32;
+    let root = SVGBackend::new(path, (width, ph * panels.len().max(1) as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(fail(path))?;
+    let areas = root.split_evenly((panels.len().max(1), 1));
+    for (p, area) in panels.iter().zip(areas.iter()) {
+        whisker_panel(path, p, area)?;
+    }
+    root.present().map_err(fail(path))?;
+    Ok(())
+}
+
+/// Draws one [`WhiskerPanel`] into `area`.
+fn whisker_panel(
+    path: &Path,
+    p: &WhiskerPanel,
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+) -> Result<(), Error> {
+    let n = p.groups.len().max(1);
+    let mut chart = ChartBuilder::on(area)
+        .caption(&p.title, ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), p.y.0..p.y.1)
+        .map_err(fail(path))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&|x| label_at(&p.groups, *x))
+        .y_desc(p.y_desc.as_str())
+        .draw()
+        .map_err(fail(path))?;
+    let k = p.series.len().max(1) as f64;
+    let w = 0.8 / k;
+    let base = 0f64.clamp(p.y.0, p.y.1);
+    let clamp = |v: f64| v.clamp(p.y.0, p.y.1);
+    for (j, (name, values)) in p.series.iter().enumerate() {
+        let color = PALETTE[j % PALETTE.len()];
+        let x0 = |i: usize| i as f64 - 0.4 + j as f64 * w;
+        chart
+            .draw_series(
+                values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.0.is_finite())
+                    .map(|(i, v)| {
+                        Rectangle::new(
+                            [(x0(i), base), (x0(i) + w * 0.9, clamp(v.0))],
+                            color.filled(),
+                        )
+                    }),
+            )
+            .map_err(fail(path))?
+            .label(name.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        let whiskers = values
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.1.is_finite() && v.2.is_finite())
+            .flat_map(|(i, v)| {
+                let (l, r) = (x0(i) + w * 0.2, x0(i) + w * 0.7);
+                let mid = x0(i) + w * 0.45;
+                let (lo, hi) = (clamp(v.1), clamp(v.2));
+                [
+                    PathElement::new(vec![(mid, lo), (mid, hi)], BLACK),
+                    PathElement::new(vec![(l, lo), (r, lo)], BLACK),
+                    PathElement::new(vec![(l, hi), (r, hi)], BLACK),
+                ]
+            });
+        chart.draw_series(whiskers).map_err(fail(path))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail(path))?;
+    Ok(())
+}

@@ -143,6 +143,69 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         false,
     ),
+        "hofer-fig9",
+        &[
+            "program",
+            "interval",
+            "technique",
+            "round",
+            "wall_s",
+            "cpu_s",
+        ],
+        false,
+    ),
+    (
+        "hofer-fig11",
+        &[
+            "program",
+            "technique",
+            "run",
+            "wall_ms",
+            "safepoints",
+            "samples_requested",
+            "samples_taken",
+            "held_ms",
+            "pause_ms",
+            "late_ms",
+            "pause_us_per_safepoint",
+            "held_us_per_safepoint",
+            "requested_per_safepoint",
+        ],
+        false,
+    ),
+    (
+        "hofer-fig12",
+        &[
+            "program",
+            "technique",
+            "run",
+            "samples",
+            "contexts",
+            "cct_overlap",
+            "hot_edge_coverage",
+        ],
+        false,
+    ),
+    (
+        "hofer-fig13",
+        &[
+            "program",
+            "profile",
+            "reference",
+            "cct_overlap",
+            "hot_edge_coverage",
+        ],
+        false,
+    ),
+];
+
+/// The sampling techniques of the `hofer-*` experiments, as their CSVs
+/// name them.
+const HOFER_TECHNIQUES: [&str; 4] = [
+    "safepoint-full",
+    "partial-full",
+    "self-full",
+    "self-incremental",
 ];
 
 fn root() -> &'static Path {
@@ -280,6 +343,10 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "sscli-table1" => check_sscli_table1(&rows),
             "whaley-fig13" => check_whaley_fig13(&rows),
             "whaley-fig14" => check_whaley_fig14(&rows),
+            "hofer-fig9" => check_hofer_fig9(&rows),
+            "hofer-fig11" => check_hofer_fig11(&rows),
+            "hofer-fig12" => check_hofer_fig12(&rows),
+            "hofer-fig13" => check_hofer_fig13(&rows),
             _ => {}
         }
         if deterministic {
@@ -561,6 +628,103 @@ fn check_whaley_precision(rows: &[Vec<String>], measure: &str, buffer: Option<&s
                     "{p}: {short} samples at the shorter interval, {long} at the longer"
                 );
             }
+/// Every (program, interval) is timed with `none` and every technique
+/// equally often; every time is positive, wall and CPU.
+fn check_hofer_fig9(rows: &[Vec<String>]) {
+    let data = &rows[1..];
+    let programs: std::collections::BTreeSet<&str> = data.iter().map(|r| r[0].as_str()).collect();
+    let count = |p: &str, i: &str, t: &str| {
+        data.iter()
+            .filter(|r| r[0] == p && r[1] == i && r[2] == t)
+            .count()
+    };
+    for p in &programs {
+        for i in ["10ms", "1ms", "0.1ms"] {
+            let rounds = count(p, i, "none");
+            assert!(rounds > 0, "no plain run of {p} at {i}");
+            for t in HOFER_TECHNIQUES {
+                assert_eq!(count(p, i, t), rounds, "runs of {p} {i} {t}");
+            }
+        }
+    }
+    for r in data {
+        assert!(r[4].parse::<f64>().unwrap() > 0.0, "wall: {r:?}");
+        assert!(r[5].parse::<f64>().unwrap() > 0.0, "cpu: {r:?}");
+    }
+}
+
+/// The sampler counters: safepoints taken, no more stacks walked than
+/// asked for, partial safepoints ask for at most one thread per core, the
+/// global one for every live thread (8 threads here).
+fn check_hofer_fig11(rows: &[Vec<String>]) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let num = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
+    for t in HOFER_TECHNIQUES {
+        assert!(rows.iter().any(|r| r[1] == t), "no run of {t}");
+    }
+    for r in &rows[1..] {
+        assert!(num(r, 4) >= 1.0, "no safepoint: {r:?}");
+        assert!(num(r, 6) <= num(r, 5), "more walked than asked: {r:?}");
+        let per = num(r, 12);
+        if r[1] == "safepoint-full" {
+            assert!(per > 2.0, "a global safepoint asks for every thread: {r:?}");
+        } else {
+            assert!(per <= cores + 1e-9, "more than a thread per core: {r:?}");
+        }
+        assert!(num(r, 7) >= 0.0 && num(r, 8) >= 0.0, "{r:?}");
+    }
+}
+
+/// Overlap and coverage are percentages; a run's overlap with the average
+/// of n runs is at least 100/n (each of its relative weights is at most n
+/// times its share in the average); every technique has every run.
+fn check_hofer_fig12(rows: &[Vec<String>]) {
+    let data = &rows[1..];
+    let num = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
+    let runs = data
+        .iter()
+        .filter(|r| r[1] == HOFER_TECHNIQUES[0] && r[0] == data[0][0])
+        .count();
+    assert!(runs > 0);
+    for t in HOFER_TECHNIQUES {
+        assert_eq!(
+            data.iter()
+                .filter(|r| r[1] == t && r[0] == data[0][0])
+                .count(),
+            runs,
+            "runs of {t}"
+        );
+    }
+    for r in data {
+        assert!(num(r, 3) > 0.0 && num(r, 4) > 0.0, "no samples: {r:?}");
+        let (o, c) = (num(r, 5), num(r, 6));
+        assert!((0.0..=100.0).contains(&c), "{r:?}");
+        assert!(
+            o <= 100.0 && o >= 100.0 / runs as f64 - 0.01,
+            "overlap with the average of {runs}: {r:?}"
+        );
+    }
+}
+
+/// Every ordered pair of techniques and each against the exact CCT;
+/// overlap is symmetric, coverage a percentage.
+fn check_hofer_fig13(rows: &[Vec<String>]) {
+    let data = &rows[1..];
+    let num = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
+    let program = data[0][0].as_str();
+    let find = |p: &str, q: &str| {
+        data.iter()
+            .find(|r| r[0] == program && r[1] == p && r[2] == q)
+            .unwrap_or_else(|| panic!("no row {p} against {q}"))
+    };
+    for a in HOFER_TECHNIQUES {
+        let e = find(a, "exact");
+        assert!((0.0..=100.0).contains(&num(e, 3)), "{e:?}");
+        for b in HOFER_TECHNIQUES.iter().filter(|&&b| b != a) {
+            let (ab, ba) = (find(a, b), find(b, a));
+            assert_eq!(ab[3], ba[3], "overlap is symmetric");
+            assert!((0.0..=100.0).contains(&num(ab, 3)), "{ab:?}");
+            assert!((0.0..=100.0).contains(&num(ab, 4)), "{ab:?}");
         }
     }
 }

@@ -12,6 +12,12 @@ pub mod sscli_table1;
 pub mod whaley;
 pub mod whaley_fig13;
 pub mod whaley_fig14;
+pub mod hofer_cct;
+pub mod hofer_common;
+pub mod hofer_fig11;
+pub mod hofer_fig12;
+pub mod hofer_fig13;
+pub mod hofer_fig9;
 
 use crate::Experiment;
 
@@ -84,5 +90,31 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "the PCCT (marked walk): wall-clock overhead and precision between runs at the paper's intervals; the buffer (--max-walk)",
         deterministic: false,
         run: whaley_fig14::run,
+        name: "hofer-fig9",
+        reproduces: "Hofer et al. 2015, Figures 9-10",
+        measures: "many threads: wall and CPU overhead of global, partial, SPS, ISPS at 10, 1, 0.1 ms",
+        deterministic: false,
+        run: hofer_fig9::run,
+    },
+    Experiment {
+        name: "hofer-fig11",
+        reproduces: "Hofer et al. 2015, Figure 11",
+        measures: "many threads: pause and held time per safepoint of each sampler at 1 ms",
+        deterministic: false,
+        run: hofer_fig11::run,
+    },
+    Experiment {
+        name: "hofer-fig12",
+        reproduces: "Hofer et al. 2015, Figure 12",
+        measures: "stability: each run's CCT against its technique's average CCT (overlap, hot-edge coverage)",
+        deterministic: false,
+        run: hofer_fig12::run,
+    },
+    Experiment {
+        name: "hofer-fig13",
+        reproduces: "Hofer et al. 2015, Figure 13",
+        measures: "the techniques' average CCTs against each other and the exact CCT",
+        deterministic: false,
+        run: hofer_fig13::run,
     },
 ];

@@ -1,0 +1,280 @@
+//! What the four `hofer-*` experiments share (Hofer, Gnedt and
+//! Mössenböck 2015, section 7): the sampling techniques compared, the
+//! multi-threaded programs, timed runs that also measure the CPU time of
+//! all threads, and the profiled runs the pause and accuracy figures read.
+//!
+//! The techniques are the paper's three and the partial safepoint of its
+//! section 3 (docs/SAMPLERS.md): a global safepoint walked by the sampler
+//! thread with full walks (the paper's JVMTI sampling), a partial safepoint
+//! walked by the sampler thread, self-sampling in partial safepoints with
+//! full walks (SPS) and with incremental walks (ISPS). All run the wall-clock
+//! timer with the paper's settings, which are the defaults here: waiting
+//! threads sampled too (section 3.1), as many threads per partial
+//! safepoint as cores, selected threads held until all have walked.
+
+use profile::Profile;
+
+use crate::progress::Progress;
+use crate::runner::Vm;
+use crate::suite::Program;
+use crate::{Context, Error};
+
+/// One sampling technique: a short key (CSV), a label (plots, tables),
+/// the paper's name for it, and the `vm run` options.
+pub struct Technique {
+    /// The CSV's name for it.
+    pub key: &'static str,
+    /// The plots' and tables' name for it.
+    pub label: &'static str,
+    /// The options beside `--profile=timer --interval=I --record=cct`.
+    pub args: &'static [&'static str],
+}
+
+/// The techniques, in the paper's order (partial safepoints walked by the
+/// sampler thread added after the global one).
+pub const TECHNIQUES: [Technique; 4] = [
+    Technique {
+        key: "safepoint-full",
+        label: "global (JVMTI)",
+        args: &["--sampler=safepoint", "--walk=full"],
+    },
+    Technique {
+        key: "partial-full",
+        label: "partial",
+        args: &["--sampler=partial", "--walk=full"],
+    },
+    Technique {
+        key: "self-full",
+        label: "SPS",
+        args: &["--sampler=self", "--walk=full"],
+    },
+    Technique {
+        key: "self-incremental",
+        label: "ISPS",
+        args: &["--sampler=self", "--walk=incremental"],
+    },
+];
+
+/// The paper's sampling intervals: its name, and `--interval`'s.
+pub const INTERVALS: [(&str, &str); 3] = [("10ms", "10ms"), ("1ms", "1ms"), ("0.1ms", "100us")];
+
+/// The interval of the pause and accuracy figures (the paper's, section
+/// 7.2 and 7.3).
+pub const ONE_MS: &str = "1ms";
+
+/// `vm run` options of technique `t` at `interval`.
+pub fn timer_args(t: &Technique, interval: &str) -> Vec<String> {
+    let mut v = vec![
+        "--profile=timer".to_string(),
+        format!("--interval={interval}"),
+        "--record=cct".into(),
+    ];
+    v.extend(t.args.iter().map(|s| s.to_string()));
+    v
+}
+
+/// Iterations all computing threads make together: about 0.5 s on a quiet
+/// 2-core machine for a full run (half the size the old `bench/samplers.sh`
+/// used, so that the four experiments take minutes, not hours), 0.1 s for
+/// `--quick`.
+fn total_work(quick: bool) -> i64 {
+    if quick {
+        1_200_000
+    } else {
+        6_000_000
+    }
+}
+
+/// The programs: `--programs`, else `tests/programs/samplers/many.bc` in
+/// three settings (one for `--quick`):
+///
+/// - `many-8`: 8 threads, 6 computing and 2 sleeping 1 ms at a time;
+/// - `many-32`: 32 threads, 24 computing (far more than cores);
+/// - `many-32-deep`: 32 threads, 2 computing (a core each) and 30
+///   sleeping, every thread 50 frames deep (deep stacks for the full walks).
+///
+/// The computing threads share the same total work in each.
+pub fn programs(ctx: &Context) -> Result<Vec<Program>, Error> {
+    if ctx.opts.programs.is_some() {
+        return ctx.programs(&[]);
+    }
+    let path = ctx.opts.root.join("tests/programs/samplers/many.bc");
+    if !path.is_file() {
+        return Err(Error::NoInput(format!(
+            "vm experiment: no such program `{}`",
+            path.display()
+        )));
+    }
+    let w = total_work(ctx.opts.quick);
+    let many = |name: &str, threads: i64, busy: i64, depth: i64, computing: i64| Program {
+        name: name.into(),
+        path: path.clone(),
+        set: vec![
+            ("threads".into(), threads),
+            ("work".into(), w / computing),
+            ("busy".into(), busy),
+            ("depth".into(), depth),
+        ],
+    };
+    let mut out = vec![many("many-8", 8, 0, 0, 6)];
+    if !ctx.opts.quick {
+        out.push(many("many-32", 32, 0, 0, 24));
+        out.push(many("many-32-deep", 32, 2, 50, 2));
+    }
+    Ok(out)
+}
+
+/// The programs' settings for a CSV header: `name(k=v ...)` each.
+pub fn describe(programs: &[Program]) -> String {
+    programs
+        .iter()
+        .map(|p| {
+            let set: Vec<String> = p.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{}({})", p.name, set.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// CPU seconds (user and system, all threads) of every child process
+/// waited for so far.
+fn children_cpu() -> f64 {
+    // SAFETY: getrusage writes into the struct it is given, nothing else.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut r) } == 0;
+    if !ok {
+        return f64::NAN;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    secs(r.ru_utime) + secs(r.ru_stime)
+}
+
+/// Like [`crate::runner::time_rounds`] (one process at a time, `rounds`
+/// rounds, the order rotated by one each round), and also measures each
+/// run's CPU time: `done(round, config, wall seconds, CPU seconds)`.
+pub fn time_rounds_cpu<D>(
+    vm: &Vm,
+    configs: &[Vec<String>],
+    rounds: usize,
+    mut done: D,
+) -> Result<(), Error>
+where
+    D: FnMut(usize, usize, f64, f64) -> Result<(), Error>,
+{
+    let n = configs.len();
+    for round in 0..rounds {
+        for k in 0..n {
+            let c = (k + round) % n;
+            let cpu = children_cpu();
+            let start = std::time::Instant::now();
+            vm.run(&configs[c])?;
+            let wall = start.elapsed().as_secs_f64();
+            done(round, c, wall, children_cpu() - cpu)?;
+        }
+    }
+    Ok(())
+}
+
+/// `profiles[program][technique][run]`.
+pub type Profiles = Vec<Vec<Vec<Profile>>>;
+
+/// Profiles of every technique on every program at `interval`, `runs`
+/// each (seeds 1..=runs): one process at a time, since every sampler runs
+/// on the wall clock and parallel runs would disturb each other; the
+/// techniques interleaved run by run, the order rotated. Calls
+/// `done(program, technique, run, profile)` after each.
+pub fn profiled_runs<D>(
+    ctx: &Context,
+    programs: &[Program],
+    interval: &str,
+    runs: usize,
+    mut done: D,
+) -> Result<Profiles, Error>
+where
+    D: FnMut(usize, usize, usize, &Profile) -> Result<(), Error>,
+{
+    let vm = ctx.vm();
+    let nt = TECHNIQUES.len();
+    let mut progress = Progress::new(
+        ctx.exp.name,
+        "profiled runs (one process at a time)",
+        (programs.len() * runs * nt) as u64,
+    );
+    let mut out: Profiles = vec![vec![Vec::new(); nt]; programs.len()];
+    for (pi, prog) in programs.iter().enumerate() {
+        for run in 0..runs {
+            for k in 0..nt {
+                let t = (k + run) % nt;
+                let mut args = timer_args(&TECHNIQUES[t], interval);
+                args.push(format!("--seed={}", run + 1));
+                let tag = format!("{}-{}-{run}", prog.name, TECHNIQUES[t].key);
+                let (p, _) = vm.profile(prog, &args, &tag)?;
+                done(pi, t, run, &p)?;
+                progress.step(&format!("{} {}", prog.name, TECHNIQUES[t].label));
+                out[pi][t].push(p);
+            }
+        }
+    }
+    progress.finish();
+    Ok(out)
+}
+
+/// The geometric mean of overheads in percent: of the ratios `1 + o/100`,
+/// back in percent; `NaN` for none.
+pub fn gmean_pct(overheads: &[f64]) -> f64 {
+    let ok: Vec<f64> = overheads
+        .iter()
+        .copied()
+        .filter(|o| o.is_finite())
+        .collect();
+    if ok.is_empty() {
+        return f64::NAN;
+    }
+    let logs: f64 = ok.iter().map(|o| (1.0 + o / 100.0).ln()).sum();
+    100.0 * ((logs / ok.len() as f64).exp() - 1.0)
+}
+
+/// A median with its quartiles: `m [q1, q3]`, one decimal, signed when
+/// `signed`.
+pub fn mq(values: &[f64], signed: bool) -> String {
+    let (m, q1, q3) = quartiles(values);
+    if signed {
+        format!("{m:+.1} [{q1:+.1}, {q3:+.1}]")
+    } else {
+        format!("{m:.1} [{q1:.1}, {q3:.1}]")
+    }
+}
+
+/// Median, first and third quartile.
+pub fn quartiles(values: &[f64]) -> (f64, f64, f64) {
+    use crate::stats::{median, quantile};
+    (
+        median(values),
+        quantile(values, 0.25),
+        quantile(values, 0.75),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gmean_of_overheads() {
+        // Ratios 1.21 and 1.0: geometric mean 1.1.
+        assert!((gmean_pct(&[21.0, 0.0]) - 10.0).abs() < 1e-9);
+        assert!(gmean_pct(&[]).is_nan());
+        assert_eq!(mq(&[1.0, 2.0, 3.0], true), "+2.0 [+1.5, +2.5]");
+    }
+
+    #[test]
+    fn every_technique_is_a_timer_profile_with_a_cct() {
+        for t in &TECHNIQUES {
+            let a = timer_args(t, "1ms");
+            assert!(a.contains(&"--profile=timer".to_string()));
+            assert!(a.contains(&"--record=cct".to_string()));
+            assert!(a.iter().any(|s| s.starts_with("--sampler=")));
+            assert!(a.iter().any(|s| s.starts_with("--walk=")));
+        }
+    }
+}

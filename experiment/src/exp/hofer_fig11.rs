@@ -1,0 +1,189 @@
+//! `hofer-fig11`: Hofer, Gnedt and Mössenböck 2015, Figure 11 (section
+//! 7.2): pause times, how long sampling holds the program per sample, at
+//! 1 ms.
+//!
+//! The paper box-plots the latency of every sample ("the time it takes to
+//! pause threads and take samples"). A profile keeps sums, not every
+//! sample's latency (docs/SAMPLERS.md, "What the profile says about the
+//! cost"): `pause_ns`, from each request to each release summed over
+//! safepoints, and `held_ns`, the time threads spent held, summed over
+//! threads. So each run gives a mean pause per safepoint (`pause_ns /
+//! safepoints`, the paper's latency) and a mean held time per safepoint
+//! (`held_ns / safepoints`, the thread time each tick costs), and the
+//! figure shows the median over runs with the quartiles: the spread of
+//! per-run means, not of single samples. Runs are profiled one process at
+//! a time, the techniques interleaved.
+
+use crate::csv::{num, Csv};
+use crate::exp::hofer_common::{self as common, mq, quartiles, ONE_MS, TECHNIQUES};
+use crate::{markdown, plot, Context, Error};
+
+/// The CSV's columns.
+const COLUMNS: [&str; 13] = [
+    "program",
+    "technique",
+    "run",
+    "wall_ms",
+    "safepoints",
+    "samples_requested",
+    "samples_taken",
+    "held_ms",
+    "pause_ms",
+    "late_ms",
+    "pause_us_per_safepoint",
+    "held_us_per_safepoint",
+    "requested_per_safepoint",
+];
+
+/// The paper's statements (Figure 11 has no numbers in the text).
+const PAPER: &str = "no numbers; JVMTI's median latency high with many threads (actors, \
+tradebeans, tradesoap), SPS and ISPS not higher than on other benchmarks";
+
+/// One run's numbers from its profile's `run` section.
+struct Pause {
+    pause_us: f64,
+    held_us: f64,
+    requested: f64,
+}
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<String, Error> {
+    let runs = ctx.runs(2, 5);
+    let programs = common::programs(ctx)?;
+    let mut csv = Csv::create(
+        &ctx.out_file("csv"),
+        &crate::csv::comments(
+            ctx,
+            &format!(
+                "runs={runs} interval={ONE_MS} clock=wall, one process at a time; programs: {}",
+                common::describe(&programs)
+            ),
+        ),
+        &COLUMNS,
+    )?;
+    let mut pauses: Vec<Vec<Vec<Pause>>> = programs
+        .iter()
+        .map(|_| TECHNIQUES.iter().map(|_| Vec::new()).collect())
+        .collect();
+    common::profiled_runs(ctx, &programs, ONE_MS, runs, |pi, t, run, p| {
+        let r = &p.run;
+        let get = |v: Option<u64>| v.unwrap_or(0) as f64;
+        let sp = get(r.safepoints);
+        let per = |v: f64| if sp > 0.0 { v / sp } else { f64::NAN };
+        let pause = Pause {
+            pause_us: per(get(r.pause_ns) / 1e3),
+            held_us: per(get(r.held_ns) / 1e3),
+            requested: per(get(r.samples_requested)),
+        };
+        csv.row(&[
+            programs[pi].name.clone(),
+            TECHNIQUES[t].key.into(),
+            (run + 1).to_string(),
+            num(r.wall_ns as f64 / 1e6, 3),
+            num(sp, 0),
+            num(get(r.samples_requested), 0),
+            num(get(r.samples_taken), 0),
+            num(get(r.held_ns) / 1e6, 3),
+            num(get(r.pause_ns) / 1e6, 3),
+            num(get(r.late_ns) / 1e6, 3),
+            num(pause.pause_us, 2),
+            num(pause.held_us, 2),
+            num(pause.requested, 3),
+        ])?;
+        pauses[pi][t].push(pause);
+        Ok(())
+    })?;
+    draw(ctx, &programs, &pauses)?;
+    let mut rows = Vec::new();
+    for (pi, prog) in programs.iter().enumerate() {
+        for (t, tech) in TECHNIQUES.iter().enumerate() {
+            let v = &pauses[pi][t];
+            let col = |f: fn(&Pause) -> f64| v.iter().map(f).collect::<Vec<f64>>();
+            rows.push(vec![
+                prog.name.clone(),
+                tech.label.into(),
+                mq(&col(|p| p.pause_us), false),
+                mq(&col(|p| p.held_us), false),
+                format!("{:.1}", quartiles(&col(|p| p.requested)).0),
+                if pi == 0 && t == 0 {
+                    PAPER.into()
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+    }
+    let table = markdown::table(
+        &[
+            "program",
+            "technique",
+            "pause us / safepoint",
+            "held us / safepoint",
+            "samples asked / safepoint",
+            "paper (Figure 11)",
+        ],
+        &rows,
+    );
+    let doc = markdown::document(
+        "hofer-fig11: Hofer et al. 2015, Figure 11",
+        &format!(
+            "At {ONE_MS}, per run: the profile's `pause_ns` / `safepoints` (request to release, \
+             the paper's latency) and `held_ns` / `safepoints` (thread time held per tick, \
+             summed over threads); median of {runs} run(s), quartiles of the per-run means in \
+             brackets. The paper box-plots single samples; a profile keeps only the sums."
+        ),
+        &table,
+        "The global safepoint asks for a sample of every live thread at every tick and holds \
+         them all until the last stack is walked; the partial safepoints ask for as many as \
+         there are cores. What the paper's figure shows, latencies that grow with the number of \
+         threads for the global safepoint only, is what the held time per safepoint should \
+         show between `many-8` and `many-32` (docs/EXPERIMENTS.md, hofer-fig11).\n",
+    );
+    crate::write_file(&ctx.out_file("md"), &doc)?;
+    Ok(table)
+}
+
+/// Two panels: pause and held time per safepoint, programs as groups,
+/// techniques as bars with quartile whiskers.
+fn draw(
+    ctx: &Context,
+    programs: &[crate::suite::Program],
+    pauses: &[Vec<Vec<Pause>>],
+) -> Result<(), Error> {
+    let groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
+    let panel = |title: &str, y_desc: &str, f: fn(&Pause) -> f64| {
+        let series: Vec<plot::WhiskerSeries> = TECHNIQUES
+            .iter()
+            .enumerate()
+            .map(|(t, tech)| {
+                let v = pauses
+                    .iter()
+                    .map(|per| quartiles(&per[t].iter().map(f).collect::<Vec<_>>()))
+                    .collect();
+                (tech.label.to_string(), v)
+            })
+            .collect();
+        plot::WhiskerPanel {
+            title: title.into(),
+            y_desc: y_desc.into(),
+            groups: groups.clone(),
+            y: plot::whisker_range(&series),
+            series,
+        }
+    };
+    plot::whisker_panels(
+        &ctx.out_file("svg"),
+        &[
+            panel(
+                "Hofer et al. Fig. 11: pause per safepoint at 1 ms (request to release)",
+                "us per safepoint",
+                |p| p.pause_us,
+            ),
+            panel(
+                "thread time held per safepoint (summed over threads)",
+                "us per safepoint",
+                |p| p.held_us,
+            ),
+        ],
+    )
+}

@@ -1,0 +1,186 @@
+//! `hofer-fig12`: Hofer, Gnedt and Mössenböck 2015, Figure 12 (section
+//! 7.3, "Stability Analysis"): how close each run's calling context tree
+//! is to the average of all runs with the same technique.
+//!
+//! Every technique profiles every program `runs` times at 1 ms
+//! (`--record=cct`, one process at a time, techniques interleaved). The
+//! average CCT of a technique is built offline from its runs' profiles
+//! ([`super::hofer_cct::average`]: the mean of the runs' relative weights
+//! per context). Each run is then compared with its technique's average:
+//! cct-overlap, and hot-edge coverage with the run as the profile and the
+//! average as the reference (the share of the average's hot contexts, at
+//! least a tenth of the hottest, that the run found; the paper's T = 0.1).
+//! The figure shows the medians with the quartiles.
+
+use profile::{metrics, Profile};
+
+use crate::csv::{num, Csv};
+use crate::exp::hofer_cct;
+use crate::exp::hofer_common::{self as common, mq, quartiles, Profiles, ONE_MS, TECHNIQUES};
+use crate::{markdown, plot, Context, Error};
+
+/// The paper's statement (Figure 12 has no numbers in the text).
+const PAPER: &str = "no numbers; the three techniques' stability very similar on every \
+benchmark; overlap low only where many contexts are each under 0.05% of the time";
+
+/// One run against its technique's average: (overlap, coverage).
+type Stability = (f64, f64);
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<String, Error> {
+    let runs = ctx.runs(2, 10);
+    let programs = common::programs(ctx)?;
+    let mut csv = Csv::create(
+        &ctx.out_file("csv"),
+        &crate::csv::comments(
+            ctx,
+            &format!(
+                "runs={runs} interval={ONE_MS} clock=wall, one process at a time; average CCT: \
+                 mean of the runs' relative weights per context; programs: {}",
+                common::describe(&programs)
+            ),
+        ),
+        &[
+            "program",
+            "technique",
+            "run",
+            "samples",
+            "contexts",
+            "cct_overlap",
+            "hot_edge_coverage",
+        ],
+    )?;
+    let profiles = common::profiled_runs(ctx, &programs, ONE_MS, runs, |_, _, _, _| Ok(()))?;
+    let stability = against_average(&profiles);
+    for (pi, prog) in programs.iter().enumerate() {
+        for (t, tech) in TECHNIQUES.iter().enumerate() {
+            for (run, p) in profiles[pi][t].iter().enumerate() {
+                let (o, c) = stability[pi][t][run];
+                csv.row(&[
+                    prog.name.clone(),
+                    tech.key.into(),
+                    (run + 1).to_string(),
+                    p.run.samples.to_string(),
+                    p.cct
+                        .as_ref()
+                        .map_or(0, |c| c.len().saturating_sub(1))
+                        .to_string(),
+                    num(o, 3),
+                    num(c, 3),
+                ])?;
+            }
+        }
+    }
+    draw(ctx, &programs, &stability)?;
+    let mut rows = Vec::new();
+    for (pi, prog) in programs.iter().enumerate() {
+        for (t, tech) in TECHNIQUES.iter().enumerate() {
+            let s = &stability[pi][t];
+            rows.push(vec![
+                prog.name.clone(),
+                tech.label.into(),
+                mq(&s.iter().map(|x| x.0).collect::<Vec<_>>(), false),
+                mq(&s.iter().map(|x| x.1).collect::<Vec<_>>(), false),
+                if pi == 0 && t == 0 {
+                    PAPER.into()
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+    }
+    let table = markdown::table(
+        &[
+            "program",
+            "technique",
+            "cct-overlap with the average",
+            "hot-edge coverage of the average",
+            "paper (Figure 12)",
+        ],
+        &rows,
+    );
+    let doc = markdown::document(
+        "hofer-fig12: Hofer et al. 2015, Figure 12",
+        &format!(
+            "At {ONE_MS}, {runs} run(s) per technique: each run's CCT against the average CCT \
+             of its technique's runs (the mean of the relative weights per context); median, \
+             quartiles in brackets."
+        ),
+        &table,
+        "The paper finds the three techniques about equally stable. Here a technique that \
+         takes fewer samples per run (the partial safepoints take as many as cores per tick, \
+         the global one every thread) is expected to scatter more around its average \
+         (docs/EXPERIMENTS.md, hofer-fig12).\n",
+    );
+    crate::write_file(&ctx.out_file("md"), &doc)?;
+    Ok(table)
+}
+
+/// `[program][technique][run]`: each run against its technique's average.
+fn against_average(profiles: &Profiles) -> Vec<Vec<Vec<Stability>>> {
+    profiles
+        .iter()
+        .map(|per| {
+            per.iter()
+                .map(|runs| {
+                    let refs: Vec<&Profile> = runs.iter().collect();
+                    let avg = hofer_cct::average(&refs);
+                    runs.iter()
+                        .map(|p| {
+                            let v = |m: metrics::Metric| m.value().unwrap_or(f64::NAN);
+                            (
+                                v(metrics::cct_overlap(p, &avg)),
+                                v(metrics::hot_edge_coverage(p, &avg)),
+                            )
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Two panels, overlap and coverage: programs as groups, techniques as bars
+/// (medians) with quartile whiskers.
+fn draw(
+    ctx: &Context,
+    programs: &[crate::suite::Program],
+    stability: &[Vec<Vec<Stability>>],
+) -> Result<(), Error> {
+    let groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
+    let panel = |title: &str, y_desc: &str, f: fn(&Stability) -> f64| {
+        let series: Vec<plot::WhiskerSeries> = TECHNIQUES
+            .iter()
+            .enumerate()
+            .map(|(t, tech)| {
+                let v = stability
+                    .iter()
+                    .map(|per| quartiles(&per[t].iter().map(f).collect::<Vec<_>>()))
+                    .collect();
+                (tech.label.to_string(), v)
+            })
+            .collect();
+        plot::WhiskerPanel {
+            title: title.into(),
+            y_desc: y_desc.into(),
+            groups: groups.clone(),
+            y: (0.0, 135.0),
+            series,
+        }
+    };
+    plot::whisker_panels(
+        &ctx.out_file("svg"),
+        &[
+            panel(
+                "Hofer et al. Fig. 12: overlap of each run's CCT with the average CCT",
+                "cct-overlap",
+                |s| s.0,
+            ),
+            panel(
+                "hot-edge coverage (T = 0.1) of the average's hot contexts",
+                "hot-edge coverage %",
+                |s| s.1,
+            ),
+        ],
+    )
+}

@@ -1,0 +1,249 @@
+//! `hofer-fig13`: Hofer, Gnedt and Mössenböck 2015, Figure 13 (section
+//! 7.3, "Comparison between Sampling Techniques"): how close the
+//! techniques' average calling context trees are to each other.
+//!
+//! The runs are those of `hofer-fig12` (every technique, every program,
+//! `runs` times at 1 ms, one process at a time), made again; each
+//! technique's average CCT is the mean of its runs' relative weights per
+//! context ([`super::hofer_cct::average`]). Every pair of averages is
+//! compared: cct-overlap (symmetric) and hot-edge coverage (T = 0.1) both
+//! ways. The paper has no exact CCT to compare with; this VM has one
+//! (`--profile=exhaustive --record=cct`, calls counted), so each average is
+//! also compared with it, the caveat being that the exact tree weighs
+//! contexts by calls and a sampler by time (docs/SAMPLERS.md).
+
+use profile::{metrics, Profile};
+
+use crate::csv::{num, Csv};
+use crate::exp::hofer_cct;
+use crate::exp::hofer_common::{self as common, ONE_MS, TECHNIQUES};
+use crate::{markdown, plot, Context, Error};
+
+/// The paper's statements (Figure 13 has no numbers in the text).
+const PAPER: &str = "overlap > 70% for all benchmarks but kiama, scalac, scaladoc; SPS covers \
+> 90% of JVMTI's hot edges on every benchmark; ISPS slightly lower (deep stacks truncated at 256 \
+frames by the others)";
+
+/// One comparison: profile, reference, overlap, coverage of the
+/// reference's hot contexts by the profile.
+struct Pair {
+    profile: String,
+    reference: String,
+    overlap: f64,
+    coverage: f64,
+}
+
+/// A technique's short name ("global", "partial", "SPS", "ISPS").
+fn short(t: usize) -> &'static str {
+    TECHNIQUES[t].label.split(' ').next().unwrap_or("")
+}
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<String, Error> {
+    let runs = ctx.runs(2, 10);
+    let programs = common::programs(ctx)?;
+    let mut csv = Csv::create(
+        &ctx.out_file("csv"),
+        &crate::csv::comments(
+            ctx,
+            &format!(
+                "runs={runs} interval={ONE_MS} clock=wall, one process at a time; average CCT: \
+                 mean of the runs' relative weights per context; coverage: of the reference's \
+                 hot contexts (T = 0.1) by the profile; programs: {}",
+                common::describe(&programs)
+            ),
+        ),
+        &[
+            "program",
+            "profile",
+            "reference",
+            "cct_overlap",
+            "hot_edge_coverage",
+        ],
+    )?;
+    let exact = exact_profiles(ctx, &programs)?;
+    let profiles = common::profiled_runs(ctx, &programs, ONE_MS, runs, |_, _, _, _| Ok(()))?;
+    let mut pairs: Vec<Vec<Pair>> = Vec::new();
+    for (pi, prog) in programs.iter().enumerate() {
+        let avgs: Vec<Profile> = profiles[pi]
+            .iter()
+            .map(|r| hofer_cct::average(&r.iter().collect::<Vec<_>>()))
+            .collect();
+        let mut list = Vec::new();
+        for a in 0..TECHNIQUES.len() {
+            for b in 0..TECHNIQUES.len() {
+                if a != b {
+                    list.push(compare(
+                        TECHNIQUES[a].key,
+                        &avgs[a],
+                        TECHNIQUES[b].key,
+                        &avgs[b],
+                    ));
+                }
+            }
+            list.push(compare(TECHNIQUES[a].key, &avgs[a], "exact", &exact[pi]));
+        }
+        for p in &list {
+            csv.row(&[
+                prog.name.clone(),
+                p.profile.clone(),
+                p.reference.clone(),
+                num(p.overlap, 3),
+                num(p.coverage, 3),
+            ])?;
+        }
+        pairs.push(list);
+    }
+    draw(ctx, &programs, &pairs)?;
+    let table = table(&programs, &pairs);
+    let doc = markdown::document(
+        "hofer-fig13: Hofer et al. 2015, Figure 13",
+        &format!(
+            "At {ONE_MS}, the average CCT of {runs} run(s) per technique; each pair: cct-overlap \
+             / hot-edge coverage of the first one's hot contexts by the second (T = 0.1); last \
+             columns: each average against the exact CCT (calls counted)."
+        ),
+        &table,
+        &format!("The paper: {PAPER}. (docs/EXPERIMENTS.md, hofer-fig13, reads ours.)\n"),
+    );
+    crate::write_file(&ctx.out_file("md"), &doc)?;
+    Ok(table)
+}
+
+/// The exact CCT of every program (`--profile=exhaustive --record=cct`).
+fn exact_profiles(
+    ctx: &Context,
+    programs: &[crate::suite::Program],
+) -> Result<Vec<Profile>, Error> {
+    let vm = ctx.vm();
+    let args = ["--profile=exhaustive".to_string(), "--record=cct".into()];
+    programs
+        .iter()
+        .map(|p| Ok(vm.profile(p, &args, &format!("exact-{}", p.name))?.0))
+        .collect()
+}
+
+/// `profile` against `reference`.
+fn compare(pname: &str, profile: &Profile, rname: &str, reference: &Profile) -> Pair {
+    let v = |m: metrics::Metric| m.value().unwrap_or(f64::NAN);
+    Pair {
+        profile: pname.into(),
+        reference: rname.into(),
+        overlap: v(metrics::cct_overlap(profile, reference)),
+        coverage: v(metrics::hot_edge_coverage(profile, reference)),
+    }
+}
+
+/// The comparison of `profile` against `reference` in `list`.
+fn find<'a>(list: &'a [Pair], profile: &str, reference: &str) -> Option<&'a Pair> {
+    list.iter()
+        .find(|p| p.profile == profile && p.reference == reference)
+}
+
+/// The technique pairs `(a, b)`, `a` before `b`.
+fn technique_pairs() -> Vec<(usize, usize)> {
+    let n = TECHNIQUES.len();
+    (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .collect()
+}
+
+/// One row per program: each pair's overlap / coverage, then each average
+/// against the exact CCT; the paper's statement in the last column.
+fn table(programs: &[crate::suite::Program], pairs: &[Vec<Pair>]) -> String {
+    let pair_names: Vec<String> = technique_pairs()
+        .iter()
+        .map(|&(a, b)| format!("{}/{}", short(a), short(b)))
+        .collect();
+    let exact_names: Vec<String> = (0..TECHNIQUES.len())
+        .map(|t| format!("{} vs exact", short(t)))
+        .collect();
+    let mut headers: Vec<&str> = vec!["program"];
+    headers.extend(pair_names.iter().map(String::as_str));
+    headers.extend(exact_names.iter().map(String::as_str));
+    headers.push("paper (Figure 13)");
+    let cell = |p: Option<&Pair>| match p {
+        Some(p) => format!("{:.1} / {:.0}", p.overlap, p.coverage),
+        None => String::new(),
+    };
+    let rows: Vec<Vec<String>> = programs
+        .iter()
+        .enumerate()
+        .map(|(pi, prog)| {
+            let list = &pairs[pi];
+            let mut row = vec![prog.name.clone()];
+            for &(a, b) in &technique_pairs() {
+                row.push(cell(find(list, TECHNIQUES[b].key, TECHNIQUES[a].key)));
+            }
+            for t in &TECHNIQUES {
+                row.push(cell(find(list, t.key, "exact")));
+            }
+            row.push(if pi == 0 { PAPER.into() } else { String::new() });
+            row
+        })
+        .collect();
+    markdown::table(&headers, &rows)
+}
+
+/// Three panels: the pairs' overlap, the pairs' coverage (of the first
+/// one's hot contexts), each average's overlap with the exact CCT.
+fn draw(
+    ctx: &Context,
+    programs: &[crate::suite::Program],
+    pairs: &[Vec<Pair>],
+) -> Result<(), Error> {
+    let groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
+    let one = |v: f64| (v, f64::NAN, f64::NAN);
+    let pair_series = |f: fn(&Pair) -> f64| -> Vec<plot::WhiskerSeries> {
+        technique_pairs()
+            .iter()
+            .map(|&(a, b)| {
+                let v = pairs
+                    .iter()
+                    .map(|list| {
+                        one(find(list, TECHNIQUES[b].key, TECHNIQUES[a].key).map_or(f64::NAN, f))
+                    })
+                    .collect();
+                (format!("{}/{}", short(a), short(b)), v)
+            })
+            .collect()
+    };
+    let exact_series: Vec<plot::WhiskerSeries> = (0..TECHNIQUES.len())
+        .map(|t| {
+            let v = pairs
+                .iter()
+                .map(|list| {
+                    one(find(list, TECHNIQUES[t].key, "exact").map_or(f64::NAN, |p| p.overlap))
+                })
+                .collect();
+            (short(t).to_string(), v)
+        })
+        .collect();
+    let panel = |title: &str, y_desc: &str, series: Vec<plot::WhiskerSeries>| plot::WhiskerPanel {
+        title: title.into(),
+        y_desc: y_desc.into(),
+        groups: groups.clone(),
+        y: (0.0, 140.0),
+        series,
+    };
+    plot::whisker_panels(
+        &ctx.out_file("svg"),
+        &[
+            panel(
+                "Hofer et al. Fig. 13: overlap of the techniques' average CCTs",
+                "cct-overlap",
+                pair_series(|p| p.overlap),
+            ),
+            panel(
+                "hot-edge coverage (T = 0.1) of the first one's hot contexts",
+                "hot-edge coverage %",
+                pair_series(|p| p.coverage),
+            ),
+            panel(
+                "each average CCT against the exact CCT (calls counted)",
+                "cct-overlap",
+                exact_series,
+            ),
+        ],
+    )
+}

@@ -1,0 +1,261 @@
+//! `hofer-fig9`: Hofer, Gnedt and Mössenböck 2015, Figures 9 and 10
+//! (section 7.1): the overhead of sampling a multi-threaded program with a
+//! global safepoint and full walks (their JVMTI sampling), a partial
+//! safepoint, self-sampling in partial safepoints (SPS) and the same with
+//! incremental walks (ISPS), at 10, 1 and 0.1 ms.
+//!
+//! Per program and interval, the plain run (`--profile=none`) and the four
+//! techniques are timed one process at a time, interleaved round by round
+//! (the order rotated), on the wall clock, with the CPU time of all threads
+//! (`getrusage` of the children). The overhead is the median over rounds of
+//! each round's ratio to the plain run, with its quartiles, as the paper's
+//! bars and error bars; the "G.Mean" group is the geometric mean of the
+//! programs' medians, as the paper's.
+
+use crate::csv::{num, Csv};
+use crate::exp::hofer_common::{
+    self as common, gmean_pct, mq, quartiles, time_rounds_cpu, INTERVALS, TECHNIQUES,
+};
+use crate::progress::Progress;
+use crate::{markdown, plot, Context, Error};
+
+/// The paper's statements about the overheads (its figures give no
+/// numbers): (interval, text).
+pub const PAPER: [(&str, &str); 3] = [
+    (
+        "10ms",
+        "DaCapo G.Mean: JVMTI > 10%, SPS < 3%, ISPS about 2% (Fig. 9); Scala: JVMTI about 5% (Fig. 10)",
+    ),
+    ("1ms", "Scala: JVMTI about 25%, ISPS < 10% (Fig. 10)"),
+    (
+        "0.1ms",
+        "no average stated; JVMTI lower than at 1 ms on lusearch, sunflow, xalan (Fig. 9)",
+    ),
+];
+
+/// Per-round overheads of one (program, interval): `[technique][round]`,
+/// wall and CPU, in percent.
+struct Overheads {
+    wall: Vec<Vec<f64>>,
+    cpu: Vec<Vec<f64>>,
+    plain_ms: f64,
+}
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<String, Error> {
+    let rounds = ctx.runs(1, 5);
+    let programs = common::programs(ctx)?;
+    let mut csv = Csv::create(
+        &ctx.out_file("csv"),
+        &crate::csv::comments(
+            ctx,
+            &format!(
+                "rounds={rounds} clock=wall, one process at a time, interleaved rounds; programs: {}",
+                common::describe(&programs)
+            ),
+        ),
+        &["program", "interval", "technique", "round", "wall_s", "cpu_s"],
+    )?;
+    let vm = ctx.vm();
+    let configs_per = TECHNIQUES.len() + 1;
+    let mut progress = Progress::new(
+        ctx.exp.name,
+        "timing (one process at a time)",
+        (programs.len() * INTERVALS.len() * rounds * configs_per) as u64,
+    );
+    // results[program][interval]
+    let mut results: Vec<Vec<Overheads>> = Vec::new();
+    for prog in &programs {
+        let mut per_interval = Vec::new();
+        for (iname, iarg) in INTERVALS {
+            let mut configs = Vec::new();
+            for k in 0..configs_per {
+                let mut args = vec!["run".to_string(), prog.path.display().to_string()];
+                args.extend(prog.set_args());
+                if k == 0 {
+                    args.push("--profile=none".into());
+                } else {
+                    args.extend(common::timer_args(&TECHNIQUES[k - 1], iarg));
+                }
+                configs.push(args);
+            }
+            let key = |c: usize| {
+                if c == 0 {
+                    "none"
+                } else {
+                    TECHNIQUES[c - 1].key
+                }
+            };
+            let mut times = vec![vec![(0.0, 0.0); configs_per]; rounds];
+            time_rounds_cpu(&vm, &configs, rounds, |round, c, wall, cpu| {
+                times[round][c] = (wall, cpu);
+                progress.step(&format!("{} {iname} {}", prog.name, key(c)));
+                csv.row(&[
+                    prog.name.clone(),
+                    iname.into(),
+                    key(c).into(),
+                    (round + 1).to_string(),
+                    num(wall, 6),
+                    num(cpu, 6),
+                ])
+            })?;
+            let ratio = |k: usize, f: fn(&(f64, f64)) -> f64| -> Vec<f64> {
+                times
+                    .iter()
+                    .map(|t| 100.0 * (f(&t[k + 1]) / f(&t[0]) - 1.0))
+                    .collect()
+            };
+            per_interval.push(Overheads {
+                wall: (0..TECHNIQUES.len()).map(|k| ratio(k, |t| t.0)).collect(),
+                cpu: (0..TECHNIQUES.len()).map(|k| ratio(k, |t| t.1)).collect(),
+                plain_ms: 1000.0
+                    * crate::stats::median(&times.iter().map(|t| t[0].0).collect::<Vec<_>>()),
+            });
+        }
+        results.push(per_interval);
+    }
+    progress.finish();
+    draw(ctx, &programs, &results)?;
+    let table = table(&programs, &results);
+    let doc = markdown::document(
+        "hofer-fig9: Hofer et al. 2015, Figures 9 and 10",
+        &format!(
+            "Overhead against `--profile=none` in percent, wall clock / CPU time of all threads: \
+             median of {rounds} interleaved round(s) with quartiles in brackets; G.Mean is the \
+             geometric mean of the programs' medians. The paper's column quotes its text (its \
+             figures give no numbers)."
+        ),
+        &table,
+        &reading(&results),
+    );
+    crate::write_file(&ctx.out_file("md"), &doc)?;
+    Ok(table)
+}
+
+/// The table: one row per (program, interval) and a G.Mean row per
+/// interval with the paper's statement.
+fn table(programs: &[crate::suite::Program], results: &[Vec<Overheads>]) -> String {
+    let mut headers = vec!["program", "interval", "plain ms"];
+    headers.extend(TECHNIQUES.iter().map(|t| t.label));
+    headers.push("paper (section 7.1)");
+    let mut rows = Vec::new();
+    for (ii, (iname, _)) in INTERVALS.iter().enumerate() {
+        for (pi, prog) in programs.iter().enumerate() {
+            let o = &results[pi][ii];
+            let mut row = vec![
+                prog.name.clone(),
+                iname.to_string(),
+                format!("{:.0}", o.plain_ms),
+            ];
+            for k in 0..TECHNIQUES.len() {
+                row.push(format!(
+                    "{} / {}",
+                    mq(&o.wall[k], true),
+                    mq(&o.cpu[k], true)
+                ));
+            }
+            row.push(String::new());
+            rows.push(row);
+        }
+        let mut row = vec!["**G.Mean**".to_string(), iname.to_string(), String::new()];
+        for k in 0..TECHNIQUES.len() {
+            let g = |f: fn(&Overheads) -> &Vec<Vec<f64>>| {
+                gmean_pct(
+                    &results
+                        .iter()
+                        .map(|r| quartiles(&f(&r[ii])[k]).0)
+                        .collect::<Vec<_>>(),
+                )
+            };
+            row.push(format!("{:+.1} / {:+.1}", g(|o| &o.wall), g(|o| &o.cpu)));
+        }
+        row.push(PAPER[ii].1.to_string());
+        rows.push(row);
+    }
+    markdown::table(&headers, &rows)
+}
+
+/// Six panels, one per interval for the wall clock, then one per interval
+/// for the CPU time: the programs (and G.Mean) as groups, the techniques
+/// as bars (median overhead) with quartile whiskers.
+fn draw(
+    ctx: &Context,
+    programs: &[crate::suite::Program],
+    results: &[Vec<Overheads>],
+) -> Result<(), Error> {
+    let mut groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
+    groups.push("G.Mean".into());
+    let panel = |ii: usize, what: &str, f: fn(&Overheads) -> &Vec<Vec<f64>>| {
+        let series: Vec<plot::WhiskerSeries> = TECHNIQUES
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let mut v: Vec<(f64, f64, f64)> =
+                    results.iter().map(|r| quartiles(&f(&r[ii])[k])).collect();
+                let g = gmean_pct(&v.iter().map(|x| x.0).collect::<Vec<_>>());
+                v.push((g, f64::NAN, f64::NAN));
+                (t.label.to_string(), v)
+            })
+            .collect();
+        plot::WhiskerPanel {
+            title: format!(
+                "Hofer et al. Fig. 9/10: overhead at {} ({what})",
+                INTERVALS[ii].0
+            ),
+            y_desc: format!("{what} overhead %"),
+            groups: groups.clone(),
+            y: plot::whisker_range(&series),
+            series,
+        }
+    };
+    let mut panels = Vec::new();
+    for ii in 0..INTERVALS.len() {
+        panels.push(panel(ii, "wall clock", |o| &o.wall));
+    }
+    for ii in 0..INTERVALS.len() {
+        panels.push(panel(ii, "CPU time, all threads", |o| &o.cpu));
+    }
+    plot::whisker_panels(&ctx.out_file("svg"), &panels)
+}
+
+/// The reading: the G.Mean of every technique at each interval, wall
+/// clock and CPU time.
+fn reading(results: &[Vec<Overheads>]) -> String {
+    let g = |ii: usize, k: usize, f: fn(&Overheads) -> &Vec<Vec<f64>>| {
+        gmean_pct(
+            &results
+                .iter()
+                .map(|r| quartiles(&f(&r[ii])[k]).0)
+                .collect::<Vec<_>>(),
+        )
+    };
+    let parts: Vec<String> = INTERVALS
+        .iter()
+        .enumerate()
+        .map(|(ii, (iname, _))| {
+            let cell = |k: usize| {
+                format!(
+                    "{} {:+.1}% / {:+.1}%",
+                    TECHNIQUES[k].label,
+                    g(ii, k, |o| &o.wall),
+                    g(ii, k, |o| &o.cpu)
+                )
+            };
+            format!(
+                "{iname}: {}",
+                (0..TECHNIQUES.len())
+                    .map(cell)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect();
+    format!(
+        "Geometric means of the medians, wall clock / CPU time: {}. The paper's ordering (the \
+         global safepoint costliest, growing fastest as the interval shrinks; ISPS cheapest) is \
+         what to look for. On a shared 2-core machine the wall clock mostly measures the other \
+         jobs (the quartile ranges show it) and the CPU time of all threads is the steadier \
+         measure (docs/EXPERIMENTS.md, hofer-fig9, says what 2 cores cannot show).\n",
+        parts.join("; ")
+    )
+}
