@@ -24,7 +24,7 @@ pub const NO_LINE: u32 = u32::MAX;
 pub const ROOT_METHOD: u32 = u32::MAX;
 /// The method index of the `<detached>` context: a child of the root whose
 /// children are the detached subtrees of walks cut short by `--max-walk`
-/// (Whaley 2000, section 5.4.1 and Figure 10; see [`crate::walk`]).
+/// (Whaley 2000, section 5.4.1 and Figure 10; see [`crate::records::cct`]).
 pub const DETACHED_METHOD: u32 = u32::MAX - 1;
 const NONE: u32 = u32::MAX;
 
