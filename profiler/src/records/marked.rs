@@ -29,6 +29,13 @@
 //! extends the detached subtree, as in Figure 10(b). The frame below the
 //! cut is neither marked nor given a slot: a sample taken after the stack
 //! has returned into it walks on past it to find its real context.
+//!
+//! Written once, for the two records whose frames' slots name their nodes:
+//! the sampled CCT (`--record=cct --walk=marked`, [`crate::records::cct`])
+//! and the PCCT ([`crate::records::pcct`]), each a [`MarkedTree`]. The
+//! ACCT's and the CC-Map's walks set the same mark bit but keep no node in
+//! the frame: they splice from the last sample's node
+//! ([`crate::records::acct`]) or copy the frames ([`crate::records::ccmap`]).
 
 use vm::frame::Frame;
 

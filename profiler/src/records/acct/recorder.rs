@@ -26,9 +26,7 @@ impl AcctRecorder {
     /// A recorder for a thread entering `entry` (its context counts the
     /// thread as one call).
     pub fn new(update: AcctUpdate, bit: SampledBit, entry: u32) -> AcctRecorder {
-        let mut tree = CallingContextTree::new();
-        let e = tree.child(CallingContextTree::ROOT, entry, NO_LINE);
-        tree.node_mut(e).calls += 1;
+        let tree = CallingContextTree::for_thread(entry);
         AcctRecorder {
             tree,
             update,

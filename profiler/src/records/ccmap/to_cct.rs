@@ -71,8 +71,8 @@ impl CallContextMap {
     /// them, so that `--profile=counter --every=1` gives the exhaustive
     /// tree's exact calls), `self` its method samples
     /// ([`Self::sampled_self_in`]). The paper's own counters (a context's
-    /// `calls_in`: samples with the context anywhere on the stack, an
-    /// inclusive count) stay in the map for a controller's queries. The
+    /// `calls`: samples with the context anywhere on the stack, an
+    /// inclusive count) stay in the map's nodes, unwritten. The
     /// root's counts stay 0 (docs/LANGUAGE.md "Profiles"). Iterative.
     pub fn to_cct(&self) -> CallingContextTree {
         let mut tree = CallingContextTree::new();

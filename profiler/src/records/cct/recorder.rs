@@ -7,7 +7,7 @@ use vm::frame::{Frame, ReturnWord};
 use vm::instr::YieldKind;
 
 use super::incremental::{IncrementalWalk, Weight, RETRIEVE_AT};
-use super::tree::{CallingContextTree, NO_LINE};
+use super::tree::CallingContextTree;
 use super::{full, marked};
 use crate::config::Walk;
 use crate::records::frames::{credited_depth, FrameInfo};
@@ -26,9 +26,7 @@ impl ContextRecorder {
     /// per sample, for a thread whose entry method is `entry` (its context
     /// counts the thread as one call).
     pub fn new(walk: Walk, max_walk: u32, entry: u32) -> ContextRecorder {
-        let mut tree = CallingContextTree::new();
-        let e = tree.child(CallingContextTree::ROOT, entry, NO_LINE);
-        tree.node_mut(e).calls += 1;
+        let tree = CallingContextTree::for_thread(entry);
         ContextRecorder {
             tree,
             walk,
@@ -151,6 +149,7 @@ impl ContextRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::records::cct::NO_LINE;
     use crate::records::frames::testing::*;
 
     #[test]

@@ -78,6 +78,16 @@ impl CallingContextTree {
         }
     }
 
+    /// A thread's tree before its first sample: the root and the entry
+    /// context of `entry`, which counts the thread as one call (as the
+    /// exhaustive CCT does).
+    pub fn for_thread(entry: u32) -> CallingContextTree {
+        let mut tree = CallingContextTree::new();
+        let e = tree.child(Self::ROOT, entry, NO_LINE);
+        tree.node_mut(e).calls += 1;
+        tree
+    }
+
     /// The key of (`method`, `line`), if a node has it.
     #[inline]
     fn key_of(&self, method: u32, line: u32) -> Option<u32> {
