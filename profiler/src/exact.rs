@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 
-use crate::cct::{CallingContextTree, NO_LINE};
+use crate::records::cct::{CallingContextTree, NO_LINE};
 use crate::samples::{SampleSink, ThreadSummary};
 use crate::stack::{call_site_line, method_of};
 

@@ -7,9 +7,11 @@
 //!   [`vm::hooks::ThreadListener`]) and only record raw samples into a
 //!   thread-local buffer ([`samples`]);
 //! - the **organizer** ([`organizer`]) runs on its own thread and folds full
-//!   buffers into the **repositories** ([`dcg`], [`cct`], and the trees
-//!   the threads build from their walks: [`pcct`], Whaley's partial CCT,
-//!   and [`acct`], Arnold & Sweeney's approximate CCT);
+//!   buffers into the **repositories**: the dynamic call graph ([`dcg`])
+//!   and, with a calling-context `--record`, that record's repository;
+//! - the **calling-context records** ([`records`]: `cct`, `pcct`, `acct`,
+//!   `ccmap`, a folder each) each have a half on every thread, which the
+//!   listeners feed their samples, and a half in the organizer;
 //! - a **clock** ([`clock`]) decides when samples are taken;
 //! - after the run, a [`session::Profiler`] turns the repositories into the
 //!   profile file ([`profile`], docs/LANGUAGE.md "Profiles"), which the accuracy
@@ -17,17 +19,14 @@
 //!
 //! Options and their defaults are in [`config`] (docs/CLI.md).
 
-pub mod acct;
-pub mod ccmap;
-pub mod cct;
 pub mod clock;
 pub mod config;
 pub mod dcg;
 pub mod exact;
 pub mod listeners;
 pub mod organizer;
-pub mod pcct;
 pub mod priority;
+pub mod records;
 pub mod sampler;
 pub mod samples;
 pub mod session;
@@ -35,6 +34,5 @@ pub mod stack;
 pub mod stop;
 pub mod trace;
 pub mod tune;
-pub mod walk;
 
 pub use session::{Profiler, RunFacts};

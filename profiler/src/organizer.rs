@@ -4,39 +4,31 @@
 //! pool for reuse. It stops on [`Message::Finish`], which the profiler
 //! sends after the program has ended, and hands back what it built.
 //!
-//! With `--record=ccmap` it is the SSCLI paper's CC-Map manager: it
-//! rebuilds each walked stack ([`StackRebuilder`], for marked walks) and
-//! inserts it into the [`CallContextMap`]. With `--tune` it feeds every
+//! A calling-context record's parts (each thread's tree, or with
+//! `--record=ccmap` its walked stacks, which makes the organizer the SSCLI
+//! paper's CC-Map manager) are folded by the record's own
+//! [`Repository`] ([`crate::records`]). With `--tune` it feeds every
 //! examination of a stack to the [`IntervalTuner`] and publishes a new
 //! interval in an atomic that the clock (or the counter) reads.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crossbeam::channel::{Receiver, Sender};
 
-use crate::ccmap::{CallContextMap, StackSample, SEQUENCE_LIMIT};
-use crate::cct::CallingContextTree;
 use crate::dcg::DynamicCallGraph;
-use crate::pcct::Pcct;
-use crate::samples::{Message, Sample, StackBuffer};
+use crate::records::Repository;
+use crate::samples::{Message, Sample, ThreadSummary};
 use crate::tune::IntervalTuner;
-use crate::walk::stacks::StackRebuilder;
 
 /// What the organizer is to build.
 pub struct Setup {
     /// Methods of the program.
     pub methods: usize,
-    /// Build a calling context tree (cct or acct, merged from the threads'
-    /// trees).
-    pub build_cct: bool,
-    /// Build the CC-Map from walked stacks.
-    pub build_ccmap: bool,
+    /// The calling-context record's repository, if the run has one.
+    pub record: Option<Box<dyn Repository>>,
     /// `--tune`: the tuner, and where to publish its interval.
     pub tune: Option<(IntervalTuner, Arc<AtomicU64>)>,
-    /// Where processed stack buffers go back to.
-    pub stack_pool: Sender<StackBuffer>,
 }
 
 /// What `--tune` did.
@@ -56,17 +48,13 @@ pub struct TuneOutcome {
 }
 
 /// Everything the organizer built.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Repositories {
     /// The dynamic call graph and hot methods.
     pub dcg: DynamicCallGraph,
-    /// The calling context tree, when one was recorded.
-    pub cct: Option<CallingContextTree>,
-    /// The partial calling context tree (`--record=pcct`), when one was
-    /// recorded.
-    pub pcct: Option<Pcct>,
-    /// The Call Context Map, when one was recorded.
-    pub ccmap: Option<CallContextMap>,
+    /// The calling-context record's repository, with every thread's part
+    /// folded in.
+    pub record: Option<Box<dyn Repository>>,
     /// What `--tune` did.
     pub tune: Option<TuneOutcome>,
     /// Stack samples taken, over all threads.
@@ -90,22 +78,18 @@ pub fn spawn(
         .spawn(move || {
             let Setup {
                 methods,
-                build_cct,
-                build_ccmap,
+                record,
                 tune,
-                stack_pool,
             } = setup;
             let mut r = Repositories {
                 dcg: DynamicCallGraph::new(methods),
-                cct: build_cct.then(CallingContextTree::new),
-                ccmap: build_ccmap.then(|| CallContextMap::with_sequence_limit(SEQUENCE_LIMIT)),
+                record,
                 ..Default::default()
             };
             let mut tuner = tune.map(|(t, published)| {
                 let initial = t.interval();
                 (t, published, initial, vec![(0u64, initial)])
             });
-            let mut rebuilders: HashMap<u32, StackRebuilder> = HashMap::new();
             while let Ok(msg) = inbox.recv() {
                 match msg {
                     Message::Samples(mut buf, reply) => {
@@ -126,55 +110,12 @@ pub fn spawn(
                             let _ = reply.send(now);
                         }
                     }
-                    Message::Stacks { thread, mut buffer } => {
-                        if let Some(map) = &mut r.ccmap {
-                            let rb = rebuilders.entry(thread).or_default();
-                            for (rec, frames) in buffer.samples() {
-                                let (stack, complete) = rb.rebuild(rec, frames);
-                                map.insert(StackSample {
-                                    frames: stack,
-                                    complete,
-                                    call: rec.call,
-                                    self_at: rec.self_at.map(usize::from),
-                                });
-                            }
-                        }
-                        buffer.clear();
-                        let _ = stack_pool.try_send(buffer);
-                    }
-                    Message::Contexts(tree) => {
-                        if let Some(mine) = &mut r.cct {
-                            mine.merge(&tree);
+                    Message::Record { thread, part } => {
+                        if let Some(rec) = &mut r.record {
+                            rec.fold(thread, part);
                         }
                     }
-                    Message::Pcct(tree) => match &mut r.pcct {
-                        // The first thread's tree is taken as it is, its
-                        // hot lists in the order its samples made them.
-                        None => r.pcct = Some(*tree),
-                        Some(mine) => mine.merge(&tree),
-                    },
-                    Message::ThreadDone(t) => {
-                        r.samples += t.samples;
-                        r.threads_done += 1;
-                        r.instructions += t.instructions;
-                        r.max_cycles = r.max_cycles.max(t.cycles);
-                        rebuilders.remove(&t.thread);
-                        if let Some(map) = &mut r.ccmap {
-                            map.count_thread(t.entry);
-                        }
-                        if let Some(mut exact) = t.exact {
-                            r.dcg.add_exact(&exact);
-                            if let (Some(mine), Some(theirs)) = (&mut r.cct, exact.cct.take()) {
-                                if mine.is_empty() {
-                                    // The first thread's tree is taken as
-                                    // it is: no copy of millions of nodes.
-                                    *mine = theirs;
-                                } else {
-                                    mine.merge(&theirs);
-                                }
-                            }
-                        }
-                    }
+                    Message::ThreadDone(t) => thread_done(&mut r, t),
                     Message::Snapshot(reply) => {
                         let _ = reply.send(r.dcg.clone());
                     }
@@ -191,4 +132,22 @@ pub fn spawn(
             r
         })
         .expect("spawn the organizer thread")
+}
+
+/// A thread ended: its totals, and (exhaustive profiles) its exact counts
+/// and calling context tree.
+fn thread_done(r: &mut Repositories, t: ThreadSummary) {
+    r.samples += t.samples;
+    r.threads_done += 1;
+    r.instructions += t.instructions;
+    r.max_cycles = r.max_cycles.max(t.cycles);
+    if let Some(rec) = &mut r.record {
+        rec.thread_done(t.thread, t.entry);
+    }
+    if let Some(mut exact) = t.exact {
+        r.dcg.add_exact(&exact);
+        if let (Some(rec), Some(tree)) = (&mut r.record, exact.cct.take()) {
+            rec.fold(t.thread, Box::new(tree));
+        }
+    }
 }

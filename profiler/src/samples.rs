@@ -12,12 +12,10 @@
 //! samples. (The paper hands a processed buffer back to the thread that
 //! filled it; a shared pool does the same job with less bookkeeping, since
 //! our buffers all have one size.)
-
 //!
-//! With `--record=ccmap` each sample also carries its walked stack, which
-//! has no fixed length: a thread keeps one flat frame buffer and a list of
-//! sample records, each ending at an offset in it ([`StackBuffer`]); full
-//! ones travel the same queue ([`Message::Stacks`]).
+//! A calling-context record ([`crate::records`]) sends what its thread
+//! built through the same queue ([`Message::Record`]): a tree when the
+//! thread ends, or with `--record=ccmap` each full buffer of walked stacks.
 //!
 //! With `--tune` the organizer owns the interval ([`crate::tune`]); the
 //! sink learns a new one when it hands a buffer over ([`TuneLink`]).
@@ -27,84 +25,12 @@ use std::sync::Arc;
 
 use crossbeam::channel::{bounded, Receiver, Sender};
 
-use crate::ccmap::SampledFrame;
-use crate::cct::CallingContextTree;
 use crate::dcg::DynamicCallGraph;
 use crate::exact::ExactThreadProfile;
-use crate::pcct::Pcct;
+use crate::records::Part;
 
 /// Samples a buffer holds before it is handed to the organizer.
 pub const BUFFER_SAMPLES: usize = 512;
-
-/// Stack samples a [`StackBuffer`] holds before it is handed over.
-pub const BUFFER_STACKS: usize = 256;
-/// Frames a [`StackBuffer`] holds before it is handed over (a sample is
-/// never split: a buffer may exceed this by one sample's frames).
-pub const BUFFER_FRAMES: usize = 16 * 1024;
-
-/// How a walk for the CC-Map ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WalkEnd {
-    /// It reached the thread's entry frame: the frames are the whole stack.
-    Complete,
-    /// It stopped at a frame marked by an earlier sample (the last frame
-    /// of the sample, which is included): the frames below it are those of
-    /// the thread's previous sample (`--walk=marked`).
-    Marked,
-    /// `--max-walk` frames were examined before either: where they sit in
-    /// the thread is unknown.
-    Cut,
-}
-
-/// One walked stack in a [`StackBuffer`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StackRecord {
-    /// The sample's frames are `frames[previous end..end]`, top first.
-    pub end: u32,
-    /// The stack depth of the sample's last (outermost) frame: 0 for the
-    /// entry frame.
-    pub base: u32,
-    /// How the walk ended.
-    pub walk: WalkEnd,
-    /// An edge sample: one call into the top frame's context.
-    pub call: bool,
-    /// A method sample crediting the frame this many below the top (0 the
-    /// top frame, 1 its caller at a prologue); `None`: no method sample.
-    pub self_at: Option<u8>,
-}
-
-/// A thread's walked stacks, flat.
-#[derive(Clone, Debug, Default)]
-pub struct StackBuffer {
-    /// Every sample's frames, one after the other, each top first.
-    pub frames: Vec<SampledFrame>,
-    /// The samples, in the order taken.
-    pub records: Vec<StackRecord>,
-}
-
-impl StackBuffer {
-    /// The samples with their frames.
-    pub fn samples(&self) -> impl Iterator<Item = (&StackRecord, &[SampledFrame])> {
-        let mut start = 0usize;
-        self.records.iter().map(move |r| {
-            let end = (r.end as usize).min(self.frames.len()).max(start);
-            let f = &self.frames[start..end];
-            start = end;
-            (r, f)
-        })
-    }
-
-    /// Empties the buffer, keeping its memory.
-    pub fn clear(&mut self) {
-        self.frames.clear();
-        self.records.clear();
-    }
-
-    /// Is it full enough to hand over?
-    pub fn is_full(&self) -> bool {
-        self.records.len() >= BUFFER_STACKS || self.frames.len() >= BUFFER_FRAMES
-    }
-}
 
 /// A sink's link to the tuned interval (`--tune`).
 pub struct TuneLink {
@@ -152,19 +78,14 @@ pub enum Message {
     /// A buffer of samples to fold (then recycle); with a reply channel,
     /// the organizer answers with the tuned interval once it is folded.
     Samples(Vec<Sample>, Option<Sender<u64>>),
-    /// A thread's walked stacks for the CC-Map (then recycled).
-    Stacks {
+    /// What a thread's calling-context record sent, for the record's
+    /// repository to fold ([`crate::records::Repository::fold`]).
+    Record {
         /// The thread's id.
         thread: u32,
-        /// The stacks.
-        buffer: StackBuffer,
+        /// The record's part (a tree, a buffer of walked stacks).
+        part: Part,
     },
-    /// A thread's calling context tree, built from its samples
-    /// (`--record=cct` with a sampling profile), sent when it ends.
-    Contexts(Box<CallingContextTree>),
-    /// A thread's partial calling context tree (`--record=pcct`), sent
-    /// when it ends.
-    Pcct(Box<Pcct>),
     /// A thread ended: its totals, and (exhaustive profiles) its exact
     /// counts.
     ThreadDone(ThreadSummary),
@@ -279,30 +200,10 @@ impl SampleSink {
         }
     }
 
-    /// Hands `buffer`'s stacks to the organizer and leaves `buffer` empty
-    /// (with recycled memory when the pool has some).
-    pub fn send_stacks(
-        &mut self,
-        thread: u32,
-        buffer: &mut StackBuffer,
-        pool: &Receiver<StackBuffer>,
-    ) {
-        let fresh = pool.try_recv().unwrap_or_default();
-        let full = std::mem::replace(buffer, fresh);
-        let _ = self.to_organizer.send(Message::Stacks {
-            thread,
-            buffer: full,
-        });
-    }
-
-    /// Sends the thread's calling context tree to the organizer.
-    pub fn send_contexts(&mut self, tree: CallingContextTree) {
-        let _ = self.to_organizer.send(Message::Contexts(Box::new(tree)));
-    }
-
-    /// Sends the thread's partial calling context tree to the organizer.
-    pub fn send_pcct(&mut self, tree: Pcct) {
-        let _ = self.to_organizer.send(Message::Pcct(Box::new(tree)));
+    /// Sends `part` of thread `thread`'s calling-context record to the
+    /// organizer.
+    pub fn send_part(&mut self, thread: u32, part: Part) {
+        let _ = self.to_organizer.send(Message::Record { thread, part });
     }
 
     /// Sends what is buffered, then the thread's summary.

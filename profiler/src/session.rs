@@ -15,23 +15,22 @@ use vm::loader::Program;
 use vm::runtime::Vm;
 use vm::thread::ThreadShared;
 
-use crate::acct::AcctRecorder;
-use crate::cct::CallingContextTree;
 use crate::clock::{LiveThreads, WallTimer};
 use crate::config::Walk;
 use crate::config::{Clock, ProfileConfig, ProfileKind, Record};
 use crate::dcg::DynamicCallGraph;
 use crate::exact::ExhaustiveListener;
-use crate::listeners::cbs::CounterBasedListener;
-use crate::listeners::counter::MethodCounterListener;
-use crate::listeners::timer::TimerListener;
-use crate::listeners::{SampleRecorder, StackRecorder};
+use crate::listeners::cbs::CounterBased;
+use crate::listeners::counter::MethodCounter;
+use crate::listeners::recorder::SampleRecorder;
+use crate::listeners::timer::Timer;
+use crate::listeners::SamplingListener;
 use crate::organizer::{self, Repositories, Setup};
-use crate::pcct::{PcctRecorder, HOT_IN_PROFILE};
+use crate::records::cct::CallingContextTree;
+use crate::records::{self, RecordKind, RecordOutput};
 use crate::sampler::{SamplerKind, SamplerThread};
-use crate::samples::{Message, Sample, SampleSink, StackBuffer, TuneLink};
+use crate::samples::{Message, Sample, SampleSink, TuneLink};
 use crate::tune::{IntervalBounds, IntervalTuner};
-use crate::walk::ContextRecorder;
 use profile::{ConfigSection, IntervalStep, Profile, RunSection, FORMAT};
 
 /// What the run itself reports, for the profile's `run` section.
@@ -50,7 +49,8 @@ pub struct Profiler {
     config: ProfileConfig,
     to_organizer: Sender<Message>,
     pool: Receiver<Vec<Sample>>,
-    stack_pool: Receiver<StackBuffer>,
+    /// Makes each thread's half of the calling-context record, if any.
+    record: Option<Box<dyn RecordKind>>,
     /// The sampling interval: the timer period in ns (timer, cbs) or the
     /// counter's `--every`; `--tune` changes it.
     interval: Arc<AtomicU64>,
@@ -71,13 +71,10 @@ impl Profiler {
     pub fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
-        let (stack_pool_tx, stack_pool) = unbounded();
-        // The organizer merges the threads' trees of a cct (exhaustive or
-        // sampled) or an acct; a pcct has its own repository.
-        let build_cct = (config.kind == ProfileKind::Exhaustive
-            && config.record.contains(&Record::Cct))
-            || config.samples_contexts()
-            || config.samples_record(Record::Acct);
+        let (record, repository) = match records::start(&config) {
+            Some(s) => (s.kind, Some(s.repository)),
+            None => (None, None),
+        };
         let (initial, bounds) = if config.kind == ProfileKind::Counter {
             (u64::from(config.every), IntervalBounds::COUNTER_CALLS)
         } else {
@@ -89,12 +86,10 @@ impl Profiler {
             pool_tx,
             Setup {
                 methods: program.bodies.len(),
-                build_cct,
-                build_ccmap: config.samples_ccmap(),
+                record: repository,
                 tune: config
                     .tune
                     .then(|| (IntervalTuner::new(initial, bounds), interval.clone())),
-                stack_pool: stack_pool_tx,
             },
         );
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
@@ -105,7 +100,7 @@ impl Profiler {
             config,
             to_organizer,
             pool,
-            stack_pool,
+            record,
             interval,
             organizer: Mutex::new(Some(handle)),
             live,
@@ -202,21 +197,12 @@ impl Profiler {
         };
         let tune = repos.tune;
         let counter = c.kind == ProfileKind::Counter;
-        // A PCCT is listed here, with its hot lists (their ids are those of
-        // its flat list); every other tree stays a tree, to be written
-        // node by node.
-        let (listed, hot) = if c.samples_record(Record::Pcct) {
-            let pcct = repos.pcct.unwrap_or_default();
-            let (flat, ids) = pcct.to_flat(|m| program.bodies[m as usize].name.clone());
-            let hot = pcct.hot_lists(&ids, HOT_IN_PROFILE);
-            (Some(flat), Some(hot))
-        } else {
-            (None, None)
-        };
-        let tree = match (&repos.ccmap, repos.cct) {
-            (Some(map), _) => Some(map.to_cct()),
-            (None, tree) => tree,
-        };
+        // A record's tree stays a tree, to be written node by node; a
+        // PCCT comes listed, with its hot lists.
+        let RecordOutput { tree, listed, hot } = repos
+            .record
+            .map(|r| r.into_output(program))
+            .unwrap_or_default();
         let profile = Profile {
             format: FORMAT.to_string(),
             program: program_path.to_string(),
@@ -255,8 +241,8 @@ impl Profiler {
         }
     }
 
-    /// The sample recorder of `thread`: its buffer, and with a sampled
-    /// calling context tree its own tree (rooted at its entry method).
+    /// The sample recorder of `thread`: its buffer, and with a
+    /// calling-context record the thread's half of it.
     fn recorder(&self, thread: &ThreadShared) -> SampleRecorder {
         let c = &self.config;
         let mut sink = self.sink();
@@ -271,18 +257,7 @@ impl Profiler {
         }
         SampleRecorder::new(
             sink,
-            c.samples_contexts()
-                .then(|| ContextRecorder::new(c.walk, c.max_walk, thread.entry)),
-            c.samples_record(Record::Pcct)
-                .then(|| PcctRecorder::new(c.max_walk, c.purge, thread.entry)),
-            c.samples_record(Record::Acct)
-                .then(|| AcctRecorder::new(c.acct_update, c.sampled_bit, thread.entry)),
-            c.samples_ccmap().then(|| StackRecorder {
-                walk: c.walk,
-                max_walk: c.max_walk,
-                buffer: StackBuffer::default(),
-                pool: self.stack_pool.clone(),
-            }),
+            self.record.as_ref().map(|r| r.thread(thread.entry)),
             // The marked walk (the PCCT's and the ACCT's only walk) marks
             // the frames it examines, the executing one included.
             c.walks_stacks() && c.walk == Walk::Marked,
@@ -404,22 +379,19 @@ impl Hooks for Profiler {
                 c.record.contains(&Record::Cct),
                 self.sink(),
             )),
-            ProfileKind::Timer => Box::new(TimerListener::new(self.recorder(thread))),
-            ProfileKind::Cbs => Box::new(CounterBasedListener::new(
+            ProfileKind::Timer => Box::new(SamplingListener::new(self.recorder(thread), Timer)),
+            ProfileKind::Cbs => Box::new(SamplingListener::new(
                 self.recorder(thread),
-                self.rng_for(thread.id),
-                c.stride,
-                c.samples,
+                CounterBased::new(self.rng_for(thread.id), c.stride, c.samples),
             )),
             ProfileKind::Counter => {
                 // Take the first prologue; the listener keeps the word at -1.
                 thread
                     .control
                     .store(-1, std::sync::atomic::Ordering::SeqCst);
-                Box::new(MethodCounterListener::new(
+                Box::new(SamplingListener::new(
                     self.recorder(thread),
-                    self.rng_for(thread.id),
-                    c.every,
+                    MethodCounter::new(self.rng_for(thread.id), c.every),
                 ))
             }
         };

@@ -19,16 +19,15 @@
 
 use rand::rngs::StdRng;
 use rand::RngExt;
-use vm::frame::ReturnWord;
-use vm::hooks::{ThreadCtx, ThreadListener};
+use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 use vm::thread::request;
 
-use super::SampleRecorder;
+use super::recorder::SampleRecorder;
+use super::Trigger;
 
-/// Arnold & Grove's counter-based trigger and its call-edge listener.
-pub struct CounterBasedListener {
-    rec: SampleRecorder,
+/// Arnold & Grove's counter-based trigger.
+pub struct CounterBased {
     rng: StdRng,
     stride: u32,
     samples: u32,
@@ -38,11 +37,10 @@ pub struct CounterBasedListener {
     left: u32,
 }
 
-impl CounterBasedListener {
-    /// A listener taking `samples` samples `stride` calls apart per tick.
-    pub fn new(rec: SampleRecorder, rng: StdRng, stride: u32, samples: u32) -> Self {
-        CounterBasedListener {
-            rec,
+impl CounterBased {
+    /// A trigger taking `samples` samples `stride` calls apart per tick.
+    pub fn new(rng: StdRng, stride: u32, samples: u32) -> Self {
+        CounterBased {
             rng,
             stride,
             samples,
@@ -52,35 +50,18 @@ impl CounterBasedListener {
     }
 }
 
-impl ThreadListener for CounterBasedListener {
-    fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32) {
-        self.sample(t, kind, requests);
-        if let Some(interval) = self.rec.flush(t) {
-            // --tune under the virtual clock (the wall timer thread reads
-            // the interval itself).
-            t.set_virtual_tick(interval);
-        }
-    }
-
-    fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord, _: bool) -> ReturnWord {
-        self.rec.trampoline(t, word)
-    }
-
-    fn resolve(&self, word: ReturnWord) -> ReturnWord {
-        self.rec.resolve(word)
-    }
-
-    fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
-        self.rec.finish(t);
-    }
-}
-
-impl CounterBasedListener {
-    fn sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32) {
+impl Trigger for CounterBased {
+    fn yieldpoint(
+        &mut self,
+        rec: &mut SampleRecorder,
+        t: &mut ThreadCtx<'_>,
+        kind: YieldKind,
+        requests: u32,
+    ) {
         if requests & request::TICK != 0 {
             // A new window (a tick during a window restarts it).
-            self.rec.count_sample();
-            self.rec.method_sample(t, kind);
+            rec.count_sample();
+            rec.method_sample(t, kind);
             self.skip = self.rng.random_range(1..=self.stride);
             self.left = self.samples;
             t.set_control(-1);
@@ -90,8 +71,8 @@ impl CounterBasedListener {
         }
         self.skip -= 1;
         if self.skip == 0 {
-            self.rec.count_sample();
-            self.rec.edge_sample(t, kind);
+            rec.count_sample();
+            rec.edge_sample(t, kind);
             self.skip = self.stride;
             self.left -= 1;
             if self.left == 0 {

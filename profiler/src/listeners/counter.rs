@@ -1,9 +1,9 @@
 //! Arnold & Sweeney's global method counter (Arnold & Sweeney 2000,
-//! sections 3.2 and 4): a sample every `every` calls, with no timer at all. The control word stays
-//! at `-1` for the whole run, so every prologue and epilogue yieldpoint is
-//! taken; each prologue counts down, and at zero the listener samples the
-//! edge into the method just entered (and, for the hot-method profile,
-//! the caller that was executing).
+//! sections 3.2 and 4): a sample every `every` calls, with no timer at
+//! all. The control word stays at `-1` for the whole run, so every
+//! prologue and epilogue yieldpoint is taken; each prologue counts down,
+//! and at zero the listener samples the edge into the method just entered
+//! (and, for the hot-method profile, the caller that was executing).
 //!
 //! The paper's counter is global; ours is per thread, so that application
 //! threads share nothing and a run is reproducible for a given seed. The
@@ -11,33 +11,37 @@
 
 use rand::rngs::StdRng;
 use rand::RngExt;
-use vm::frame::ReturnWord;
-use vm::hooks::{ThreadCtx, ThreadListener};
+use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 
-use super::SampleRecorder;
+use super::recorder::SampleRecorder;
+use super::Trigger;
 
 /// Samples every Nth call.
-pub struct MethodCounterListener {
-    rec: SampleRecorder,
+pub struct MethodCounter {
     every: u32,
     countdown: u32,
 }
 
-impl MethodCounterListener {
-    /// A listener sampling every `every` calls. Its thread's control word
+impl MethodCounter {
+    /// A trigger sampling every `every` calls. Its thread's control word
     /// must start at `-1` (see [`crate::Profiler`]).
-    pub fn new(rec: SampleRecorder, mut rng: StdRng, every: u32) -> Self {
-        MethodCounterListener {
-            rec,
+    pub fn new(mut rng: StdRng, every: u32) -> Self {
+        MethodCounter {
             every,
             countdown: rng.random_range(1..=every),
         }
     }
 }
 
-impl ThreadListener for MethodCounterListener {
-    fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, _requests: u32) {
+impl Trigger for MethodCounter {
+    fn yieldpoint(
+        &mut self,
+        rec: &mut SampleRecorder,
+        t: &mut ThreadCtx<'_>,
+        kind: YieldKind,
+        _requests: u32,
+    ) {
         t.set_control(-1);
         if kind != YieldKind::Prologue {
             return;
@@ -45,26 +49,15 @@ impl ThreadListener for MethodCounterListener {
         self.countdown -= 1;
         if self.countdown == 0 {
             self.countdown = self.every;
-            self.rec.count_sample();
-            self.rec.method_sample(t, kind);
-            self.rec.edge_sample(t, kind);
-            if let Some(every) = self.rec.flush(t) {
-                // --tune: the next countdown uses the new period.
-                self.every = u32::try_from(every).unwrap_or(u32::MAX).max(1);
-                self.countdown = self.every;
-            }
+            rec.count_sample();
+            rec.method_sample(t, kind);
+            rec.edge_sample(t, kind);
         }
     }
 
-    fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord, _: bool) -> ReturnWord {
-        self.rec.trampoline(t, word)
-    }
-
-    fn resolve(&self, word: ReturnWord) -> ReturnWord {
-        self.rec.resolve(word)
-    }
-
-    fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
-        self.rec.finish(t);
+    /// `--tune`: the next countdown uses the new period.
+    fn retune(&mut self, _t: &mut ThreadCtx<'_>, every: u64) {
+        self.every = u32::try_from(every).unwrap_or(u32::MAX).max(1);
+        self.countdown = self.every;
     }
 }

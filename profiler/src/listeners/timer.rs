@@ -2,7 +2,7 @@
 //! (section 3.3): a timer tick sets the thread's control word to `1`, so the
 //! next yieldpoint of *any* kind is taken. There the listener records the
 //! executing method (the hot-method profile: at a prologue that is the
-//! caller, see [`super::SampleRecorder::method_sample`]), and, if the
+//! caller, see [`super::recorder::SampleRecorder::method_sample`]), and, if the
 //! yieldpoint is a prologue or an epilogue, the caller-to-callee edge of
 //! the top frame.
 //!
@@ -10,49 +10,33 @@
 //! non-call instructions is noticed at the *next* call's prologue, so the
 //! call after a long stretch looks hot and the one after it looks cold.
 
-use vm::frame::ReturnWord;
-use vm::hooks::{ThreadCtx, ThreadListener};
+use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 use vm::thread::request;
 
-use super::SampleRecorder;
+use super::recorder::SampleRecorder;
+use super::Trigger;
 
 /// Takes one sample per timer tick.
-pub struct TimerListener {
-    rec: SampleRecorder,
-}
+pub struct Timer;
 
-impl TimerListener {
-    /// A listener recording into `rec`.
-    pub fn new(rec: SampleRecorder) -> TimerListener {
-        TimerListener { rec }
-    }
-}
-
-impl ThreadListener for TimerListener {
-    fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32) {
+impl Trigger for Timer {
+    fn yieldpoint(
+        &mut self,
+        rec: &mut SampleRecorder,
+        t: &mut ThreadCtx<'_>,
+        kind: YieldKind,
+        requests: u32,
+    ) {
         if requests & request::TICK == 0 {
             return;
         }
         crate::trace::sample(t, Some(kind));
-        self.rec.count_sample();
-        self.rec.method_sample(t, kind);
+        rec.count_sample();
+        rec.method_sample(t, kind);
         if kind != YieldKind::Backedge {
-            self.rec.edge_sample(t, kind);
+            rec.edge_sample(t, kind);
         }
-        if let Some(interval) = self.rec.flush(t) {
-            // --tune under the virtual clock (the wall timer thread reads
-            // the interval itself).
-            t.set_virtual_tick(interval);
-        }
-    }
-
-    fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord, _: bool) -> ReturnWord {
-        self.rec.trampoline(t, word)
-    }
-
-    fn resolve(&self, word: ReturnWord) -> ReturnWord {
-        self.rec.resolve(word)
     }
 
     /// A sampler's safepoint selected this thread (`--sampler`, see
@@ -61,20 +45,14 @@ impl ThreadListener for TimerListener {
     /// thread itself (self-sampling) or on the sampler thread while this
     /// thread is held; a thread blocked in `sleep` or `join` is sampled as
     /// at a backedge (its method, no call edge).
-    fn safepoint(&mut self, t: &mut ThreadCtx<'_>) {
+    fn safepoint(&mut self, rec: &mut SampleRecorder, t: &mut ThreadCtx<'_>) {
         let kind = crate::sampler::stopped_at(t);
         crate::trace::sample(t, kind);
-        self.rec.count_sample();
+        rec.count_sample();
         let at = kind.unwrap_or(YieldKind::Backedge);
-        self.rec.method_sample(t, at);
+        rec.method_sample(t, at);
         if at != YieldKind::Backedge {
-            self.rec.edge_sample(t, at);
+            rec.edge_sample(t, at);
         }
-        // The wall-clock sampler thread reads a tuned interval itself.
-        let _ = self.rec.flush(t);
-    }
-
-    fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
-        self.rec.finish(t);
     }
 }

@@ -24,7 +24,7 @@ pub const NO_LINE: u32 = u32::MAX;
 pub const ROOT_METHOD: u32 = u32::MAX;
 /// The method index of the `<detached>` context: a child of the root whose
 /// children are the detached subtrees of walks cut short by `--max-walk`
-/// (Whaley 2000, section 5.4.1 and Figure 10; see [`crate::walk`]).
+/// (Whaley 2000, section 5.4.1 and Figure 10; see [`crate::records::cct`]).
 pub const DETACHED_METHOD: u32 = u32::MAX - 1;
 const NONE: u32 = u32::MAX;
 
@@ -76,6 +76,16 @@ impl CallingContextTree {
             keys: vec![(ROOT_METHOD, NO_LINE)],
             key_index: HashMap::from([((ROOT_METHOD, NO_LINE), 0)]),
         }
+    }
+
+    /// A thread's tree before its first sample: the root and the entry
+    /// context of `entry`, which counts the thread as one call (as the
+    /// exhaustive CCT does).
+    pub fn for_thread(entry: u32) -> CallingContextTree {
+        let mut tree = CallingContextTree::new();
+        let e = tree.child(Self::ROOT, entry, NO_LINE);
+        tree.node_mut(e).calls += 1;
+        tree
     }
 
     /// The key of (`method`, `line`), if a node has it.

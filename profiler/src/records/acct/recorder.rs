@@ -1,64 +1,14 @@
-//! Arnold & Sweeney's approximate calling context tree (`--record=acct`):
-//! Arnold & Sweeney 2000, "Approximating the Calling Context Tree via
-//! Sampling" (IBM Research Report; see README.md, "Bibliography").
-//!
-//! A sample (section 3) has two steps:
-//!
-//! 1. **Examining the call stack**: from the top frame (SF_last) upward
-//!    until a frame whose *sampled-bit* is on (SF_old): the frames above it
-//!    were created since the last sample. A walk is never cut: the paper
-//!    (section 5) criticises the PCCT's limit K for leaving a sample
-//!    without a place to splice, so `--max-walk` does not apply.
-//! 2. **Splicing**: the recorder keeps P_acct, the node of the top frame
-//!    at the previous sample (N_last). SF_old is still on the stack, so its
-//!    node N_old is an ancestor of N_last, found "by following parent
-//!    pointers upward from N_last": the frame's depth in the stack says how
-//!    many (a frame at index d has its node at depth d + 1 in the tree,
-//!    below the root). From N_old the new frames are added as a PCCT would,
-//!    "simulating a call for each new stack frame", setting their sampled
-//!    bits; P_acct ends at SF_last's node. Unlike the PCCT, no node id is
-//!    stored in the frames.
-//!
-//! **Edge weights** (section 3.1, `--acct-update`):
-//!
-//! - `last-edge` (increment-the-last-edge-only, the default): an edge
-//!   sample adds one call to the top frame's context, the edge "between the
-//!   stack frame before SF_last and SF_last". Method samples add `self`.
-//! - `all-new-edges` (increment-all-new-edges, Whaley's strategy): every
-//!   walk adds one call to every context it spliced in for a new frame.
-//!   Figure 6 shows why this is wrong: sampling every 100th call of
-//!   a() -> 10 x b() -> 100 x c(), both b and c are new at nearly every
-//!   sample, so a->b weighs as much as b->c although it runs 100 times
-//!   less often (`tests/e2e/records.rs` checks both pictures).
-//!
-//! **The sampled-bit** (section 3), `--sampled-bit` (an extension):
-//!
-//! - `mark` (the default, `--walk=marked`): "the low order bit of the
-//!   return address", the mark bit of the frame's return word. The VM
-//!   pushes every frame with it clear, so it costs nothing.
-//! - `return-address`: "replacing [the return address] with the return
-//!   address of a known location": a sampled frame's return word becomes a
-//!   trampoline word ([`vm::frame::ReturnWord::trampoline`]) whose payload
-//!   is the frame's depth, and the real word goes to a list the recorder
-//!   keeps ("the code at this known location keeps a list of the true
-//!   return addresses"). A frame is sampled if and only if its word is that
-//!   trampoline. When the frame returns, or an exception unwinds it, the VM
-//!   calls the listener ([`vm::hooks::ThreadListener::trampoline`]), which
-//!   hands back the real word and forgets it; stack traces read it through
-//!   [`vm::hooks::ThreadListener::resolve`]. Sampled frames are always a
-//!   prefix of the stack (every walk marks everything down to an already
-//!   sampled frame), so the list is a stack indexed by depth. Frames that
-//!   were never sampled return at no cost.
-//!
-//! The tree is a [`CallingContextTree`]; each thread builds its own and the
-//! organizer merges them. Nothing here recurses on the Rust stack.
+//! One thread's ACCT and its splice state: the examination of the call
+//! stack up to the last sampled frame, the splice below its node, the
+//! sampled bit (a mark, or a trampoline return word), and the two update
+//! strategies (see [`super`]).
 
 use vm::frame::{Frame, ReturnWord};
 use vm::instr::YieldKind;
 
-use crate::cct::{CallingContextTree, NO_LINE};
 use crate::config::{AcctUpdate, SampledBit};
-use crate::walk::{credited_depth, FrameInfo};
+use crate::records::cct::{CallingContextTree, NO_LINE};
+use crate::records::frames::{credited_depth, FrameInfo};
 
 /// One thread's ACCT and its splice state.
 pub struct AcctRecorder {
@@ -76,9 +26,7 @@ impl AcctRecorder {
     /// A recorder for a thread entering `entry` (its context counts the
     /// thread as one call).
     pub fn new(update: AcctUpdate, bit: SampledBit, entry: u32) -> AcctRecorder {
-        let mut tree = CallingContextTree::new();
-        let e = tree.child(CallingContextTree::ROOT, entry, NO_LINE);
-        tree.node_mut(e).calls += 1;
+        let tree = CallingContextTree::for_thread(entry);
         AcctRecorder {
             tree,
             update,
@@ -241,7 +189,7 @@ impl AcctRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::walk::testing::{entry, frame, path, Fake};
+    use crate::records::frames::testing::{entry, frame, path, Fake};
 
     /// Fake's call-site line is the callee's return pc: resolve it first,
     /// as the real program does through [`AcctRecorder::real`].

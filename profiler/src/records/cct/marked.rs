@@ -1,66 +1,14 @@
-//! The marked walk: Whaley 2000, section 5.2 and Figure 7 (the same
-//! technique as Arnold & Sweeney 2000, section 3, "sampled-bit").
-//!
-//! Every frame's return word has a mark bit, clear in a new frame at no
-//! cost (the VM writes a fresh word when it pushes a frame), and a
-//! profiler-owned `slot`. A sample:
-//!
-//! 1. **Upward phase**: examines frames from the top down, stopping at the
-//!    first *marked* frame, which an earlier sample visited: that
-//!    activation is still the same one, and its `slot` holds its context
-//!    node in this thread's tree. An unmarked entry frame also ends the
-//!    walk (its context is the root's child for its method).
-//! 2. **Downward phase**: from that node back to the top, finds or creates
-//!    the child context of each newer frame, sets the frame's mark and
-//!    stores the node id in its slot.
-//!
-//! So a sample costs the number of frames pushed since the previous one
-//! (plus one), not the depth of the stack.
-//!
-//! **Cut walks** (Whaley 2000, section 5.4.1, Figure 10): the upward phase
-//! examines at most `max_walk` frames (Whaley's `BUFSIZE`, 16 by default),
-//! the marked frame it stops at included. When the buffer is full before a
-//! marked or entry frame was reached, the walk does what Figure 7 does
-//! (`if (!n1) n1 = allocate_node(m)`): a *new* node for the method `m` of
-//! the next frame down (known from the last examined frame's return word),
-//! not attached to the thread's tree: it becomes the root of a detached
-//! subtree, kept under `<detached>`. The examined frames are marked and
-//! placed below it, so a later sample whose walk stops in one of them
-//! extends the detached subtree, as in Figure 10(b). The frame below the
-//! cut is neither marked nor given a slot: a sample taken after the stack
-//! has returned into it walks on past it to find its real context.
+//! The marked walk in a sampled CCT (`--record=cct --walk=marked`):
+//! Whaley 2000, section 5.2 and Figure 7. The walk itself is
+//! [`crate::records::marked::walk`], shared with the PCCT; here is only
+//! what a CCT does at each step: a slot holds the node id, a cut makes a
+//! fresh detached root.
 
 use vm::frame::Frame;
 
-use super::{line_of, FrameInfo};
-use crate::cct::{CallingContextTree, NO_LINE};
-
-/// A tree the marked walk builds: how a frame's slot names one of its
-/// nodes, how it finds or creates a context, and what it does with the
-/// nodes a walk passes. The sampled CCT ([`CallingContextTree`]) and
-/// Whaley's PCCT ([`crate::pcct::Pcct`]) are the two; [`walk`] is the one
-/// walk over both.
-pub trait MarkedTree {
-    /// The root's index.
-    const ROOT: u32;
-    /// The node a marked frame's `slot` names, if it is (still) a node of
-    /// this tree; `None` makes the walk go on as if the frame were unmarked.
-    fn node_of_slot(&self, slot: u64) -> Option<u32>;
-    /// The value a frame's `slot` holds for node `n`.
-    fn slot_of(&self, n: u32) -> u64;
-    /// A cut walk's new node for `method`: the root of a detached subtree,
-    /// kept under `<detached>`.
-    fn cut(&mut self, method: u32) -> u32;
-    /// The child of `parent` for (`method`, `line`), found or created, and
-    /// whether it was created. `fresh` says a node above it on this walk
-    /// was created, so no child can exist yet.
-    fn step(&mut self, parent: u32, method: u32, line: u32, fresh: bool) -> (u32, bool);
-    /// The upward phase stopped at `node`.
-    fn reached(&mut self, _node: u32) {}
-    /// The downward phase placed a frame in `node`; `edge` is false for the
-    /// entry frame (no call edge leads into it).
-    fn passed(&mut self, _node: u32, _edge: bool) {}
-}
+use super::tree::{CallingContextTree, NO_LINE};
+use crate::records::frames::FrameInfo;
+use crate::records::marked::{walk, MarkedTree};
 
 impl MarkedTree for CallingContextTree {
     const ROOT: u32 = CallingContextTree::ROOT;
@@ -88,56 +36,6 @@ impl MarkedTree for CallingContextTree {
     }
 }
 
-/// The marked walk: the node of the top frame of `frames`, examining at
-/// most `max_walk` frames (at least one); marks every frame it places and
-/// stores its node in the frame's slot.
-pub fn walk<T: MarkedTree, S: FrameInfo + ?Sized>(
-    tree: &mut T,
-    s: &S,
-    frames: &mut [Frame],
-    max_walk: usize,
-) -> u32 {
-    let n = frames.len();
-    if n == 0 {
-        return T::ROOT;
-    }
-    let max_walk = max_walk.max(1);
-    // Upward phase: frames[i..n] are examined and unmarked.
-    let mut i = n;
-    let mut examined = 0;
-    let mut fresh = false;
-    let mut node = loop {
-        if examined == max_walk {
-            // Cut (i >= 1 here: i == 0 ends the loop below).
-            fresh = true;
-            break tree.cut(s.method(&frames[i - 1]));
-        }
-        let f = &frames[i - 1];
-        examined += 1;
-        if f.ret.is_marked() {
-            if let Some(id) = tree.node_of_slot(f.slot) {
-                break id;
-            }
-        }
-        i -= 1;
-        if i == 0 {
-            break T::ROOT;
-        }
-    };
-    tree.reached(node);
-    // Downward phase.
-    for j in i..n {
-        let (c, created) = tree.step(node, s.method(&frames[j]), line_of(s, frames, j), fresh);
-        fresh |= created;
-        tree.passed(c, j > 0);
-        let f = &mut frames[j];
-        f.ret = f.ret.marked();
-        f.slot = tree.slot_of(c);
-        node = c;
-    }
-    node
-}
-
 /// The context of the top frame of `frames` in a sampled CCT, examining
 /// at most `max_walk` frames (at least one); marks the frames it places.
 pub fn context<S: FrameInfo + ?Sized>(
@@ -151,9 +49,9 @@ pub fn context<S: FrameInfo + ?Sized>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
-    use crate::cct::DETACHED_METHOD;
+    use crate::records::cct::DETACHED_METHOD;
+    use crate::records::frames::testing::*;
 
     /// A counting stand-in: how many frames a walk asked about.
     struct Counting(std::cell::Cell<usize>);

@@ -2,7 +2,7 @@
 //! Chilingarova & Safonov 2006, section 3.1.4; see README.md, "Bibliography"):
 //! the application thread only copies frames, top first, into its flat
 //! [`StackBuffer`]; the organizer (the paper's "CC-Map manager") folds
-//! them into the map ([`crate::ccmap`]) "without hurry".
+//! them into the map ([`super::map`]) "without hurry".
 //!
 //! - `--walk=full` (the default): every frame from the top down to the
 //!   entry frame, at most `--max-walk` (256); a deeper stack is a
@@ -30,10 +30,10 @@
 
 use vm::frame::Frame;
 
-use super::FrameInfo;
-use crate::ccmap::SampledFrame;
+use super::buffer::{StackBuffer, StackRecord, WalkEnd};
+use super::SampledFrame;
 use crate::config::Walk;
-use crate::samples::{StackBuffer, StackRecord, WalkEnd};
+use crate::records::frames::FrameInfo;
 
 /// Copies the stack of `frames` (bottom first) into `buffer`, top first,
 /// as one sample. `call` and `self_at` are the sample's counts (see
@@ -88,57 +88,11 @@ pub fn record<S: FrameInfo + ?Sized>(
     examined
 }
 
-/// The organizer's side: each thread's last whole (or partly known)
-/// stack, to rebuild the samples of a marked walk.
-#[derive(Debug, Default)]
-pub struct StackRebuilder {
-    /// The frames known, outermost first, the first at depth `base`.
-    known: Vec<SampledFrame>,
-    base: u32,
-    /// Scratch: the rebuilt sample, top first.
-    out: Vec<SampledFrame>,
-}
-
-impl StackRebuilder {
-    /// The stack of one sample, top first, and whether it is the whole
-    /// stack down to the entry frame. `frames` are the sample's frames as
-    /// walked (top first).
-    pub fn rebuild(&mut self, r: &StackRecord, frames: &[SampledFrame]) -> (&[SampledFrame], bool) {
-        let len = frames.len() as u32;
-        match r.walk {
-            WalkEnd::Marked
-                if r.base >= self.base
-                    && (r.base - self.base) < self.known.len() as u32
-                    && len >= 1 =>
-            {
-                // Keep the frames below the marked one; the sample brings
-                // the marked frame itself and the newer ones.
-                self.known.truncate((r.base - self.base) as usize);
-                self.known.extend(frames.iter().rev());
-            }
-            WalkEnd::Complete => {
-                self.known.clear();
-                self.known.extend(frames.iter().rev());
-                self.base = 0;
-            }
-            // A cut walk, or a marked one whose base is not known (which
-            // the walk never produces): known from its own outermost frame.
-            _ => {
-                self.known.clear();
-                self.known.extend(frames.iter().rev());
-                self.base = r.base;
-            }
-        }
-        self.out.clear();
-        self.out.extend(self.known.iter().rev());
-        (&self.out, self.base == 0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
+    use crate::records::ccmap::rebuild::StackRebuilder;
+    use crate::records::frames::testing::*;
 
     fn walk_and_rebuild(
         rb: &mut StackRebuilder,

@@ -16,8 +16,8 @@
 
 use vm::frame::Frame;
 
-use super::{line_of, FrameInfo};
-use crate::cct::{CallingContextTree, NO_LINE};
+use super::tree::{CallingContextTree, NO_LINE};
+use crate::records::frames::{line_of, FrameInfo};
 
 /// The context of the top frame of `frames`, examining at most `max_walk`
 /// frames (at least one).
@@ -48,9 +48,9 @@ pub fn context<S: FrameInfo + ?Sized>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
-    use crate::cct::DETACHED_METHOD;
+    use crate::records::cct::DETACHED_METHOD;
+    use crate::records::frames::testing::*;
 
     #[test]
     fn the_whole_path_from_the_entry_frame() {
