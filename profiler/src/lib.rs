@@ -15,7 +15,8 @@
 //!   profile file ([`profile`], docs/LANGUAGE.md "Profiles"), which the accuracy
 //!   metrics and `--report` read.
 //!
-//! Options and their defaults are in [`config`] (docs/CLI.md).
+//! Options are declared once, in [`options`]; their defaults and the rules
+//! between them are in [`config`] (docs/CLI.md).
 
 pub mod acct;
 pub mod ccmap;
@@ -25,6 +26,7 @@ pub mod config;
 pub mod dcg;
 pub mod exact;
 pub mod listeners;
+pub mod options;
 pub mod organizer;
 pub mod pcct;
 pub mod priority;

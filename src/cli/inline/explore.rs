@@ -488,12 +488,12 @@ fn instructions_per_method(
     args: &RunArgs,
     module: Module,
 ) -> Result<BTreeMap<String, u64>, Failure> {
-    let mut p = profiler::config::ProfileOptions {
+    // --no-yieldpoints applies to the exhaustive profile: nothing to check.
+    let p = profiler::config::ProfileOptions {
         profile: Some(ProfileKind::Exhaustive),
         seed: Some(1),
         ..Default::default()
     };
-    p.no_yieldpoints = args.no_yieldpoints;
     let config = p
         .resolve(1)
         .map_err(|e| Failure::usage(format!("vm: {e}")))?;
@@ -606,7 +606,7 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
         ));
     }
     let clash = [
-        (a.run.profile.profile.is_some(), "--profile"),
+        (a.run.profile.options.profile.is_some(), "--profile"),
         (a.from_profile.is_some(), "--from-profile"),
         (a.advice.is_some(), "--advice"),
         (a.advice_out.is_some(), "--advice-out"),
@@ -627,9 +627,9 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
         )));
     }
     let t = thresholds(&a, kind)?;
-    let clock = a.run.profile.clock.unwrap_or(Clock::Virtual);
+    let clock = a.run.profile.options.clock.unwrap_or(Clock::Virtual);
     // One seed for every run: the given one, or one drawn by the first.
-    let mut seed = a.run.profile.seed;
+    let mut seed = a.run.profile.options.seed;
     let module = load_module(&a.run.program, a.run.max_source)?;
     if jit_sim::inline::call_sites(&module).is_empty() {
         return Err(Failure::usage(format!(
@@ -641,9 +641,10 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
     let original = runs::measure(&a.run, module.clone())?;
     let mut views = Vec::new();
     for &k in &kinds {
-        a.run.profile.profile = Some(k);
-        a.run.profile.clock = matches!(k, ProfileKind::Timer | ProfileKind::Cbs).then_some(clock);
-        a.run.profile.seed = seed;
+        a.run.profile.options.profile = Some(k);
+        a.run.profile.options.clock =
+            matches!(k, ProfileKind::Timer | ProfileKind::Cbs).then_some(clock);
+        a.run.profile.options.seed = seed;
         let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
         seed = Some(config.seed);
         let ran = runs::run_captured(&a.run, config, module.clone(), false)?;

@@ -216,24 +216,9 @@ fn run_options_given(a: &RunArgs) -> Vec<&'static str> {
             v.push(name);
         }
     };
-    flag(p.profile.is_some(), "--profile");
-    flag(p.interval.is_some(), "--interval");
-    flag(p.stride.is_some(), "--stride");
-    flag(p.samples.is_some(), "--samples");
-    flag(p.every.is_some(), "--every");
-    flag(p.clock.is_some(), "--clock");
-    flag(p.seed.is_some(), "--seed");
-    flag(p.record.is_some(), "--record");
-    flag(p.walk.is_some(), "--walk");
-    flag(p.max_walk.is_some(), "--max-walk");
-    flag(p.acct_update.is_some(), "--acct-update");
-    flag(p.sampled_bit.is_some(), "--sampled-bit");
-    flag(p.purge.is_some(), "--purge");
-    flag(p.tune, "--tune");
-    flag(p.sampler.is_some(), "--sampler");
-    flag(p.sample_threads.is_some(), "--sample-threads");
-    flag(p.runnable_only, "--runnable-only");
-    flag(p.no_hold, "--no-hold");
+    for o in profiler::options::PROFILE_OPTIONS {
+        flag((o.given)(&p.options), o.flag);
+    }
     flag(p.adaptive, "--adaptive");
     flag(p.profile_out.is_some(), "--profile-out");
     flag(p.report.is_some(), "--report");
@@ -309,10 +294,10 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     let uses_profile = kind.uses_profile() && a.advice.is_none();
     // A profile-reading policy with no --profile profiles exhaustively:
     // the exact call counts, the same on every run.
-    if uses_profile && a.from_profile.is_none() && a.run.profile.profile.is_none() {
-        a.run.profile.profile = Some(ProfileKind::Exhaustive);
+    if uses_profile && a.from_profile.is_none() && a.run.profile.options.profile.is_none() {
+        a.run.profile.options.profile = Some(ProfileKind::Exhaustive);
     }
-    if uses_profile && a.run.profile.profile == Some(ProfileKind::None) {
+    if uses_profile && a.run.profile.options.profile == Some(ProfileKind::None) {
         return Err(Failure::usage(format!(
             "vm: --policy={} needs a profile: not --profile=none",
             kind.name()
@@ -321,6 +306,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     if kind == PolicyKind::Static
         && a.run
             .profile
+            .options
             .profile
             .is_some_and(|k| k != ProfileKind::None)
     {
