@@ -128,38 +128,20 @@ fn parse_policy(s: &str) -> Result<PolicyKind, String> {
     PolicyKind::parse(s).ok_or_else(|| format!("`{s}` is not a policy: static, hot-edge or linear"))
 }
 
-/// The thresholds, with every option checked against the policy.
+/// The thresholds, with every option checked against the policy
+/// (`Thresholds::validate`).
 fn thresholds(a: &InlineArgs, kind: PolicyKind) -> Result<Thresholds, Failure> {
-    use PolicyKind::*;
     let mut t = Thresholds::default();
-    let mut problems = Vec::new();
-    let mut applies = |given: bool, flag: &str, policies: &[PolicyKind]| {
-        if given && !policies.contains(&kind) {
-            let names: Vec<&str> = policies.iter().map(|p| p.name()).collect();
-            problems.push(format!(
-                "vm: {flag} does not apply to --policy={} (only {})",
-                kind.name(),
-                names.join(", ")
-            ));
-        }
-    };
-    applies(a.inline_max_cold.is_some(), "--inline-max-cold", &[Static]);
-    applies(
-        a.inline_max_hot.is_some(),
-        "--inline-max-hot",
-        &[HotEdge, Linear],
-    );
-    applies(
-        a.inline_ramp_from.is_some(),
-        "--inline-ramp-from",
-        &[Linear],
-    );
-    applies(
-        a.hot_edge_pct.is_some(),
-        "--hot-edge-pct",
-        &[HotEdge, Linear],
-    );
-    applies(a.guard_min_pct.is_some(), "--guard-min-pct", &[Linear]);
+    let given: Vec<&str> = [
+        (a.inline_max_cold.is_some(), "--inline-max-cold"),
+        (a.inline_max_hot.is_some(), "--inline-max-hot"),
+        (a.inline_ramp_from.is_some(), "--inline-ramp-from"),
+        (a.hot_edge_pct.is_some(), "--hot-edge-pct"),
+        (a.guard_min_pct.is_some(), "--guard-min-pct"),
+    ]
+    .into_iter()
+    .filter_map(|(given, flag)| given.then_some(flag))
+    .collect();
     if let Some(n) = a.inline_always {
         t.always = n as usize;
     }
@@ -172,38 +154,15 @@ fn thresholds(a: &InlineArgs, kind: PolicyKind) -> Result<Thresholds, Failure> {
     if let Some(n) = a.inline_ramp_from {
         t.ramp_from = n as usize;
     }
-    if let Some(f) = a.hot_edge_pct {
-        if !(f > 0.0 && f <= 100.0) {
-            problems.push(format!(
-                "vm: --hot-edge-pct={f}: must be above 0 and at most 100"
-            ));
-        }
-        t.hot_pct = f;
-    }
-    if let Some(f) = a.guard_min_pct {
-        if !(0.0..100.0).contains(&f) {
-            problems.push(format!(
-                "vm: --guard-min-pct={f}: must be at least 0 and below 100"
-            ));
-        }
-        t.guard_min_pct = f;
-    }
-    if let Some(n) = a.inline_depth {
-        if !(1..=64).contains(&n) {
-            problems.push(format!("vm: --inline-depth={n}: must be 1 to 64"));
-        }
-        t.depth = n;
-    }
-    if t.ramp_from > t.max_hot {
-        problems.push(format!(
-            "vm: --inline-ramp-from={} is above --inline-max-hot={}",
-            t.ramp_from, t.max_hot
-        ));
-    }
+    t.hot_pct = a.hot_edge_pct.unwrap_or(t.hot_pct);
+    t.guard_min_pct = a.guard_min_pct.unwrap_or(t.guard_min_pct);
+    t.depth = a.inline_depth.unwrap_or(t.depth);
+    let problems = t.validate(kind, &given);
     if problems.is_empty() {
         Ok(t)
     } else {
-        Err(Failure::usage(problems.join("\n")))
+        let lines: Vec<String> = problems.iter().map(|p| format!("vm: {p}")).collect();
+        Err(Failure::usage(lines.join("\n")))
     }
 }
 
