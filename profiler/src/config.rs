@@ -1,13 +1,17 @@
 //! Profile configuration: the options of docs/CLI.md that choose and tune
 //! a profile, their defaults, and which options apply to which profile.
 //!
-//! The command line hands the options it saw to [`ProfileOptions`];
+//! Each option is declared once, in [`crate::options::PROFILE_OPTIONS`];
+//! the command line fills [`ProfileOptions`] from it, and
 //! [`ProfileOptions::resolve`] fills in defaults and rejects an option that
 //! does not apply to the chosen `--profile` (a usage error, exit status 2),
-//! so that nothing is ever silently ignored.
+//! so that nothing is ever silently ignored: first the table's list of
+//! profiles for each option, then the finer rules between options, here.
 
 use std::fmt;
 use std::str::FromStr;
+
+use crate::options::{ANY_PROFILE, PROFILE_OPTIONS, SAMPLING};
 
 /// `--profile=KIND`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -170,7 +174,8 @@ pub fn parse_record_list(s: &str) -> Result<Vec<Record>, String> {
     Ok(out)
 }
 
-/// The profiling options as given on the command line (`None` = not given).
+/// The profiling options as given on the command line (`None` = not
+/// given): one field per row of [`PROFILE_OPTIONS`], which fills them.
 #[derive(Clone, Debug, Default)]
 pub struct ProfileOptions {
     /// `--profile`.
@@ -210,12 +215,6 @@ pub struct ProfileOptions {
     pub runnable_only: bool,
     /// `--no-hold` (an extension: self-sampling threads are not held).
     pub no_hold: bool,
-    /// `--profile-out` was given.
-    pub profile_out: bool,
-    /// `--report` was given.
-    pub report: bool,
-    /// `--no-yieldpoints` was given.
-    pub no_yieldpoints: bool,
 }
 
 /// A complete, valid profile configuration.
@@ -276,76 +275,15 @@ pub const DEFAULT_MAX_WALK_MARKED: u32 = 16;
 /// Default `--max-walk` of `--walk=full`.
 pub const DEFAULT_MAX_WALK_FULL: u32 = 256;
 
-/// The sampling profiles: their samples build records through walks.
-const SAMPLING: &[ProfileKind] = &[ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter];
-/// The profiles driven by a timer tick.
-const TICKING: &[ProfileKind] = &[ProfileKind::Timer, ProfileKind::Cbs];
-/// Every profile but `none`.
-const ANY_PROFILE: &[ProfileKind] = &[
-    ProfileKind::Exhaustive,
-    ProfileKind::Timer,
-    ProfileKind::Cbs,
-    ProfileKind::Counter,
-];
-
-/// One row of [`APPLIES_TO`]: an option and the profiles it applies to.
-struct Applicability {
+/// An option of the command line only (`--profile-out`, say) that applies
+/// to some profiles only: [`ProfileOptions::resolve_with`] checks it with
+/// the rows of [`PROFILE_OPTIONS`], after them.
+#[derive(Clone, Copy, Debug)]
+pub struct Applicability {
     /// The flag, as the usage error names it.
-    flag: &'static str,
-    /// Was the option given?
-    given: fn(&ProfileOptions) -> bool,
-    /// The `--profile` kinds it applies to; given with any other, it is a
-    /// usage error.
-    profiles: &'static [ProfileKind],
-}
-
-/// Which option applies to which `--profile`, one row per option, in the
-/// order the usage errors are reported. The finer rules (which `--walk`
-/// goes with which `--record`, the sampler's options) follow in
-/// [`ProfileOptions::resolve`].
-const APPLIES_TO: &[Applicability] = &[
-    row("--interval", |o| o.interval_ns.is_some(), TICKING),
-    row("--stride", |o| o.stride.is_some(), &[ProfileKind::Cbs]),
-    row("--samples", |o| o.samples.is_some(), &[ProfileKind::Cbs]),
-    row("--every", |o| o.every.is_some(), &[ProfileKind::Counter]),
-    row("--clock", |o| o.clock.is_some(), TICKING),
-    row("--seed", |o| o.seed.is_some(), ANY_PROFILE),
-    row("--record", |o| o.record.is_some(), ANY_PROFILE),
-    row("--walk", |o| o.walk.is_some(), SAMPLING),
-    row("--max-walk", |o| o.max_walk.is_some(), SAMPLING),
-    row("--tune", |o| o.tune, SAMPLING),
-    row("--sampler", |o| o.sampler.is_some(), &[ProfileKind::Timer]),
-    row(
-        "--sample-threads",
-        |o| o.sample_threads.is_some(),
-        &[ProfileKind::Timer],
-    ),
-    row(
-        "--runnable-only",
-        |o| o.runnable_only,
-        &[ProfileKind::Timer],
-    ),
-    row("--no-hold", |o| o.no_hold, &[ProfileKind::Timer]),
-    row("--profile-out", |o| o.profile_out, ANY_PROFILE),
-    row("--report", |o| o.report, ANY_PROFILE),
-    row(
-        "--no-yieldpoints",
-        |o| o.no_yieldpoints,
-        &[ProfileKind::None, ProfileKind::Exhaustive],
-    ),
-];
-
-/// One row of [`APPLIES_TO`].
-const fn row(
-    flag: &'static str,
-    given: fn(&ProfileOptions) -> bool,
-    profiles: &'static [ProfileKind],
-) -> Applicability {
-    Applicability {
-        flag,
-        given,
-        profiles,
-    }
+    pub flag: &'static str,
+    /// The `--profile` kinds it applies to.
+    pub profiles: &'static [ProfileKind],
 }
 
 /// How a usage error names a set of profiles: `--profile=timer|cbs`, or
@@ -361,19 +299,32 @@ fn describe(profiles: &[ProfileKind]) -> String {
 
 impl ProfileOptions {
     /// Fills in defaults and checks that every option given applies to the
-    /// chosen profile ([`APPLIES_TO`], then the rules between options).
-    /// `random_seed` is used when `--seed` is absent.
+    /// chosen profile ([`PROFILE_OPTIONS`], then the rules between
+    /// options). `random_seed` is used when `--seed` is absent.
     pub fn resolve(&self, random_seed: u64) -> Result<ProfileConfig, String> {
+        self.resolve_with(&[], random_seed)
+    }
+
+    /// [`ProfileOptions::resolve`], with `command_line`, the options of the
+    /// command line only that were given, checked after the table's.
+    pub fn resolve_with(
+        &self,
+        command_line: &[Applicability],
+        random_seed: u64,
+    ) -> Result<ProfileConfig, String> {
         let kind = self.profile.unwrap_or_default();
         let sampling = SAMPLING.contains(&kind);
-        let mut problems: Vec<String> = APPLIES_TO
+        let given = PROFILE_OPTIONS
             .iter()
-            .filter(|row| (row.given)(self) && !row.profiles.contains(&kind))
-            .map(|row| {
+            .filter(|o| (o.given)(self))
+            .map(|o| (o.flag, o.profiles));
+        let mut problems: Vec<String> = given
+            .chain(command_line.iter().map(|a| (a.flag, a.profiles)))
+            .filter(|(_, profiles)| !profiles.contains(&kind))
+            .map(|(flag, profiles)| {
                 format!(
-                    "{} does not apply to --profile={kind} (it applies to {})",
-                    row.flag,
-                    describe(row.profiles)
+                    "{flag} does not apply to --profile={kind} (it applies to {})",
+                    describe(profiles)
                 )
             })
             .collect();
@@ -756,22 +707,29 @@ mod tests {
             ..Default::default()
         })
         .contains("--profile=none"));
-        assert!(bad(ProfileOptions {
-            no_yieldpoints: true,
-            ..timer()
-        })
-        .contains("--no-yieldpoints"));
-        assert!(bad(ProfileOptions {
-            profile_out: true,
-            ..Default::default()
-        })
-        .contains("--profile-out"));
+        // The command line's own options (here as `vm run` declares two of
+        // them) are checked with the table's.
+        let no_yieldpoints = Applicability {
+            flag: "--no-yieldpoints",
+            profiles: &[ProfileKind::None, ProfileKind::Exhaustive],
+        };
+        let profile_out = Applicability {
+            flag: "--profile-out",
+            profiles: ANY_PROFILE,
+        };
+        assert!(timer()
+            .resolve_with(&[no_yieldpoints], 1)
+            .unwrap_err()
+            .contains("--no-yieldpoints"));
+        assert!(ProfileOptions::default()
+            .resolve_with(&[profile_out], 1)
+            .unwrap_err()
+            .contains("--profile-out"));
         assert!(ProfileOptions {
-            no_yieldpoints: true,
             profile: Some(ProfileKind::Exhaustive),
             ..Default::default()
         }
-        .resolve(1)
+        .resolve_with(&[no_yieldpoints], 1)
         .is_ok());
     }
 

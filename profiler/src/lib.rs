@@ -17,13 +17,15 @@
 //!   profile file ([`profile`], docs/LANGUAGE.md "Profiles"), which the accuracy
 //!   metrics and `--report` read.
 //!
-//! Options and their defaults are in [`config`] (docs/CLI.md).
+//! Options are declared once, in [`options`]; their defaults and the rules
+//! between them are in [`config`] (docs/CLI.md).
 
 pub mod clock;
 pub mod config;
 pub mod dcg;
 pub mod exact;
 pub mod listeners;
+pub mod options;
 pub mod organizer;
 pub mod priority;
 pub mod records;

@@ -28,10 +28,10 @@ use crate::listeners::SamplingListener;
 use crate::organizer::{self, Repositories, Setup};
 use crate::records::cct::CallingContextTree;
 use crate::records::{self, RecordKind, RecordOutput};
-use crate::sampler::{SamplerKind, SamplerThread};
+use crate::sampler::SamplerThread;
 use crate::samples::{Message, Sample, SampleSink, TuneLink};
 use crate::tune::{IntervalBounds, IntervalTuner};
-use profile::{ConfigSection, IntervalStep, Profile, RunSection, FORMAT};
+use profile::{IntervalStep, Profile, RunSection, FORMAT};
 
 /// What the run itself reports, for the profile's `run` section.
 #[derive(Clone, Copy, Debug, Default)]
@@ -206,7 +206,8 @@ impl Profiler {
         let profile = Profile {
             format: FORMAT.to_string(),
             program: program_path.to_string(),
-            config: config_section(c),
+            // Only the keys that apply to the profile's kind.
+            config: crate::options::config_section(c),
             run: RunSection {
                 wall_ns,
                 instructions: counting.then_some(repos.instructions),
@@ -319,32 +320,6 @@ impl FinishedProfile {
             profile.cct = Some(t.to_flat(|m| names[m as usize].clone()));
         }
         profile
-    }
-}
-
-/// The `config` section: only the keys that apply to the profile's kind.
-fn config_section(c: &ProfileConfig) -> ConfigSection {
-    let timer = c.uses_timer();
-    let acct = c.samples_record(Record::Acct);
-    ConfigSection {
-        profile: c.kind.name().to_string(),
-        interval_ns: timer.then_some(c.interval_ns),
-        stride: (c.kind == ProfileKind::Cbs).then_some(u64::from(c.stride)),
-        samples: (c.kind == ProfileKind::Cbs).then_some(u64::from(c.samples)),
-        every: (c.kind == ProfileKind::Counter).then_some(u64::from(c.every)),
-        clock: timer.then(|| c.clock.name().to_string()),
-        seed: Some(c.seed),
-        record: Some(c.record.iter().map(|r| r.name().to_string()).collect()),
-        walk: c.walks_stacks().then(|| c.walk.name().to_string()),
-        tune: c.tune.then_some(true),
-        acct_update: acct.then(|| c.acct_update.name().to_string()),
-        sampled_bit: acct.then(|| c.sampled_bit.name().to_string()),
-        purge: c.purge,
-        sampler: (c.kind == ProfileKind::Timer).then(|| c.sampler.name().to_string()),
-        sample_threads: (c.uses_sampler_thread() && c.sampler != SamplerKind::Safepoint)
-            .then_some(u64::from(c.sample_threads)),
-        runnable_only: c.runnable_only.then_some(true),
-        no_hold: c.no_hold.then_some(true),
     }
 }
 

@@ -1,11 +1,13 @@
-//! Every command and flag of the `vm` command, in one place (docs/CLI.md). `vm --help` and `vm COMMAND --help` print these doc comments.
+//! Every command and flag of the `vm` command, in one place (docs/CLI.md).
+//! `vm --help` and `vm COMMAND --help` print these doc comments; the
+//! profiling options of `vm run` come from the profiler's option table
+//! (src/cli/profile_args.rs).
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use profiler::config::{
-    parse_duration, parse_record_list, Clock, ProfileKind, Record, SampledBit, Walk,
-};
+
+pub use super::profile_args::ProfileArgs;
 
 /// A bytecode VM with a built-in adaptive profiler.
 #[derive(Parser, Debug)]
@@ -266,134 +268,6 @@ pub struct RunArgs {
     pub profile: ProfileArgs,
 }
 
-/// The profiling options of `vm run` (docs/CLI.md explains each). An
-/// option that does not apply to the chosen `--profile` is a usage error,
-/// never silently ignored.
-#[derive(Args, Debug, Default)]
-#[command(next_help_heading = "Profiling")]
-pub struct ProfileArgs {
-    /// What to profile: none, exhaustive (every call counted: the exact
-    /// profile), timer (Jikes RVM baseline), cbs (counter-based sampling),
-    /// counter (a sample every Nth call) [default: none]
-    #[arg(long, value_name = "KIND")]
-    pub profile: Option<ProfileKind>,
-    /// Timer period, e.g. 10ms, 1ms, 100us (timer, cbs) [default: 1ms]
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
-    pub interval: Option<u64>,
-    /// cbs: sample every Nth prologue/epilogue yieldpoint after a tick
-    /// [default: 3]
-    #[arg(long, value_name = "N")]
-    pub stride: Option<u32>,
-    /// cbs: samples per timer tick (the burst) [default: 16]
-    #[arg(long, value_name = "N")]
-    pub samples: Option<u32>,
-    /// counter: sample every Nth call [default: 100]
-    #[arg(long, value_name = "N")]
-    pub every: Option<u32>,
-    /// Timer ticks in real time (wall), or in virtual time: cycles of the
-    /// cost model, 1 cycle = 1 ns, deterministic (timer, cbs) [default: wall]
-    #[arg(long, value_name = "wall|virtual")]
-    pub clock: Option<Clock>,
-    /// Seed for every random choice; the one used is recorded in the
-    /// profile [default: random]
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-    /// What to build from the samples, comma-separated: dcg, cct, pcct,
-    /// acct, ccmap [default: dcg]
-    #[arg(long, value_name = "LIST", value_parser = parse_records)]
-    pub record: Option<RecordList>,
-    /// How a sample examines the stack, with --record including cct, pcct,
-    /// acct or ccmap: full (every frame down to the entry frame), marked
-    /// (only the frames pushed since an earlier sample, Whaley's marked
-    /// frames; the only walk of pcct and acct) or incremental (cct only:
-    /// only the top frame; callers are captured lazily when they are
-    /// returned into, through return-address trampolines: Hofer's
-    /// incremental stack tracing); top (the top frame only) is the dcg's
-    /// walk [default: marked with pcct or acct, full with cct or ccmap,
-    /// else top]
-    #[arg(long, value_name = "HOW")]
-    pub walk: Option<Walk>,
-    /// Frames one sample may examine (cct, pcct, ccmap); a deeper walk
-    /// starts a detached subtree (Whaley's Figure 10); an acct walk and an
-    /// incremental walk are never cut
-    /// [default: marked 16, full 256]
-    #[arg(long, value_name = "N")]
-    pub max_walk: Option<u32>,
-    /// ACCT edge update strategy: last-edge or all-new-edges
-    /// [default: last-edge]
-    #[arg(long, value_name = "STRATEGY")]
-    pub acct_update: Option<String>,
-    /// Extension, acct only: where a frame's sampled bit is kept: mark (the
-    /// mark bit of its return word) or return-address (the return word is
-    /// replaced by a trampoline, Arnold & Sweeney's "known location")
-    /// [default: mark]
-    #[arg(long, value_name = "mark|return-address")]
-    pub sampled_bit: Option<SampledBit>,
-    /// Extension, pcct only: every N samples of a thread, purge the
-    /// contexts no sample reached since the previous purge [default: never]
-    #[arg(long, value_name = "N")]
-    pub purge: Option<u64>,
-    /// Self-tuning sampling interval (timer, cbs, counter): every 1000
-    /// samples, halve the interval (or --every) if under 1% of samples found
-    /// the same activation executing as before, double it if over 15%; the
-    /// final one is recorded in the profile's run section
-    #[arg(long)]
-    pub tune: bool,
-    /// timer: who walks the stacks of a multi-threaded program at each
-    /// tick: safepoint (a global safepoint; a sampler thread walks every
-    /// thread), partial (a partial safepoint of --sample-threads threads;
-    /// the sampler thread walks them), self (the same partial safepoint,
-    /// each selected thread walking itself); with --clock=virtual only self
-    /// (docs/SAMPLERS.md) [default: self]
-    #[arg(long, value_name = "HOW")]
-    pub sampler: Option<String>,
-    /// timer with --sampler=partial|self (wall clock): how many threads one
-    /// tick samples [default: cores]
-    #[arg(long, value_name = "N")]
-    pub sample_threads: Option<u32>,
-    /// timer with --sampler=partial|self (wall clock): sample only runnable
-    /// threads, never waiting ones (the paper's section 3.1 sampling of
-    /// waiting threads off) [default: waiting threads get their share]
-    #[arg(long)]
-    pub runnable_only: bool,
-    /// timer with --sampler=self (wall clock): a selected thread goes on as
-    /// soon as it has walked its own stack, instead of parking until every
-    /// selected thread has (the paper's Figure 4) [default: it parks]
-    #[arg(long)]
-    pub no_hold: bool,
-    /// Recompile hot methods with profile-directed inlining while running
-    /// (the `linear` policy, Whaley's cost-benefit model); the profile is
-    /// cbs unless --profile names timer, cbs or counter
-    #[arg(long)]
-    pub adaptive: bool,
-    /// With --adaptive: what the controller prints on stderr. LEVEL 0:
-    /// nothing; 1: a final report (wake-ups, methods considered and
-    /// chosen, each recompilation's estimate beside its code's share of
-    /// the samples before and after, what was not recompiled and why);
-    /// 2 (the bare flag): also
-    /// each recompilation as it happens; 3: also every estimate and each
-    /// wake-up that did nothing
-    #[arg(
-        long,
-        value_name = "LEVEL",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "2",
-        value_parser = clap::value_parser!(u8).range(0..=3)
-    )]
-    pub print_compilation: Option<u8>,
-    /// Write the profile as JSON to FILE; written even if the program fails
-    #[arg(long, value_name = "FILE")]
-    pub profile_out: Option<PathBuf>,
-    /// Print a report of the profile on stderr after the run: `text` (the
-    /// default, what `vm report --format=text` prints), `folded` or `dot`
-    /// (as `vm report` writes them); flamegraph, speedscope and html are
-    /// for a browser: write the profile with --profile-out and use
-    /// `vm report`
-    #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
-    pub report: Option<ReportFormat>,
-}
-
 fn parse_set(s: &str) -> Result<(String, i64), String> {
     let (name, value) = s
         .split_once('=')
@@ -403,12 +277,4 @@ fn parse_set(s: &str) -> Result<(String, i64), String> {
         .parse::<i64>()
         .map_err(|_| format!("`{value}` is not a 64-bit integer"))?;
     Ok((name.trim().to_string(), value))
-}
-
-/// A `--record` list (one value holding several kinds).
-#[derive(Clone, Debug)]
-pub struct RecordList(pub Vec<Record>);
-
-fn parse_records(s: &str) -> Result<RecordList, String> {
-    parse_record_list(s).map(RecordList)
 }

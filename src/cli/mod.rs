@@ -8,6 +8,7 @@ mod disasm;
 mod experiment;
 mod inline;
 mod limits;
+mod profile_args;
 mod report;
 mod run;
 

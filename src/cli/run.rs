@@ -24,7 +24,7 @@ pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
     if simulated_machine(&a)? && !ticking(&a.profile) {
         // --clock=virtual asked for the simulated machine; no tick of this
         // profile reads it.
-        a.profile.clock = None;
+        a.profile.options.clock = None;
     }
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
     let module = load_module(&a.program, a.max_source)?;
@@ -192,7 +192,7 @@ pub(super) fn simulated_machine(a: &RunArgs) -> Result<bool, Failure> {
             None => Ok(false),
         };
     };
-    if a.profile.clock != Some(profiler::config::Clock::Virtual) {
+    if a.profile.options.clock != Some(profiler::config::Clock::Virtual) {
         return Err(Failure::usage(
             "vm: --cores needs --clock=virtual (the simulated cores run in virtual time)",
         ));
@@ -220,8 +220,10 @@ const MAX_CORES: u64 = 65_536;
 
 /// Does the profile asked for tick (timer, cbs, or cbs by `--adaptive`)?
 fn ticking(p: &ProfileArgs) -> bool {
-    matches!(p.profile, Some(ProfileKind::Timer | ProfileKind::Cbs))
-        || (p.adaptive && p.profile.is_none())
+    matches!(
+        p.options.profile,
+        Some(ProfileKind::Timer | ProfileKind::Cbs)
+    ) || (p.adaptive && p.options.profile.is_none())
 }
 
 /// Checks the profiling options against each other (docs/CLI.md: an
@@ -236,7 +238,7 @@ pub(super) fn resolve_profile(
         ));
     }
     // The controller reads a live sampled profile: cbs unless one is named.
-    let profile = match (p.adaptive, p.profile) {
+    let profile = match (p.adaptive, p.options.profile) {
         (true, None) => Some(ProfileKind::Cbs),
         (true, Some(k @ (ProfileKind::None | ProfileKind::Exhaustive))) => {
             return Err(Failure::usage(format!(
@@ -249,31 +251,15 @@ pub(super) fn resolve_profile(
     };
     let options = ProfileOptions {
         profile,
-        interval_ns: p.interval,
-        stride: p.stride,
-        samples: p.samples,
-        every: p.every,
-        clock: p.clock,
-        seed: p.seed,
-        record: p.record.as_ref().map(|r| r.0.clone()),
-        walk: p.walk,
-        max_walk: p.max_walk,
-        acct_update: p.acct_update.clone(),
-        sampled_bit: p.sampled_bit,
-        purge: p.purge,
-        tune: p.tune,
-        sampler: p.sampler.clone(),
-        sample_threads: p.sample_threads,
-        runnable_only: p.runnable_only,
-        no_hold: p.no_hold,
-        profile_out: p.profile_out.is_some(),
-        report: p.report.is_some(),
-        no_yieldpoints,
+        ..p.options.0.clone()
     };
-    options.resolve(random_seed()).map_err(|problems| {
-        let lines: Vec<String> = problems.lines().map(|l| format!("vm: {l}")).collect();
-        Failure::usage(lines.join("\n"))
-    })
+    let command_line = p.given_for_resolve(no_yieldpoints);
+    options
+        .resolve_with(&command_line, random_seed())
+        .map_err(|problems| {
+            let lines: Vec<String> = problems.lines().map(|l| format!("vm: {l}")).collect();
+            Failure::usage(lines.join("\n"))
+        })
 }
 
 /// `--report=FORMAT`, checked before the program runs: the formats meant

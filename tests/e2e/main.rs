@@ -32,6 +32,7 @@ mod instructions;
 mod language_doc;
 mod limits;
 mod loading;
+mod options;
 mod profiles;
 mod records;
 mod report;

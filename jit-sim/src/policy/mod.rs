@@ -721,6 +721,9 @@ pub fn log(
 }
 
 pub mod record;
+mod validate;
+
+pub use validate::POLICY_OPTIONS;
 
 #[cfg(test)]
 mod tests;

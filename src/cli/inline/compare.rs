@@ -75,7 +75,7 @@ fn parse_kinds(list: &[String]) -> Result<Vec<ProfileKind>, Failure> {
 /// the first one given.
 fn check_clash(a: &InlineArgs) -> Result<(), Failure> {
     let clash = [
-        (a.run.profile.profile.is_some(), "--profile"),
+        (a.run.profile.options.profile.is_some(), "--profile"),
         (a.from_profile.is_some(), "--from-profile"),
         (a.advice.is_some(), "--advice"),
         (a.advice_out.is_some(), "--advice-out"),
@@ -108,7 +108,7 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
     }
     check_clash(&a)?;
     let t = thresholds(&a, kind)?;
-    let clock = a.run.profile.clock.unwrap_or(Clock::Virtual);
+    let clock = a.run.profile.options.clock.unwrap_or(Clock::Virtual);
     let module = load_module(&a.run.program, a.run.max_source)?;
     if jit_sim::inline::call_sites(&module).is_empty() {
         return Err(Failure::usage(format!(
@@ -163,12 +163,12 @@ fn run_views(
     clock: Clock,
 ) -> Result<(Vec<View>, u64), Failure> {
     // One seed for every run: the given one, or one drawn by the first.
-    let mut seed = a.run.profile.seed;
+    let mut seed = a.run.profile.options.seed;
     let mut views = Vec::new();
     for &k in kinds {
-        a.run.profile.profile = Some(k);
-        a.run.profile.clock = matches!(k, ProfileKind::Timer | ProfileKind::Cbs).then_some(clock);
-        a.run.profile.seed = seed;
+        a.run.profile.options.profile = Some(k);
+        a.run.profile.options.clock = matches!(k, ProfileKind::Timer | ProfileKind::Cbs).then_some(clock);
+        a.run.profile.options.seed = seed;
         let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
         seed = Some(config.seed);
         let ran = runs::run_captured(&a.run, config, module.clone(), false)?;

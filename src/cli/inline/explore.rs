@@ -490,12 +490,12 @@ fn instructions_per_method(
     args: &RunArgs,
     module: Module,
 ) -> Result<BTreeMap<String, u64>, Failure> {
-    let mut p = profiler::config::ProfileOptions {
+    // --no-yieldpoints applies to the exhaustive profile: nothing to check.
+    let p = profiler::config::ProfileOptions {
         profile: Some(ProfileKind::Exhaustive),
         seed: Some(1),
         ..Default::default()
     };
-    p.no_yieldpoints = args.no_yieldpoints;
     let config = p
         .resolve(1)
         .map_err(|e| Failure::usage(format!("vm: {e}")))?;

@@ -144,38 +144,20 @@ fn parse_policy(s: &str) -> Result<PolicyKind, String> {
     PolicyKind::parse(s).ok_or_else(|| format!("`{s}` is not a policy: static, hot-edge or linear"))
 }
 
-/// The thresholds, with every option checked against the policy.
+/// The thresholds, with every option checked against the policy
+/// (`Thresholds::validate`).
 fn thresholds(a: &InlineArgs, kind: PolicyKind) -> Result<Thresholds, Failure> {
-    use PolicyKind::*;
     let mut t = Thresholds::default();
-    let mut problems = Vec::new();
-    let mut applies = |given: bool, flag: &str, policies: &[PolicyKind]| {
-        if given && !policies.contains(&kind) {
-            let names: Vec<&str> = policies.iter().map(|p| p.name()).collect();
-            problems.push(format!(
-                "vm: {flag} does not apply to --policy={} (only {})",
-                kind.name(),
-                names.join(", ")
-            ));
-        }
-    };
-    applies(a.inline_max_cold.is_some(), "--inline-max-cold", &[Static]);
-    applies(
-        a.inline_max_hot.is_some(),
-        "--inline-max-hot",
-        &[HotEdge, Linear],
-    );
-    applies(
-        a.inline_ramp_from.is_some(),
-        "--inline-ramp-from",
-        &[Linear],
-    );
-    applies(
-        a.hot_edge_pct.is_some(),
-        "--hot-edge-pct",
-        &[HotEdge, Linear],
-    );
-    applies(a.guard_min_pct.is_some(), "--guard-min-pct", &[Linear]);
+    let given: Vec<&str> = [
+        (a.inline_max_cold.is_some(), "--inline-max-cold"),
+        (a.inline_max_hot.is_some(), "--inline-max-hot"),
+        (a.inline_ramp_from.is_some(), "--inline-ramp-from"),
+        (a.hot_edge_pct.is_some(), "--hot-edge-pct"),
+        (a.guard_min_pct.is_some(), "--guard-min-pct"),
+    ]
+    .into_iter()
+    .filter_map(|(given, flag)| given.then_some(flag))
+    .collect();
     if let Some(n) = a.inline_always {
         t.always = n as usize;
     }
@@ -188,38 +170,15 @@ fn thresholds(a: &InlineArgs, kind: PolicyKind) -> Result<Thresholds, Failure> {
     if let Some(n) = a.inline_ramp_from {
         t.ramp_from = n as usize;
     }
-    if let Some(f) = a.hot_edge_pct {
-        if !(f > 0.0 && f <= 100.0) {
-            problems.push(format!(
-                "vm: --hot-edge-pct={f}: must be above 0 and at most 100"
-            ));
-        }
-        t.hot_pct = f;
-    }
-    if let Some(f) = a.guard_min_pct {
-        if !(0.0..100.0).contains(&f) {
-            problems.push(format!(
-                "vm: --guard-min-pct={f}: must be at least 0 and below 100"
-            ));
-        }
-        t.guard_min_pct = f;
-    }
-    if let Some(n) = a.inline_depth {
-        if !(1..=64).contains(&n) {
-            problems.push(format!("vm: --inline-depth={n}: must be 1 to 64"));
-        }
-        t.depth = n;
-    }
-    if t.ramp_from > t.max_hot {
-        problems.push(format!(
-            "vm: --inline-ramp-from={} is above --inline-max-hot={}",
-            t.ramp_from, t.max_hot
-        ));
-    }
+    t.hot_pct = a.hot_edge_pct.unwrap_or(t.hot_pct);
+    t.guard_min_pct = a.guard_min_pct.unwrap_or(t.guard_min_pct);
+    t.depth = a.inline_depth.unwrap_or(t.depth);
+    let problems = t.validate(kind, &given);
     if problems.is_empty() {
         Ok(t)
     } else {
-        Err(Failure::usage(problems.join("\n")))
+        let lines: Vec<String> = problems.iter().map(|p| format!("vm: {p}")).collect();
+        Err(Failure::usage(lines.join("\n")))
     }
 }
 
@@ -232,24 +191,9 @@ fn run_options_given(a: &RunArgs) -> Vec<&'static str> {
             v.push(name);
         }
     };
-    flag(p.profile.is_some(), "--profile");
-    flag(p.interval.is_some(), "--interval");
-    flag(p.stride.is_some(), "--stride");
-    flag(p.samples.is_some(), "--samples");
-    flag(p.every.is_some(), "--every");
-    flag(p.clock.is_some(), "--clock");
-    flag(p.seed.is_some(), "--seed");
-    flag(p.record.is_some(), "--record");
-    flag(p.walk.is_some(), "--walk");
-    flag(p.max_walk.is_some(), "--max-walk");
-    flag(p.acct_update.is_some(), "--acct-update");
-    flag(p.sampled_bit.is_some(), "--sampled-bit");
-    flag(p.purge.is_some(), "--purge");
-    flag(p.tune, "--tune");
-    flag(p.sampler.is_some(), "--sampler");
-    flag(p.sample_threads.is_some(), "--sample-threads");
-    flag(p.runnable_only, "--runnable-only");
-    flag(p.no_hold, "--no-hold");
+    for o in profiler::options::PROFILE_OPTIONS {
+        flag((o.given)(&p.options), o.flag);
+    }
     flag(p.adaptive, "--adaptive");
     flag(p.profile_out.is_some(), "--profile-out");
     flag(p.report.is_some(), "--report");
@@ -331,10 +275,10 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     let uses_profile = kind.uses_profile() && a.advice.is_none();
     // A profile-reading policy with no --profile profiles exhaustively:
     // the exact call counts, the same on every run.
-    if uses_profile && a.from_profile.is_none() && a.run.profile.profile.is_none() {
-        a.run.profile.profile = Some(ProfileKind::Exhaustive);
+    if uses_profile && a.from_profile.is_none() && a.run.profile.options.profile.is_none() {
+        a.run.profile.options.profile = Some(ProfileKind::Exhaustive);
     }
-    if uses_profile && a.run.profile.profile == Some(ProfileKind::None) {
+    if uses_profile && a.run.profile.options.profile == Some(ProfileKind::None) {
         return Err(Failure::usage(format!(
             "vm: --policy={} needs a profile: not --profile=none",
             kind.name()
@@ -343,6 +287,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     if kind == PolicyKind::Static
         && a.run
             .profile
+            .options
             .profile
             .is_some_and(|k| k != ProfileKind::None)
     {
