@@ -77,6 +77,9 @@ pub(super) fn execute(
         })?),
         None => None,
     };
+    // Should the system refuse memory past the emergency reserve, the
+    // unfinished file is removed (src/alloc.rs).
+    crate::alloc::writing_profile(a.profile.profile_out.as_deref());
     // The same for the controller's timeline page; it is written at the
     // end, and removed if that fails (no partial page).
     if let Some(path) = a.html.as_ref().filter(|_| a.profile.adaptive) {
@@ -160,6 +163,7 @@ pub(super) fn execute(
             let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
             let written = finished.write_json(&mut w).and_then(|()| w.flush());
             drop(w);
+            crate::alloc::writing_profile(None);
             if let Err(e) = written {
                 eprintln!("vm: cannot write `{}`: {e}", path.display());
                 if status == 0 {

@@ -296,3 +296,139 @@ fn diagnostics_are_capped_at_100() {
     assert_eq!(lines[n - 1], format!("{} errors in many.bc", 100 + more));
     assert!(100 + more >= 5000, "{}", lines[n - 1]);
 }
+
+/// [`GROWS_FOREVER`] in a spawned thread that `main` joins.
+const GROWS_IN_A_THREAD: &str = ".class Node\n  .field next\n  .field pad\n.end\n\
+    .method grow(x)\n  .locals head n\n  null\n  store head\nloop:\n  new Node\n  store n\n\
+    load n\n  load head\n  putfield Node.next\n  load n\n  push 1000\n  newarray\n\
+    putfield Node.pad\n  load n\n  store head\n  jmp loop\n.end\n\
+    .method main()\n  push 0\n  spawn grow\n  join\n  ret\n.end\n";
+
+/// Objects of 501 fields (8 KB each) in a list that grows forever: the
+/// allocation the system refuses is an object's fields, which the VM cannot
+/// do without, so the run goes on out of the allocator's reserve until the
+/// next allocation site sees the refusal (where [`GROWS_FOREVER`]'s arrays
+/// are refused at the `newarray` itself).
+fn big_objects_forever() -> String {
+    let fields: String = (0..500).map(|i| format!("  .field f{i}\n")).collect();
+    format!(
+        ".class Big\n  .field next\n{fields}.end\n\
+         .method main()\n  .locals head n\n  null\n  store head\nloop:\n  new Big\n  store n\n\
+         load n\n  load head\n  putfield Big.next\n  load n\n  store head\n  jmp loop\n.end\n"
+    )
+}
+
+/// The `ulimit -v` (KiB) of the tests where the system, not `--max-heap`,
+/// refuses memory: room for the VM to start (its threads' stacks and
+/// allocator arenas, the allocator's 16 MiB reserve) and a few hundred MB
+/// of heap, so that the program is well under way when it is refused.
+const SYSTEM_LIMIT_KIB: u64 = 700_000;
+
+/// Issue 16, item 3's last sentence: when the system refuses memory
+/// before `--max-heap` is reached (here `ulimit -v` far below it), the run
+/// does not abort: status 70, the runtime error saying what to do, a
+/// trace, and a complete profile; with every kind of profile the run can
+/// write, and when the thread that allocates is not `main`.
+#[test]
+fn the_system_refusing_memory_is_a_runtime_error_with_the_profile_written() {
+    let dir = harness::scratch("limits-system-oom");
+    harness::write_program(&dir, "grow.bc", GROWS_FOREVER);
+    harness::write_program(&dir, "thread.bc", GROWS_IN_A_THREAD);
+    harness::write_program(&dir, "big.bc", &big_objects_forever());
+    for (args, line, file, method) in [
+        (
+            "run big.bc --max-heap=64G --profile=exhaustive --profile-out=big.json",
+            // At the next `new` (line 509), or the loop's yieldpoint (516)
+            // if the waiting thread's request comes first.
+            "at main (big.bc:",
+            "big.json",
+            "main",
+        ),
+        (
+            "run grow.bc --max-heap=64G --profile=exhaustive --profile-out=exh.json",
+            "at main (grow.bc:",
+            "exh.json",
+            "main",
+        ),
+        (
+            "run grow.bc --max-heap=64G --profile=cbs --profile-out=cbs.json",
+            "at main (grow.bc:",
+            "cbs.json",
+            "main",
+        ),
+        (
+            "run thread.bc --max-heap=64G --profile=cbs --profile-out=thread.json",
+            "at grow (thread.bc:",
+            "thread.json",
+            "grow",
+        ),
+    ] {
+        let (status, stderr) = run_under_ulimit(&dir, SYSTEM_LIMIT_KIB, args);
+        assert_eq!(status, Some(70), "`{args}`:\n{}", harness::clip(&stderr));
+        let first = stderr.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("runtime error: out of memory: the system refused ")
+                && first.ends_with(
+                    "before the heap limit 64.0 GiB was reached (raise `ulimit -v` or lower --max-heap)"
+                ),
+            "`{args}`:\n{}",
+            harness::clip(&stderr)
+        );
+        assert!(
+            stderr.contains(line),
+            "no trace at {line}:\n{}",
+            harness::clip(&stderr)
+        );
+        let p = profile::Profile::read(&dir.join(file))
+            .unwrap_or_else(|e| panic!("`{args}`: {file} unreadable: {e:?}"));
+        let methods = p.methods.unwrap_or_default();
+        assert!(
+            methods.iter().any(|m| m.name == method),
+            "`{args}`: {file} has no {method}"
+        );
+    }
+}
+
+/// Under any `ulimit -v`, from too little for the VM to start to enough
+/// for the run to get going, the process never aborts: it ends with status
+/// 70 and a line saying the system refused memory (the runtime error, a
+/// thread the OS refused, or the allocator's own last word once its
+/// reserve is spent), and leaves either a complete profile or none, never
+/// an empty or a partial one.
+#[test]
+fn no_ulimit_makes_the_vm_abort() {
+    let dir = harness::scratch("limits-system-oom-sweep");
+    harness::write_program(&dir, "grow.bc", GROWS_FOREVER);
+    for kib in [20_000, 60_000, 100_000, 150_000, 200_000, 300_000, 500_000] {
+        let _ = std::fs::remove_file(dir.join("p.json"));
+        let args = "run grow.bc --max-heap=64G --profile=exhaustive --profile-out=p.json";
+        let (status, stderr) = run_under_ulimit(&dir, kib, args);
+        assert_eq!(
+            status,
+            Some(70),
+            "ulimit -v {kib}:\n{}",
+            harness::clip(&stderr)
+        );
+        assert!(
+            stderr.contains("out of memory: the system refused")
+                || stderr.contains("the OS refused"),
+            "ulimit -v {kib}:\n{}",
+            harness::clip(&stderr)
+        );
+        assert!(
+            !stderr.contains("memory allocation of"),
+            "ulimit -v {kib}: Rust's abort message:\n{}",
+            harness::clip(&stderr)
+        );
+        if dir.join("p.json").exists() {
+            profile::Profile::read(&dir.join("p.json"))
+                .unwrap_or_else(|e| panic!("ulimit -v {kib}: a broken profile: {e:?}"));
+        } else {
+            assert!(
+                stderr.contains("was not written"),
+                "ulimit -v {kib}: the profile vanished without a word:\n{}",
+                harness::clip(&stderr)
+            );
+        }
+    }
+}

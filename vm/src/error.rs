@@ -73,9 +73,14 @@ pub enum RuntimeError {
         /// The limit in bytes.
         limit: usize,
     },
-    /// The operating system refused memory (before `--max-heap` was
-    /// reached).
-    SystemOutOfMemory,
+    /// The operating system refused memory before `--max-heap` was
+    /// reached (`ulimit -v`, overcommit turned off).
+    SystemOutOfMemory {
+        /// The size of the allocation refused.
+        bytes: usize,
+        /// The `--max-heap` limit, in bytes.
+        limit: usize,
+    },
     /// `spawn` could not start a thread.
     CannotStartThread {
         /// The id the thread would have had.
@@ -125,7 +130,13 @@ impl fmt::Display for RuntimeError {
                 "out of memory: heap limit {} reached (--max-heap)",
                 crate::memory::format_size(*limit as u64)
             ),
-            SystemOutOfMemory => write!(f, "out of memory: the system refused memory"),
+            SystemOutOfMemory { bytes, limit } => write!(
+                f,
+                "out of memory: the system refused {} before the heap limit {} was reached \
+                 (raise `ulimit -v` or lower --max-heap)",
+                crate::memory::format_size(*bytes as u64),
+                crate::memory::format_size(*limit as u64)
+            ),
             CannotStartThread {
                 id,
                 why: ThreadRefusal::Limit(n),

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crate::memory::{whole_chunks, MemoryBudget, CHUNK};
+use crate::memory::{fallibly, system_refusal, whole_chunks, MemoryBudget, CHUNK};
 use crate::value::Value;
 
 /// Bytes allocated before the first collection is requested.
@@ -119,8 +119,14 @@ impl Heap {
 
     /// Takes from the budget what `bytes` more need beyond what the heap
     /// holds (`room` ran out: footprint + `bytes` exceeds `charged`).
+    /// Refuses too once the system has refused memory anywhere in the
+    /// process (see [`crate::memory`]): this is the safe point where a
+    /// thread that allocates learns of it, once per [`CHUNK`].
     #[cold]
     fn charge_for(&mut self, bytes: usize) -> bool {
+        if system_refusal().is_some() {
+            return false;
+        }
         let need = self.charged.saturating_sub(self.room).saturating_add(bytes);
         let more = whole_chunks(need.saturating_sub(self.charged));
         if self.budget.try_take(more) {
@@ -137,19 +143,22 @@ impl Heap {
         self.budget.limit()
     }
 
-    fn place(&mut self, cell: Cell, bytes: usize) -> (u32, AllocPressure) {
-        self.allocated += bytes;
+    /// Puts `cell` in a free slot or a new one; `Err(bytes)` if the
+    /// system refused the `bytes` the cell table needed to grow.
+    fn place(&mut self, cell: Cell, bytes: usize) -> Result<(u32, AllocPressure), usize> {
         let idx = match self.free.pop() {
             Some(i) => {
                 self.cells[i as usize] = cell;
                 i
             }
             None => {
+                self.grow_table()?;
                 self.cells.push(cell);
                 self.marks.push(false);
                 (self.cells.len() - 1) as u32
             }
         };
+        self.allocated += bytes;
         let pressure = if self.allocated >= self.trigger * HARD_FACTOR {
             AllocPressure::CollectNow
         } else if self.allocated >= self.trigger {
@@ -157,23 +166,45 @@ impl Heap {
         } else {
             AllocPressure::None
         };
-        (idx, pressure)
+        Ok((idx, pressure))
     }
 
-    /// A new object of `class` with `nfields` fields, all 0.
-    pub fn new_object(&mut self, class: u32, nfields: usize) -> (Value, AllocPressure) {
+    /// Makes room for one more cell in the cell table, doubling it if it
+    /// is full; `Err(bytes)` if the system refused the growth.
+    #[inline]
+    fn grow_table(&mut self) -> Result<(), usize> {
+        if self.cells.len() < self.cells.capacity() && self.marks.len() < self.marks.capacity() {
+            return Ok(());
+        }
+        let more = self.cells.len().max(64);
+        let bytes = more * (std::mem::size_of::<Cell>() + 1);
+        fallibly(|| {
+            self.cells.try_reserve(more)?;
+            self.marks.try_reserve(more)
+        })
+        .map_err(|_| bytes)
+    }
+
+    /// A new object of `class` with `nfields` fields, all 0; `Err(bytes)`
+    /// if the system refused `bytes`.
+    pub fn new_object(
+        &mut self,
+        class: u32,
+        nfields: usize,
+    ) -> Result<(Value, AllocPressure), usize> {
         let fields = vec![Value::Int(0); nfields].into_boxed_slice();
-        let (i, p) = self.place(Cell::Object { class, fields }, object_bytes(nfields));
-        (Value::Obj(i), p)
+        let (i, p) = self.place(Cell::Object { class, fields }, object_bytes(nfields))?;
+        Ok((Value::Obj(i), p))
     }
 
-    /// A new array of `len` zeros; `None` if it cannot be allocated.
-    pub fn new_array(&mut self, len: usize) -> Option<(Value, AllocPressure)> {
+    /// A new array of `len` zeros; `Err(bytes)` if the system refused
+    /// `bytes`.
+    pub fn new_array(&mut self, len: usize) -> Result<(Value, AllocPressure), usize> {
         let mut v = Vec::new();
-        v.try_reserve_exact(len).ok()?;
+        fallibly(|| v.try_reserve_exact(len)).map_err(|_| array_bytes(len))?;
         v.resize(len, Value::Int(0));
-        let (i, p) = self.place(Cell::Array(v.into_boxed_slice()), array_bytes(len));
-        Some((Value::Arr(i), p))
+        let (i, p) = self.place(Cell::Array(v.into_boxed_slice()), array_bytes(len))?;
+        Ok((Value::Arr(i), p))
     }
 
     /// The class of object `r`.
@@ -340,8 +371,8 @@ mod tests {
     #[test]
     fn unreachable_cycles_are_collected() {
         let mut h = Heap::new();
-        let (a, _) = h.new_object(0, 1);
-        let (b, _) = h.new_object(0, 1);
+        let (a, _) = h.new_object(0, 1).unwrap();
+        let (b, _) = h.new_object(0, 1).unwrap();
         let (Value::Obj(ra), Value::Obj(rb)) = (a, b) else {
             panic!()
         };
@@ -356,10 +387,10 @@ mod tests {
     #[test]
     fn deep_chains_are_marked_without_recursion() {
         let mut h = Heap::new();
-        let (head, _) = h.new_object(0, 1);
+        let (head, _) = h.new_object(0, 1).unwrap();
         let mut cur = head;
         for _ in 0..200_000 {
-            let (n, _) = h.new_object(0, 1);
+            let (n, _) = h.new_object(0, 1).unwrap();
             let Value::Obj(r) = cur else { panic!() };
             h.fields_mut(r)[0] = n;
             cur = n;
@@ -373,7 +404,7 @@ mod tests {
         let mut h = Heap::new();
         let mut saw_request = false;
         for _ in 0..(MIN_TRIGGER / 32 + 10) {
-            if h.new_object(0, 0).1 != AllocPressure::None {
+            if h.new_object(0, 0).unwrap().1 != AllocPressure::None {
                 saw_request = true;
                 break;
             }
@@ -384,7 +415,7 @@ mod tests {
     #[test]
     fn stale_roots_are_ignored() {
         let mut h = Heap::new();
-        let (a, _) = h.new_object(0, 0);
+        let (a, _) = h.new_object(0, 0).unwrap();
         h.collect([&[][..]]);
         assert_eq!(h.live_cells(), 0);
         // `a` is stale now, and so is an index past the end.
@@ -395,6 +426,9 @@ mod tests {
     #[test]
     fn huge_arrays_fail_cleanly() {
         let mut h = Heap::new();
-        assert!(h.new_array(usize::MAX / 32).is_none());
+        assert_eq!(
+            h.new_array(usize::MAX / 32),
+            Err(array_bytes(usize::MAX / 32))
+        );
     }
 }

@@ -148,7 +148,7 @@ impl<'vm> Interp<'vm> {
     /// Pushes the entry frame of `method` with `args`.
     pub(crate) fn enter(&mut self, method: u32, args: &[Value]) {
         let body = self.code[method as usize];
-        if !self.ensure_stack(body.frame_size as usize) {
+        if self.ensure_stack(body.frame_size as usize).is_err() {
             // The entry frame goes in whatever the budget says: the
             // thread's first allocation or call meets the limit instead.
             let n = (body.frame_size as usize).max(self.stack.len());
@@ -166,29 +166,40 @@ impl<'vm> Interp<'vm> {
     }
 
     /// Grows the value stack to at least `need` slots (and the frame list
-    /// with it), charging the growth to the memory budget: false if the
-    /// budget refuses (`--max-heap`).
+    /// with it), charging the growth to the memory budget: the error if the
+    /// budget (`--max-heap`) or the system refuses.
     #[cold]
-    fn ensure_stack(&mut self, need: usize) -> bool {
+    fn ensure_stack(&mut self, need: usize) -> Result<(), RuntimeError> {
+        if let Some(bytes) = crate::memory::system_refusal() {
+            return Err(self.system_refused(bytes));
+        }
         if self.stack.len() < need {
             let size = need.max(self.stack.len() * 2);
             // A frame per slot at most: charge both stacks' growth.
             let per_slot = std::mem::size_of::<Value>() + std::mem::size_of::<Frame>();
             let more = (size - self.stack.len()).saturating_mul(per_slot);
             if !self.vm.memory.try_take(more) {
-                return false;
+                return Err(RuntimeError::OutOfMemory {
+                    limit: self.vm.memory.limit(),
+                });
             }
             self.stack_charged += more;
-            if self
-                .stack
-                .try_reserve_exact(size - self.stack.len())
-                .is_err()
-            {
-                return false;
+            let extra = size - self.stack.len();
+            if crate::memory::fallibly(|| self.stack.try_reserve_exact(extra)).is_err() {
+                return Err(self.system_refused(extra * std::mem::size_of::<Value>()));
             }
             self.stack.resize(size, Value::Int(0));
         }
-        true
+        Ok(())
+    }
+
+    /// The runtime error for the system refusing `bytes`.
+    #[cold]
+    fn system_refused(&self, bytes: usize) -> RuntimeError {
+        RuntimeError::SystemOutOfMemory {
+            bytes,
+            limit: self.vm.memory.limit(),
+        }
     }
 
     /// Runs until the thread's entry method returns or something stops it.
@@ -351,10 +362,10 @@ impl<'vm> Interp<'vm> {
                 let caller_base = self.frames.last().expect("a frame").base as usize;
                 let new_base = caller_base + $base as usize;
                 let need = new_base + callee.frame_size as usize;
-                if need > self.stack.len() && !self.ensure_stack(need) {
-                    fail!(RuntimeError::OutOfMemory {
-                        limit: self.vm.memory.limit()
-                    });
+                if need > self.stack.len() {
+                    if let Err(e) = self.ensure_stack(need) {
+                        fail!(e);
+                    }
                 }
                 self.stack[new_base + callee.nparams as usize..new_base + callee.nlocals as usize]
                     .fill(Value::Int(0));
@@ -435,10 +446,8 @@ impl<'vm> Interp<'vm> {
                 let bytes = $bytes;
                 if !self.heap.reserve(bytes) {
                     self.pc = cur_pc!();
-                    if !self.make_room(bytes) {
-                        fail!(RuntimeError::OutOfMemory {
-                            limit: self.heap.budget_limit()
-                        });
+                    if let Err(e) = self.make_room(bytes) {
+                        fail!(e);
                     }
                 }
             }};
@@ -710,9 +719,13 @@ impl<'vm> Interp<'vm> {
                 Instr::New { d, class } => {
                     let nfields = prog.classes[class as usize].nfields as usize;
                     room!(object_bytes(nfields));
-                    let (v, p) = self.heap.new_object(class, nfields);
-                    set!(d, v);
-                    alloc_pressure!(p);
+                    match self.heap.new_object(class, nfields) {
+                        Ok((v, p)) => {
+                            set!(d, v);
+                            alloc_pressure!(p);
+                        }
+                        Err(bytes) => fail!(self.system_refused(bytes)),
+                    }
                 }
                 Instr::GetField { d, obj, f } => {
                     let (c, field) = prog.field_refs[f as usize];
@@ -754,12 +767,12 @@ impl<'vm> Interp<'vm> {
                     }
                     room!(array_bytes(n as usize));
                     match self.heap.new_array(n as usize) {
-                        Some((v, p)) => {
+                        Ok((v, p)) => {
                             set!(d, v);
                             alloc_pressure!(p);
                         }
                         // Within the budget, yet the system said no.
-                        None => fail!(RuntimeError::SystemOutOfMemory),
+                        Err(bytes) => fail!(self.system_refused(bytes)),
                     }
                 }
                 Instr::ALoad { d, arr, i } => {
@@ -901,6 +914,11 @@ impl<'vm> Interp<'vm> {
     #[inline(never)]
     fn yieldpoint_taken<M: Mode>(&mut self, kind: YieldKind) -> Option<Exit> {
         let mut req = self.shared.requests.swap(0, Ordering::SeqCst);
+        if let Some(bytes) = crate::memory::system_refusal() {
+            // The system refused memory (request::MEMORY, or noticed on the
+            // way): the program stops here with the error and its trace.
+            return Some(self.runtime_error(self.system_refused(bytes)));
+        }
         if M::COUNT && self.cycles >= self.next_tick {
             req |= request::TICK;
             // Ticks that fell between two yieldpoints coalesce, as timer
@@ -1015,13 +1033,20 @@ impl<'vm> Interp<'vm> {
     /// to freed cells.)
     /// The memory budget refused `bytes`: collects this heap and, if that
     /// is not enough, asks every other thread to collect its own (their
-    /// garbage holds budget too) and waits a little for them. False if the
-    /// live data really fills the budget.
+    /// garbage holds budget too) and waits a little for them. The error if
+    /// the live data really fills the budget, or if the system has refused
+    /// memory (see [`crate::memory`]).
     #[cold]
-    fn make_room(&mut self, bytes: usize) -> bool {
+    fn make_room(&mut self, bytes: usize) -> Result<(), RuntimeError> {
+        if let Some(refused) = crate::memory::system_refusal() {
+            return Err(self.system_refused(refused));
+        }
+        let full = RuntimeError::OutOfMemory {
+            limit: self.heap.budget_limit(),
+        };
         self.collect_garbage();
         if self.heap.reserve(bytes) {
-            return true;
+            return Ok(());
         }
         let others: Vec<_> = self
             .vm
@@ -1031,7 +1056,7 @@ impl<'vm> Interp<'vm> {
             .filter(|t| t.id != self.shared.id && t.state() != ThreadState::Finished)
             .collect();
         if others.is_empty() {
-            return false;
+            return Err(full);
         }
         for t in &others {
             t.request(request::GC);
@@ -1039,10 +1064,13 @@ impl<'vm> Interp<'vm> {
         for _ in 0..20 {
             std::thread::sleep(std::time::Duration::from_millis(1));
             if self.heap.reserve(bytes) {
-                return true;
+                return Ok(());
             }
         }
-        false
+        match crate::memory::system_refusal() {
+            Some(refused) => Err(self.system_refused(refused)),
+            None => Err(full),
+        }
     }
 
     fn collect_garbage(&mut self) {

@@ -11,7 +11,20 @@
 //! again; if the live data alone exceeds the limit, the allocation (or the
 //! call) is a runtime error: `out of memory: heap limit 2.0 GiB reached
 //! (--max-heap)`.
+//!
+//! The operating system may refuse memory before the budget is spent
+//! (`ulimit -v`, overcommit turned off). The binary's global allocator
+//! (src/alloc.rs) notes such a refusal here with [`note_system_refusal`]
+//! (it gives back an emergency reserve and retries, so the allocation
+//! itself goes through); the VM turns the note into the runtime error `out
+//! of memory: the system refused N bytes` at its next safe point: a heap's
+//! slow path, a yieldpoint's slow path, or the waiting thread's periodic
+//! check that makes every thread take one. An allocation the VM can live
+//! without (an array, the growth of a stack) is tried inside [`fallibly`]:
+//! a refusal there comes back as a failed `try_reserve`, which the VM
+//! reports at once, and leaves the reserve alone.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The unit in which threads take memory from the budget.
@@ -63,6 +76,48 @@ impl MemoryBudget {
     }
 }
 
+/// Bytes of the first allocation the system refused, 0 while none was.
+static SYSTEM_REFUSED: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// Is this thread inside [`fallibly`]? (A `const` thread-local without
+    /// a destructor: reading it neither allocates nor locks, so the
+    /// allocator may.)
+    static FALLIBLE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Notes that the system refused an allocation of `bytes` (the first
+/// refusal is kept). Called by the global allocator: it neither allocates
+/// nor locks.
+pub fn note_system_refusal(bytes: usize) {
+    let _ = SYSTEM_REFUSED.compare_exchange(0, bytes.max(1), Ordering::AcqRel, Ordering::Relaxed);
+}
+
+/// The size of the first allocation the system refused, if one was.
+#[inline]
+pub fn system_refusal() -> Option<usize> {
+    match SYSTEM_REFUSED.load(Ordering::Relaxed) {
+        0 => None,
+        n => Some(n),
+    }
+}
+
+/// Runs `f`, an allocation whose failure the caller handles (a
+/// `try_reserve`): inside, the global allocator lets a refusal fail the
+/// allocation instead of spending its reserve or stopping the process.
+pub fn fallibly<T>(f: impl FnOnce() -> T) -> T {
+    let outer = FALLIBLE.with(|c| c.replace(true));
+    let r = f();
+    FALLIBLE.with(|c| c.set(outer));
+    r
+}
+
+/// Is the current thread inside [`fallibly`]? (For the global allocator:
+/// neither allocates nor locks.)
+pub fn in_fallible_allocation() -> bool {
+    FALLIBLE.try_with(Cell::get).unwrap_or(false)
+}
+
 /// `n` rounded up to a whole number of [`CHUNK`]s.
 pub fn whole_chunks(n: usize) -> usize {
     n.div_ceil(CHUNK).saturating_mul(CHUNK)
@@ -112,6 +167,14 @@ mod tests {
         assert!(b.try_take(2 * CHUNK));
         assert_eq!(b.used(), 3 * CHUNK);
         assert!(MemoryBudget::unlimited().try_take(usize::MAX / 2));
+    }
+
+    #[test]
+    fn fallible_scopes_nest_and_end() {
+        assert!(!in_fallible_allocation());
+        let inner = fallibly(|| fallibly(in_fallible_allocation) && in_fallible_allocation());
+        assert!(inner);
+        assert!(!in_fallible_allocation());
     }
 
     #[test]

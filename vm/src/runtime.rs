@@ -201,10 +201,12 @@ impl Vm {
             }
         };
         let mut stop_seen: Option<Instant> = None;
+        let mut refusal_seen: Option<Instant> = None;
         loop {
             if self.threads.all_finished() {
                 break;
             }
+            self.check_system_refusal(&mut refusal_seen);
             if self.is_stopping() {
                 let since = *stop_seen.get_or_insert_with(Instant::now);
                 if since.elapsed() > STOP_GRACE {
@@ -233,6 +235,39 @@ impl Vm {
                 instructions: self.instructions.load(Ordering::Relaxed),
             }),
             virtual_ns: self.sched.as_ref().map(Scheduler::makespan),
+        }
+    }
+
+    /// The waiting thread's periodic look at [`crate::memory`]: once the
+    /// system has refused memory, every thread is asked to take its next
+    /// yieldpoint, where it stops with the runtime error and its trace. A
+    /// program none of whose threads reaches one in [`STOP_GRACE`] (all
+    /// blocked, or loaded without yieldpoints and not allocating) is
+    /// stopped here, with the error and no trace.
+    fn check_system_refusal(&self, seen: &mut Option<Instant>) {
+        let Some(bytes) = crate::memory::system_refusal() else {
+            return;
+        };
+        if self.is_stopping() {
+            return;
+        }
+        match seen {
+            None => {
+                *seen = Some(Instant::now());
+                for t in self.threads.all() {
+                    t.request(request::MEMORY);
+                }
+            }
+            Some(since) if since.elapsed() > STOP_GRACE => {
+                if self.stop(STATUS_RUNTIME_ERROR) {
+                    let e = RuntimeError::SystemOutOfMemory {
+                        bytes,
+                        limit: self.memory.limit(),
+                    };
+                    eprintln!("runtime error: {e}");
+                }
+            }
+            Some(_) => {}
         }
     }
 

@@ -38,6 +38,9 @@ pub mod request {
     /// Recompiled code was installed: refresh the table of the code new
     /// invocations run (see [`crate::install`]).
     pub const CODE: u32 = 1 << 3;
+    /// The system refused memory (see [`crate::memory`]): stop with the
+    /// runtime error at this yieldpoint.
+    pub const MEMORY: u32 = 1 << 4;
     /// Bits the VM serves itself; the rest go to the profiler's listener.
     pub const VM_MASK: u32 = 0xff;
     /// A sampling timer tick (first profiler bit).
