@@ -58,36 +58,6 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         true,
     ),
     (
-        "arnold-sweeney-fig6",
-        &[
-            "trigger",
-            "strategy",
-            "seed",
-            "samples",
-            "main_a",
-            "a_b",
-            "b_c",
-            "a_b_share_pct",
-            "cct_overlap",
-        ],
-        true,
-    ),
-    (
-        "causality",
-        &[
-            "program",
-            "method",
-            "iterations",
-            "profile",
-            "base_share_pct",
-            "share_pct",
-            "rise_pts",
-            "exact_rise_pts",
-            "error_pts",
-        ],
-        true,
-    ),
-    (
         "arnold-sweeney-fig1-5",
         &[
             "program",
@@ -107,18 +77,21 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         true,
     ),
     (
-        "sscli-table1",
+        "arnold-sweeney-fig6",
         &[
-            "program",
-            "run",
-            "interval_us",
+            "trigger",
+            "strategy",
+            "seed",
             "samples",
-            "changes",
-            "calls_correlation_pct",
-            "self_correlation_pct",
+            "main_a",
+            "a_b",
+            "b_c",
+            "a_b_share_pct",
             "cct_overlap",
         ],
         true,
+    ),
+    (
         "whaley-fig13",
         &[
             "program",
@@ -143,6 +116,21 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         false,
     ),
+    (
+        "sscli-table1",
+        &[
+            "program",
+            "run",
+            "interval_us",
+            "samples",
+            "changes",
+            "calls_correlation_pct",
+            "self_correlation_pct",
+            "cct_overlap",
+        ],
+        true,
+    ),
+    (
         "hofer-fig9",
         &[
             "program",
@@ -196,6 +184,21 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "hot_edge_coverage",
         ],
         false,
+    ),
+    (
+        "causality",
+        &[
+            "program",
+            "method",
+            "iterations",
+            "profile",
+            "base_share_pct",
+            "share_pct",
+            "rise_pts",
+            "exact_rise_pts",
+            "error_pts",
+        ],
+        true,
     ),
 ];
 
@@ -339,14 +342,14 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "arnold-grove-fig5" => check_fig5(&rows),
             "arnold-sweeney-fig6" => check_as_fig6(&rows),
             "causality" => check_causality(&rows),
-            "arnold-sweeney-fig1-5" => check_as_fig1_5(&rows),
-            "sscli-table1" => check_sscli_table1(&rows),
             "whaley-fig13" => check_whaley_fig13(&rows),
             "whaley-fig14" => check_whaley_fig14(&rows),
             "hofer-fig9" => check_hofer_fig9(&rows),
             "hofer-fig11" => check_hofer_fig11(&rows),
             "hofer-fig12" => check_hofer_fig12(&rows),
             "hofer-fig13" => check_hofer_fig13(&rows),
+            "arnold-sweeney-fig1-5" => check_as_fig1_5(&rows),
+            "sscli-table1" => check_sscli_table1(&rows),
             _ => {}
         }
         if deterministic {
@@ -571,6 +574,57 @@ fn check_as_fig1_5(rows: &[Vec<String>]) {
             }
             for w in bars.windows(2) {
                 assert!(f(w[0], 11) >= f(w[1], 11), "{p} figure {fig}: {w:?}");
+            }
+        }
+    }
+}
+
+/// Table 1 and the tuned interval: each tuned run's trajectory starts at
+/// the initial interval, steps by doubling or halving (or to a bound) at
+/// multiples of 1000 samples, and ends at the final interval, which is also run fixed;
+/// scores are in range; a shorter fixed interval takes more samples.
+fn check_sscli_table1(rows: &[Vec<String>]) {
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap_or(f64::NAN) };
+    let tuned: Vec<&Vec<String>> = rows.iter().filter(|r| r[1] == "tuned").collect();
+    assert!(!tuned.is_empty(), "no tuned rows");
+    for t in &tuned {
+        let p = &t[0];
+        let steps: Vec<&Vec<String>> = rows
+            .iter()
+            .filter(|r| &r[0] == p && r[1] == "step")
+            .collect();
+        assert_eq!(steps.len() as f64, f(t, 4) + 1.0, "{p}: steps");
+        assert_eq!((f(steps[0], 3), f(steps[0], 2)), (0.0, 100.0), "{p}");
+        for w in steps.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            assert!(f(b, 3) > f(a, 3) && f(b, 3) % 1000.0 == 0.0, "{p}: {w:?}");
+            // A halving or doubling, or a step cut at the timer's bounds
+            // (10 us, 1 s).
+            let ratio = f(b, 2) / f(a, 2);
+            let at_bound = f(b, 2) == 10.0 || f(b, 2) == 1e6;
+            assert!(ratio == 2.0 || ratio == 0.5 || at_bound, "{p}: {w:?}");
+        }
+        assert_eq!(f(steps.last().unwrap(), 2), f(t, 2), "{p}: final interval");
+        let fixed: Vec<&Vec<String>> = rows
+            .iter()
+            .filter(|r| &r[0] == p && r[1] == "fixed")
+            .collect();
+        assert!(
+            fixed.iter().any(|r| (f(r, 2) - f(t, 2)).abs() < 0.5),
+            "{p}: the tuned interval was not run fixed"
+        );
+        let samples_at = |us: f64| f(fixed.iter().find(|r| f(r, 2) == us).unwrap(), 3);
+        assert!(samples_at(10.0) > samples_at(100.0), "{p}: samples");
+        for r in fixed.iter().chain([t]) {
+            assert!((0.0..=100.0).contains(&f(r, 7)), "{r:?}");
+            for i in [5, 6] {
+                let v = f(r, i);
+                assert!(v.is_nan() || (-100.0..=100.0).contains(&v), "{r:?}");
+            }
+        }
+    }
+}
+
 /// The rows of `measure` (column 1), each with its value parsed (the last
 /// column; `None` when empty: an undefined correlation).
 fn measured<'a>(rows: &'a [Vec<String>], measure: &str) -> Vec<(&'a Vec<String>, Option<f64>)> {
@@ -628,6 +682,70 @@ fn check_whaley_precision(rows: &[Vec<String>], measure: &str, buffer: Option<&s
                     "{p}: {short} samples at the shorter interval, {long} at the longer"
                 );
             }
+        }
+    }
+}
+
+/// Every timed configuration has positive wall times, `none` included.
+fn check_whaley_times(rows: &[Vec<String>], configs: &[(&str, &str)], buffer_col: Option<usize>) {
+    let times = measured(rows, "wall_s");
+    for &(paper, buffer) in configs {
+        let n = times
+            .iter()
+            .filter(|(r, _)| r[2] == paper && buffer_col.is_none_or(|i| r[i] == buffer))
+            .inspect(|(r, v)| assert!(v.unwrap() > 0.0, "{r:?}"))
+            .count();
+        assert!(n > 0, "no wall time of {paper} {buffer}");
+    }
+}
+
+fn check_whaley_fig13(rows: &[Vec<String>]) {
+    check_whaley_precision(rows, "method_correlation", None);
+    check_whaley_times(
+        rows,
+        &[("none", ""), ("1ms", ""), ("10ms", ""), ("50ms", "")],
+        None,
+    );
+    assert!(!measured(rows, "wall_method_correlation").is_empty());
+}
+
+/// Also the buffer: a larger buffer never leaves more samples detached.
+fn check_whaley_fig14(rows: &[Vec<String>]) {
+    check_whaley_precision(rows, "context_correlation", Some("16"));
+    check_whaley_precision(rows, "method_correlation", Some("16"));
+    check_whaley_times(
+        rows,
+        &[
+            ("none", ""),
+            ("1ms", ""),
+            ("1ms", "16"),
+            ("10ms", "16"),
+            ("50ms", "16"),
+            ("1ms", "1"),
+            ("1ms", "64"),
+        ],
+        Some(4),
+    );
+    let detached = measured(rows, "detached_pct");
+    let at = |p: &str, b: &str, run: &str| -> f64 {
+        detached
+            .iter()
+            .find(|(r, _)| r[0] == p && r[2] == "1ms" && r[4] == b && r[5] == run)
+            .unwrap_or_else(|| panic!("no detached_pct of {p} buffer {b} run {run}"))
+            .1
+            .unwrap()
+    };
+    for (r, v) in &detached {
+        assert!((0.0..=100.0).contains(&v.unwrap()), "{r:?}");
+    }
+    for (r, _) in detached.iter().filter(|(r, _)| r[4] == "1") {
+        let (p, run) = (r[0].as_str(), r[5].as_str());
+        assert!(at(p, "1", run) >= at(p, "16", run), "{p} run {run}");
+        assert!(at(p, "16", run) >= at(p, "64", run), "{p} run {run}");
+    }
+    assert!(!measured(rows, "wall_context_correlation").is_empty());
+}
+
 /// Every (program, interval) is timed with `none` and every technique
 /// equally often; every time is positive, wall and CPU.
 fn check_hofer_fig9(rows: &[Vec<String>]) {
@@ -727,112 +845,6 @@ fn check_hofer_fig13(rows: &[Vec<String>]) {
             assert!((0.0..=100.0).contains(&num(ab, 4)), "{ab:?}");
         }
     }
-}
-
-/// Table 1 and the tuned interval: each tuned run's trajectory starts at
-/// the initial interval, steps by doubling or halving (or to a bound) at
-/// multiples of 1000 samples, and ends at the final interval, which is also run fixed;
-/// scores are in range; a shorter fixed interval takes more samples.
-fn check_sscli_table1(rows: &[Vec<String>]) {
-    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap_or(f64::NAN) };
-    let tuned: Vec<&Vec<String>> = rows.iter().filter(|r| r[1] == "tuned").collect();
-    assert!(!tuned.is_empty(), "no tuned rows");
-    for t in &tuned {
-        let p = &t[0];
-        let steps: Vec<&Vec<String>> = rows
-            .iter()
-            .filter(|r| &r[0] == p && r[1] == "step")
-            .collect();
-        assert_eq!(steps.len() as f64, f(t, 4) + 1.0, "{p}: steps");
-        assert_eq!((f(steps[0], 3), f(steps[0], 2)), (0.0, 100.0), "{p}");
-        for w in steps.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            assert!(f(b, 3) > f(a, 3) && f(b, 3) % 1000.0 == 0.0, "{p}: {w:?}");
-            // A halving or doubling, or a step cut at the timer's bounds
-            // (10 us, 1 s).
-            let ratio = f(b, 2) / f(a, 2);
-            let at_bound = f(b, 2) == 10.0 || f(b, 2) == 1e6;
-            assert!(ratio == 2.0 || ratio == 0.5 || at_bound, "{p}: {w:?}");
-        }
-        assert_eq!(f(steps.last().unwrap(), 2), f(t, 2), "{p}: final interval");
-        let fixed: Vec<&Vec<String>> = rows
-            .iter()
-            .filter(|r| &r[0] == p && r[1] == "fixed")
-            .collect();
-        assert!(
-            fixed.iter().any(|r| (f(r, 2) - f(t, 2)).abs() < 0.5),
-            "{p}: the tuned interval was not run fixed"
-        );
-        let samples_at = |us: f64| f(fixed.iter().find(|r| f(r, 2) == us).unwrap(), 3);
-        assert!(samples_at(10.0) > samples_at(100.0), "{p}: samples");
-        for r in fixed.iter().chain([t]) {
-            assert!((0.0..=100.0).contains(&f(r, 7)), "{r:?}");
-            for i in [5, 6] {
-                let v = f(r, i);
-                assert!(v.is_nan() || (-100.0..=100.0).contains(&v), "{r:?}");
-            }
-        }
-    }
-}
-
-/// Every timed configuration has positive wall times, `none` included.
-fn check_whaley_times(rows: &[Vec<String>], configs: &[(&str, &str)], buffer_col: Option<usize>) {
-    let times = measured(rows, "wall_s");
-    for &(paper, buffer) in configs {
-        let n = times
-            .iter()
-            .filter(|(r, _)| r[2] == paper && buffer_col.is_none_or(|i| r[i] == buffer))
-            .inspect(|(r, v)| assert!(v.unwrap() > 0.0, "{r:?}"))
-            .count();
-        assert!(n > 0, "no wall time of {paper} {buffer}");
-    }
-}
-
-fn check_whaley_fig13(rows: &[Vec<String>]) {
-    check_whaley_precision(rows, "method_correlation", None);
-    check_whaley_times(
-        rows,
-        &[("none", ""), ("1ms", ""), ("10ms", ""), ("50ms", "")],
-        None,
-    );
-    assert!(!measured(rows, "wall_method_correlation").is_empty());
-}
-
-/// Also the buffer: a larger buffer never leaves more samples detached.
-fn check_whaley_fig14(rows: &[Vec<String>]) {
-    check_whaley_precision(rows, "context_correlation", Some("16"));
-    check_whaley_precision(rows, "method_correlation", Some("16"));
-    check_whaley_times(
-        rows,
-        &[
-            ("none", ""),
-            ("1ms", ""),
-            ("1ms", "16"),
-            ("10ms", "16"),
-            ("50ms", "16"),
-            ("1ms", "1"),
-            ("1ms", "64"),
-        ],
-        Some(4),
-    );
-    let detached = measured(rows, "detached_pct");
-    let at = |p: &str, b: &str, run: &str| -> f64 {
-        detached
-            .iter()
-            .find(|(r, _)| r[0] == p && r[2] == "1ms" && r[4] == b && r[5] == run)
-            .unwrap_or_else(|| panic!("no detached_pct of {p} buffer {b} run {run}"))
-            .1
-            .unwrap()
-    };
-    for (r, v) in &detached {
-        assert!((0.0..=100.0).contains(&v.unwrap()), "{r:?}");
-    }
-    for (r, _) in detached.iter().filter(|(r, _)| r[4] == "1") {
-        let (p, run) = (r[0].as_str(), r[5].as_str());
-        assert!(at(p, "1", run) >= at(p, "16", run), "{p} run {run}");
-        assert!(at(p, "16", run) >= at(p, "64", run), "{p} run {run}");
-    }
-    assert!(!measured(rows, "wall_context_correlation").is_empty());
 }
 
 #[test]

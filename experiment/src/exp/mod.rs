@@ -8,16 +8,16 @@ pub mod as_fig1_5;
 pub mod as_fig6;
 pub mod causality;
 pub mod common;
-pub mod sscli_table1;
-pub mod whaley;
-pub mod whaley_fig13;
-pub mod whaley_fig14;
 pub mod hofer_cct;
 pub mod hofer_common;
 pub mod hofer_fig11;
 pub mod hofer_fig12;
 pub mod hofer_fig13;
 pub mod hofer_fig9;
+pub mod sscli_table1;
+pub mod whaley;
+pub mod whaley_fig13;
+pub mod whaley_fig14;
 
 use crate::Experiment;
 
@@ -52,20 +52,6 @@ pub static REGISTRY: &[Experiment] = &[
         run: ag_fig5::run,
     },
     Experiment {
-        name: "arnold-sweeney-fig6",
-        reproduces: "Arnold & Sweeney 2000, Figure 6",
-        measures: "the adversary program: ACCT edge weights under all-new-edges against last-edge",
-        deterministic: true,
-        run: as_fig6::run,
-    },
-    Experiment {
-        name: "causality",
-        reproduces: "Mytkowicz et al. 2010, the causality test",
-        measures: "work added to one method at a time: does each profile's share rise as the exact one does?",
-        deterministic: true,
-        run: causality::run,
-    },
-    Experiment {
         name: "arnold-sweeney-fig1-5",
         reproduces: "Arnold & Sweeney 2000, Figures 1-5",
         measures: "per benchmark: cct-overlap of the ACCT sampled every 1, 59 (both strategies), 307, 1559 calls; the top 40 edges",
@@ -73,11 +59,13 @@ pub static REGISTRY: &[Experiment] = &[
         run: as_fig1_5::run,
     },
     Experiment {
-        name: "sscli-table1",
-        reproduces: "Chilingarova & Safonov 2006, Table 1",
-        measures: "per benchmark: correlation and overlap of the CC-Map with exact counts; the self-tuning interval over a run",
+        name: "arnold-sweeney-fig6",
+        reproduces: "Arnold & Sweeney 2000, Figure 6",
+        measures: "the adversary program: ACCT edge weights under all-new-edges against last-edge",
         deterministic: true,
-        run: sscli_table1::run,
+        run: as_fig6::run,
+    },
+    Experiment {
         name: "whaley-fig13",
         reproduces: "Whaley 2000, Figure 13",
         measures: "hot-method counting (timer): wall-clock overhead and precision between runs at the paper's intervals",
@@ -90,6 +78,15 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "the PCCT (marked walk): wall-clock overhead and precision between runs at the paper's intervals; the buffer (--max-walk)",
         deterministic: false,
         run: whaley_fig14::run,
+    },
+    Experiment {
+        name: "sscli-table1",
+        reproduces: "Chilingarova & Safonov 2006, Table 1",
+        measures: "per benchmark: correlation and overlap of the CC-Map with exact counts; the self-tuning interval over a run",
+        deterministic: true,
+        run: sscli_table1::run,
+    },
+    Experiment {
         name: "hofer-fig9",
         reproduces: "Hofer et al. 2015, Figures 9-10",
         measures: "many threads: wall and CPU overhead of global, partial, SPS, ISPS at 10, 1, 0.1 ms",
@@ -116,5 +113,12 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "the techniques' average CCTs against each other and the exact CCT",
         deterministic: false,
         run: hofer_fig13::run,
+    },
+    Experiment {
+        name: "causality",
+        reproduces: "Mytkowicz et al. 2010, the causality test",
+        measures: "work added to one method at a time: does each profile's share rise as the exact one does?",
+        deterministic: true,
+        run: causality::run,
     },
 ];

@@ -167,7 +167,8 @@ fn run_views(
     let mut views = Vec::new();
     for &k in kinds {
         a.run.profile.options.profile = Some(k);
-        a.run.profile.options.clock = matches!(k, ProfileKind::Timer | ProfileKind::Cbs).then_some(clock);
+        a.run.profile.options.clock =
+            matches!(k, ProfileKind::Timer | ProfileKind::Cbs).then_some(clock);
         a.run.profile.options.seed = seed;
         let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
         seed = Some(config.seed);
