@@ -145,6 +145,7 @@ impl Heap {
 
     /// Puts `cell` in a free slot or a new one; `Err(bytes)` if the
     /// system refused the `bytes` the cell table needed to grow.
+    #[inline]
     fn place(&mut self, cell: Cell, bytes: usize) -> Result<(u32, AllocPressure), usize> {
         let idx = match self.free.pop() {
             Some(i) => {
@@ -169,13 +170,23 @@ impl Heap {
         Ok((idx, pressure))
     }
 
-    /// Makes room for one more cell in the cell table, doubling it if it
-    /// is full; `Err(bytes)` if the system refused the growth.
+    /// Makes room for one more cell in the cell table; `Err(bytes)` if
+    /// the system refused the growth. (The mark bits grow with the cells;
+    /// should their capacities part after a shrink, a push of a mark grows
+    /// them infallibly, a 24th of the cells' size.)
     #[inline]
     fn grow_table(&mut self) -> Result<(), usize> {
-        if self.cells.len() < self.cells.capacity() && self.marks.len() < self.marks.capacity() {
-            return Ok(());
+        if self.cells.len() == self.cells.capacity() {
+            self.double_table()
+        } else {
+            Ok(())
         }
+    }
+
+    /// Doubles the full cell table, fallibly (see [`crate::memory`]).
+    #[cold]
+    #[inline(never)]
+    fn double_table(&mut self) -> Result<(), usize> {
         let more = self.cells.len().max(64);
         let bytes = more * (std::mem::size_of::<Cell>() + 1);
         fallibly(|| {
@@ -187,6 +198,7 @@ impl Heap {
 
     /// A new object of `class` with `nfields` fields, all 0; `Err(bytes)`
     /// if the system refused `bytes`.
+    #[inline]
     pub fn new_object(
         &mut self,
         class: u32,
