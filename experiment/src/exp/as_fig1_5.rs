@@ -541,3 +541,71 @@ fn reading(results: &Results) -> String {
         mean(4),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(id: u64, parent: Option<u64>, method: &str, line: Option<u32>, calls: u64) -> CctNode {
+        CctNode {
+            id,
+            parent,
+            method: method.into(),
+            line,
+            calls,
+            self_: 0,
+        }
+    }
+
+    #[test]
+    fn paths_name_contexts_by_their_call_path_whatever_the_node_ids() {
+        let exact = [
+            node(0, None, "<root>", None, 0),
+            node(1, Some(0), "main", None, 1),
+            node(2, Some(1), "a", Some(3), 10),
+            node(3, Some(2), "b", Some(7), 100),
+            node(4, Some(1), "b", Some(4), 5),
+        ];
+        let mut paths = Paths::default();
+        let ids = paths.intern(&exact);
+        assert_eq!(ids[0], None);
+        assert_ne!(ids[3], ids[4], "b under a and b under main differ");
+        // Another tree: other node ids, one context the exact tree lacks.
+        let sampled = [
+            node(9, None, "<root>", None, 0),
+            node(7, Some(9), "main", None, 1),
+            node(8, Some(7), "a", Some(3), 2),
+            node(5, Some(8), "b", Some(7), 20),
+            node(6, Some(8), "c", Some(9), 1),
+        ];
+        let found = paths.lookup(&sampled);
+        assert_eq!(&found[1..4], &ids[1..4]);
+        assert_eq!(found[4], None);
+    }
+
+    #[test]
+    fn bars_are_shares_of_each_trees_hottest_edge_entries_left_out() {
+        let tree = |a: u64, b: u64| Profile {
+            format: profile::FORMAT.into(),
+            program: "p".into(),
+            config: Default::default(),
+            run: Default::default(),
+            methods: None,
+            dcg: None,
+            cct: Some(vec![
+                node(0, None, "<root>", None, 0),
+                node(1, Some(0), "main", None, 1000),
+                node(2, Some(1), "a", Some(3), a),
+                node(3, Some(2), "b", Some(7), b),
+            ]),
+            hot: None,
+        };
+        let exact = Exact::new(tree(10, 100));
+        let labels: Vec<&str> = exact.top.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(labels, ["a->b", "main->a"], "hottest first, no entry");
+        let s = score(&tree(1, 20), &exact);
+        assert_eq!(s.bars, vec![(100.0, 100.0), (10.0, 5.0)]);
+        assert_eq!(s.bar_error(), 2.5);
+        assert!(s.overlap > 90.0 && s.overlap < 100.0, "{}", s.overlap);
+    }
+}

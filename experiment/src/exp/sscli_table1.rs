@@ -470,3 +470,30 @@ fn reading(programs: &[Program], tuned: &[Tuned], fixed: &Fixed) -> String {
         programs.len()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pearson_is_one_for_proportional_counts_and_undefined_without_variance() {
+        let p = pearson(&[(1.0, 10.0), (2.0, 20.0), (4.0, 40.0)]);
+        assert!((p - 1.0).abs() < 1e-12, "{p}");
+        let n = pearson(&[(1.0, 4.0), (2.0, 2.0), (3.0, 0.0)]);
+        assert!((n + 1.0).abs() < 1e-12, "{n}");
+        assert!(pearson(&[(1.0, 5.0), (2.0, 5.0)]).is_nan());
+    }
+
+    #[test]
+    fn the_best_fixed_interval_is_the_highest_overlap_ignoring_undefined_ones() {
+        let s = |overlap| Scored {
+            samples: 1,
+            calls_corr: 0.0,
+            self_corr: 0.0,
+            overlap,
+        };
+        let runs = vec![(10, s(80.0)), (30, s(f64::NAN)), (100, s(90.0))];
+        assert_eq!(best(&runs).map(|r| r.0), Some(100));
+        assert!(best(&[(10, s(f64::NAN))]).is_none());
+    }
+}
