@@ -255,6 +255,26 @@ pub fn quartiles(values: &[f64]) -> (f64, f64, f64) {
     )
 }
 
+/// One whisker series per technique: for each program (the outer index of
+/// `per_program`, then the technique, then the runs), the quartiles of `f`
+/// over the runs.
+pub fn technique_series<T>(
+    per_program: &[Vec<Vec<T>>],
+    f: fn(&T) -> f64,
+) -> Vec<crate::plot::WhiskerSeries> {
+    TECHNIQUES
+        .iter()
+        .enumerate()
+        .map(|(t, tech)| {
+            let v = per_program
+                .iter()
+                .map(|per| quartiles(&per[t].iter().map(f).collect::<Vec<_>>()))
+                .collect();
+            (tech.label.to_string(), v)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -152,17 +152,7 @@ fn draw(
 ) -> Result<(), Error> {
     let groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
     let panel = |title: &str, y_desc: &str, f: fn(&Pause) -> f64| {
-        let series: Vec<plot::WhiskerSeries> = TECHNIQUES
-            .iter()
-            .enumerate()
-            .map(|(t, tech)| {
-                let v = pauses
-                    .iter()
-                    .map(|per| quartiles(&per[t].iter().map(f).collect::<Vec<_>>()))
-                    .collect();
-                (tech.label.to_string(), v)
-            })
-            .collect();
+        let series = common::technique_series(pauses, f);
         plot::WhiskerPanel {
             title: title.into(),
             y_desc: y_desc.into(),

@@ -16,7 +16,7 @@ use profile::{metrics, Profile};
 
 use crate::csv::{num, Csv};
 use crate::exp::hofer_cct;
-use crate::exp::hofer_common::{self as common, mq, quartiles, Profiles, ONE_MS, TECHNIQUES};
+use crate::exp::hofer_common::{self as common, mq, Profiles, ONE_MS, TECHNIQUES};
 use crate::{markdown, plot, Context, Error};
 
 /// The paper's statement (Figure 12 has no numbers in the text).
@@ -149,17 +149,7 @@ fn draw(
 ) -> Result<(), Error> {
     let groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
     let panel = |title: &str, y_desc: &str, f: fn(&Stability) -> f64| {
-        let series: Vec<plot::WhiskerSeries> = TECHNIQUES
-            .iter()
-            .enumerate()
-            .map(|(t, tech)| {
-                let v = stability
-                    .iter()
-                    .map(|per| quartiles(&per[t].iter().map(f).collect::<Vec<_>>()))
-                    .collect();
-                (tech.label.to_string(), v)
-            })
-            .collect();
+        let series = common::technique_series(stability, f);
         plot::WhiskerPanel {
             title: title.into(),
             y_desc: y_desc.into(),
