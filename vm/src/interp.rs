@@ -392,7 +392,9 @@ impl<'vm> Interp<'vm> {
                     fail!(RuntimeError::StackOverflow { limit: max_frames });
                 }
                 let return_pc = cur_pc!() + 1;
-                let caller_base = self.frames.last().expect("a frame").base as usize;
+                // The caller's base, from `fp` rather than from its frame.
+                // SAFETY: `fp` is the top frame's first slot in the stack (3).
+                let caller_base = unsafe { fp.offset_from(self.stack.as_ptr()) } as usize;
                 let new_base = caller_base + $base as usize;
                 let need = new_base + callee.frame_size as usize;
                 if need > self.stack.len() {
@@ -400,8 +402,13 @@ impl<'vm> Interp<'vm> {
                         fail!(e);
                     }
                 }
-                self.stack[new_base + callee.nparams as usize..new_base + callee.nlocals as usize]
-                    .fill(Value::Int(0));
+                // SAFETY: the callee's frame, `new_base..need`, is inside
+                // the stack (just ensured: 2).
+                let callee_fp = unsafe { self.stack.as_mut_ptr().add(new_base) };
+                for s in callee.nparams..callee.nlocals {
+                    // SAFETY: `nlocals <= frame_size` (2).
+                    unsafe { *callee_fp.add(s as usize) = Value::Int(0) };
+                }
                 self.frames.push(Frame {
                     ret: ReturnWord::to_pc(return_pc),
                     slot: 0,
@@ -411,11 +418,12 @@ impl<'vm> Interp<'vm> {
                 body = callee;
                 code_start = code_of!(body);
                 ip = code_start;
+                fp = callee_fp;
                 if M::TRACE_CALLS {
                     self.pc = 0;
                     self.notify(|l, t| l.called(t));
+                    resync!();
                 }
-                resync!();
                 // The prologue yieldpoint, done here rather than dispatched:
                 // enter past it, as if it had just run.
                 // SAFETY: a body has at least one instruction (1).
@@ -450,16 +458,19 @@ impl<'vm> Interp<'vm> {
                 let Some(caller) = self.frames.last() else {
                     return Exit::Returned(v);
                 };
+                let stack = self.stack.as_mut_ptr();
                 // The result lands where the call's arguments began,
                 // which is where the callee's frame began.
-                self.stack[frame.base as usize] = v;
+                // SAFETY: the returning frame's base is inside the stack (2).
+                unsafe { *stack.add(frame.base as usize) = v };
                 body = prog.body(caller.body);
                 code_start = code_of!(body);
                 // SAFETY: a return word holds the pc after a call
                 // instruction of the caller's body (1); the real word
                 // behind a trampoline is checked by `through_trampoline`.
                 ip = unsafe { code_start.add(ret.pc() as usize) };
-                resync!();
+                // SAFETY: the caller's base is inside the stack (2).
+                fp = unsafe { stack.add(caller.base as usize) };
             }};
         }
         macro_rules! reload {
