@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use profile::{metrics, Profile};
 
 use crate::csv::{num, Csv};
+use crate::exp::common;
 use crate::runner::par_map;
 use crate::suite::Program;
 use crate::{markdown, plot, Context, Error};
@@ -83,15 +84,10 @@ struct Tuned {
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let programs = programs(ctx)?;
-    let exact = exact_profiles(ctx, &programs)?;
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
+    let exact = common::exact_trees(ctx, &programs)?;
+    let mut csv = Csv::experiment(ctx, &format!(
                 "profile=timer clock=virtual record=ccmap seed=1; tuned: --tune from {INITIAL_US}us; exact: --profile=exhaustive --record=cct"
             ),
-        ),
         &COLUMNS,
     )?;
     let tuned = tuned_runs(ctx, &programs, &exact, &mut csv)?;
@@ -147,12 +143,7 @@ const SCALE: i64 = 10;
 /// `--quick`:
 /// [`crate::suite::AWFY_QUICK`] at their default sizes.
 fn programs(ctx: &Context) -> Result<Vec<Program>, Error> {
-    let quick = ctx.opts.quick;
-    let mut programs = ctx.programs(if quick {
-        crate::suite::AWFY_QUICK
-    } else {
-        crate::suite::AWFY
-    })?;
+    let mut programs = ctx.suite()?;
     for p in &mut programs {
         // Mandelbrot's `inner` is its problem size, checked against known
         // results: 750 is the largest, 14 times its suite size.
@@ -164,29 +155,6 @@ fn programs(ctx: &Context) -> Result<Vec<Program>, Error> {
         }
     }
     Ok(programs)
-}
-
-/// The exhaustive profile (with its CCT) of every program.
-fn exact_profiles(ctx: &Context, programs: &[Program]) -> Result<Vec<Profile>, Error> {
-    let vm = ctx.vm();
-    let mut out = Vec::new();
-    let mut progress =
-        crate::progress::Progress::new(ctx.exp.name, "exact profiles", programs.len() as u64);
-    par_map(
-        ctx.opts.jobs,
-        programs,
-        |p| {
-            let args = ["--profile=exhaustive".to_string(), "--record=cct".into()];
-            Ok(vm.profile(p, &args, &format!("exact-{}", p.name))?.0)
-        },
-        |i, p| {
-            progress.step(&programs[i].name);
-            out.push(p);
-            Ok(())
-        },
-    )?;
-    progress.finish();
-    Ok(out)
 }
 
 /// The timer's options at `interval_us`, and `--tune` when `tune`.

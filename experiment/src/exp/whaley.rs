@@ -87,6 +87,38 @@ pub fn runs(ctx: &Context) -> usize {
     ctx.runs(2, 5).max(2)
 }
 
+/// What both figures start with: the runs per configuration, the
+/// programs (the suite), their names, and the CSV.
+pub struct Start {
+    /// Runs per configuration ([`runs`]).
+    pub runs: usize,
+    /// The programs ([`Context::suite`]).
+    pub programs: Vec<Program>,
+    /// Their names: the tables' rows, the plots' groups.
+    pub names: Vec<String>,
+    /// The CSV, its settings line naming the runs, `profile` (the options
+    /// measured) and the two clocks.
+    pub csv: Csv,
+}
+
+/// The [`Start`] of a figure that measures the profile `profile`.
+pub fn start(ctx: &Context, profile: &str, columns: &[&str]) -> Result<Start, Error> {
+    let runs = runs(ctx);
+    let programs = ctx.suite()?;
+    let names = programs.iter().map(|p| p.name.clone()).collect();
+    let settings = format!(
+        "runs={runs} {profile} precision: clock=virtual, run k's interval longer by \
+         (k-1)/1000; time: clock=wall, interleaved rounds"
+    );
+    let csv = Csv::experiment(ctx, &settings, columns)?;
+    Ok(Start {
+        runs,
+        programs,
+        names,
+        csv,
+    })
+}
+
 /// A configuration whose precision is measured under the virtual clock.
 pub struct VirtualConfig {
     /// Profile options, without `--interval` and `--clock`.
@@ -482,6 +514,57 @@ pub fn interval_rows(
     rows.push(ours);
     rows.push(theirs);
     rows
+}
+
+/// Our table ([`interval_rows`] under [`HEADERS`]) as Markdown.
+pub fn interval_table(
+    names: &[String],
+    overhead: &[Vec<Vec<f64>>],
+    precision: &[Vec<f64>],
+    paper: &[PaperRow],
+) -> String {
+    let mut headers = vec!["benchmark"];
+    headers.extend(HEADERS);
+    let rows = interval_rows(names, overhead, precision, paper);
+    crate::markdown::table(&headers, &rows)
+}
+
+/// Per interval, the [`geomean`] over the programs of
+/// `precision[program][interval]`.
+pub fn interval_means(precision: &[Vec<f64>]) -> Vec<f64> {
+    (0..INTERVALS.len())
+        .map(|k| geomean(&precision.iter().map(|p| p[k]).collect::<Vec<_>>()))
+        .collect()
+}
+
+/// One series of [`precision_bars`]: `values` (one per program), their
+/// [`geomean`], then `paper`.
+pub fn bar_series(label: String, mut values: Vec<f64>, paper: f64) -> crate::plot::Series {
+    values.push(geomean(&values));
+    values.push(paper);
+    (label, values)
+}
+
+/// The series of [`precision_bars`] for the three intervals:
+/// `precision[program][interval]` beside the paper's mean, labelled
+/// `{what}paper 1ms = 10us virtual` and so on.
+pub fn interval_series(
+    what: &str,
+    precision: &[Vec<f64>],
+    paper: &[(f64, f64); 3],
+) -> Vec<crate::plot::Series> {
+    INTERVALS
+        .iter()
+        .enumerate()
+        .map(|(k, iv)| {
+            let label = format!(
+                "{what}paper {} = {} virtual",
+                iv.paper,
+                show_ns(iv.virtual_ns)
+            );
+            bar_series(label, precision.iter().map(|p| p[k]).collect(), paper[k].1)
+        })
+        .collect()
 }
 
 /// Precision bars: one group per program, then the geometric mean, then
