@@ -23,7 +23,7 @@ use crate::csv::{num, Csv};
 use crate::exp::common;
 use crate::runner::par_map;
 use crate::suite::Program;
-use crate::{markdown, plot, Context, Error};
+use crate::{markdown, plot, stats, Context, Error};
 
 /// The fixed intervals, microseconds of virtual time (`--quick`: two).
 const FIXED_US: [u64; 5] = [10, 30, 100, 300, 1000];
@@ -330,28 +330,9 @@ fn score(p: &Profile, exact: &Profile) -> Scored {
     let pct = |m: metrics::Metric| m.value().map_or(f64::NAN, |v| 100.0 * v);
     Scored {
         samples: p.run.samples,
-        calls_corr: 100.0 * pearson(&pairs),
+        calls_corr: 100.0 * stats::pearson(&pairs).unwrap_or(f64::NAN),
         self_corr: pct(metrics::method_correlation(p, exact)),
         overlap: metrics::cct_overlap(p, exact).value().unwrap_or(f64::NAN),
-    }
-}
-
-/// The Pearson correlation of the pairs; `NaN` when either side has no
-/// variance.
-fn pearson(pairs: &[(f64, f64)]) -> f64 {
-    let n = pairs.len() as f64;
-    let ma = pairs.iter().map(|p| p.0).sum::<f64>() / n;
-    let mb = pairs.iter().map(|p| p.1).sum::<f64>() / n;
-    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
-    for &(a, b) in pairs {
-        sab += (a - ma) * (b - mb);
-        saa += (a - ma) * (a - ma);
-        sbb += (b - mb) * (b - mb);
-    }
-    if saa == 0.0 || sbb == 0.0 {
-        f64::NAN
-    } else {
-        sab / (saa * sbb).sqrt()
     }
 }
 
@@ -442,15 +423,6 @@ fn reading(programs: &[Program], tuned: &[Tuned], fixed: &Fixed) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pearson_is_one_for_proportional_counts_and_undefined_without_variance() {
-        let p = pearson(&[(1.0, 10.0), (2.0, 20.0), (4.0, 40.0)]);
-        assert!((p - 1.0).abs() < 1e-12, "{p}");
-        let n = pearson(&[(1.0, 4.0), (2.0, 2.0), (3.0, 0.0)]);
-        assert!((n + 1.0).abs() < 1e-12, "{n}");
-        assert!(pearson(&[(1.0, 5.0), (2.0, 5.0)]).is_nan());
-    }
 
     #[test]
     fn the_best_fixed_interval_is_the_highest_overlap_ignoring_undefined_ones() {

@@ -339,28 +339,6 @@ pub fn pair_rows(
     Ok(())
 }
 
-/// Pearson's correlation coefficient of `(x, y)` points ("the covariances
-/// divided by the product of the standard deviations", section 6.1);
-/// `None` when either side has no variance.
-pub fn pearson(points: &[(f64, f64)]) -> Option<f64> {
-    let n = points.len() as f64;
-    if points.len() < 2 {
-        return None;
-    }
-    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for &(x, y) in points {
-        sxy += (x - mx) * (y - my);
-        sxx += (x - mx) * (x - mx);
-        syy += (y - my) * (y - my);
-    }
-    if sxx == 0.0 || syy == 0.0 {
-        return None;
-    }
-    Some((sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0))
-}
-
 /// A profile's calling contexts by path (`method:line` from the root
 /// down, the root left out): `(self, calls, detached)`, contexts with the
 /// same path summed; `detached` when the context hangs under `<detached>`
@@ -404,7 +382,7 @@ pub fn context_correlation(a: &Profile, b: &Profile) -> Option<f64> {
         both.entry((k, true)).or_default().1 = v.1 as f64;
     }
     let points: Vec<(f64, f64)> = both.into_values().collect();
-    pearson(&points)
+    stats::pearson(&points)
 }
 
 /// The hot-method precision of Figure 13: `vm compare`'s
@@ -600,16 +578,6 @@ pub fn precision_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pearson_is_one_for_a_line_and_none_without_variance() {
-        let line = [(1.0, 3.0), (2.0, 5.0), (3.0, 7.0)];
-        assert!((pearson(&line).unwrap() - 1.0).abs() < 1e-12);
-        let down = [(1.0, 3.0), (2.0, 2.0), (3.0, 1.0)];
-        assert!((pearson(&down).unwrap() + 1.0).abs() < 1e-12);
-        assert_eq!(pearson(&[(1.0, 2.0), (1.0, 5.0)]), None);
-        assert_eq!(pearson(&[(1.0, 2.0)]), None);
-    }
 
     #[test]
     fn geomean_of_positive_values_else_the_mean() {
