@@ -336,16 +336,7 @@ impl ProfileOptions {
         {
             problems.push("--acct-update applies only with --record including acct".into());
         }
-        for (flag, v) in [
-            ("--stride", self.stride),
-            ("--samples", self.samples),
-            ("--every", self.every),
-            ("--max-walk", self.max_walk),
-        ] {
-            if v == Some(0) {
-                problems.push(format!("{flag} must be at least 1"));
-            }
-        }
+        problems.extend(crate::options::below_minimum(self));
         let record = self.resolve_record(kind, &mut problems);
         let pcct = sampling && record.contains(&Record::Pcct);
         let acct = sampling && record.contains(&Record::Acct);
@@ -513,12 +504,10 @@ impl ProfileOptions {
                     .into(),
             );
         }
-        match self.purge {
-            Some(_) if !pcct => problems.push(
+        if self.purge.is_some() && !pcct {
+            problems.push(
                 "--purge applies only with --record including pcct and a sampling --profile".into(),
-            ),
-            Some(0) => problems.push("--purge must be at least 1".into()),
-            _ => {}
+            );
         }
         acct_update
     }
@@ -553,10 +542,7 @@ impl ProfileOptions {
                  (under --clock=virtual each thread samples itself, --sampler=self)"
             ));
         }
-        if let Some(n) = self.sample_threads {
-            if n == 0 {
-                problems.push("--sample-threads must be at least 1".into());
-            }
+        if self.sample_threads.is_some() {
             partial_safepoint_option("--sample-threads", sampler, clock, problems);
         }
         if self.runnable_only {
