@@ -27,7 +27,7 @@ pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
         a.profile.options.clock = None;
     }
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
-    let module = load_module(&a.program, a.max_source)?;
+    let module = load_module(&a.file.program, a.file.limit.max_source)?;
     Ok(execute(&a, config, module)?.status)
 }
 
@@ -136,7 +136,8 @@ pub(super) fn execute(
             eprint!("{}", report.report());
         }
         if let Some(path) = &a.html {
-            let page = jit_sim::adaptive::html::page(&report, &a.program.display().to_string());
+            let page =
+                jit_sim::adaptive::html::page(&report, &a.file.program.display().to_string());
             if let Err(e) = std::fs::write(path, page) {
                 let _ = std::fs::remove_file(path);
                 eprintln!("vm: cannot write `{}`: {e}", path.display());
@@ -155,7 +156,7 @@ pub(super) fn execute(
             threads: outcome.threads as u64,
             cycles: outcome.cycles.map(|c| c.cycles),
         };
-        p.finish_streaming(&vm.program, &a.program.display().to_string(), facts)
+        p.finish_streaming(&vm.program, &a.file.program.display().to_string(), facts)
     });
     if let Some(finished) = &profile {
         if let Some(file) = &mut profile_file {

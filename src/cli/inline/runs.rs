@@ -66,7 +66,7 @@ pub fn run_captured(
             threads: outcome.threads as u64,
             cycles: outcome.cycles.map(|c| c.cycles),
         };
-        p.finish_streaming(&vm.program, &a.program.display().to_string(), facts)
+        p.finish_streaming(&vm.program, &a.file.program.display().to_string(), facts)
             .into_profile()
     });
     let output = buf.lock().clone();
