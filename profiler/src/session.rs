@@ -2,6 +2,13 @@
 //! owns the pieces of one run (the clock, the organizer thread, the sample
 //! queue), creates each thread's listener, and at the end turns the
 //! repositories into a [`Profile`].
+//!
+//! A session is run whole by [`run`]: start the profiler, create the VM
+//! with it as hooks, give it the VM (the wall-clock timer profile's
+//! sampler thread needs it: Hofer et al. 2015's safepoints), start what
+//! reads the live profile ([`Beside`]: the adaptive controller), run the
+//! program, stop that, finish the profile. The steps are private, so none
+//! can be forgotten.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,7 +19,7 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use vm::hooks::{ExecMode, Hooks, ThreadListener};
 use vm::loader::Program;
-use vm::runtime::Vm;
+use vm::runtime::{RunOutcome, Vm, VmOptions};
 use vm::thread::ThreadShared;
 
 use crate::clock::{LiveThreads, WallTimer};
@@ -67,8 +74,8 @@ pub struct Profiler {
 
 impl Profiler {
     /// Starts a session for `program` (organizer thread, and for a wall
-    /// clock the timer thread).
-    pub fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
+    /// clock the timer thread). Only [`run`] starts one.
+    fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
         let (record, repository) = match records::start(&config) {
@@ -113,8 +120,9 @@ impl Profiler {
     /// Gives the session its VM, once created (before [`Vm::run`]): a
     /// `--profile=timer` on the wall clock then starts its sampler thread,
     /// which requests safepoints of `vm` (see [`crate::sampler`]). Without
-    /// it such a profile takes no samples.
-    pub fn attach(&self, vm: &Arc<Vm>) {
+    /// it such a profile takes no samples, which is why only [`run`]
+    /// calls it.
+    fn attach(&self, vm: &Arc<Vm>) {
         let c = &self.config;
         if c.uses_sampler_thread() {
             let mut s = self.sampler.lock();
@@ -162,16 +170,10 @@ impl Profiler {
     /// Ends the session after the run: stops the clock, lets the organizer
     /// fold what is queued, and builds the profile. Threads still stuck
     /// (a program stopped by a runtime error elsewhere) contribute what
-    /// they had handed over.
-    pub fn finish(&self, program: &Program, program_path: &str, run: RunFacts) -> Profile {
-        self.finish_streaming(program, program_path, run)
-            .into_profile()
-    }
-
-    /// As [`Self::finish`], but keeps the calling context tree as a tree,
-    /// to be written node by node ([`FinishedProfile::write_json`]) rather
-    /// than listed in memory: an exact CCT can have millions of contexts.
-    pub fn finish_streaming(
+    /// they had handed over. The calling context tree stays a tree, to be
+    /// written node by node ([`FinishedProfile::write_json`]) rather than
+    /// listed in memory: an exact CCT can have millions of contexts.
+    fn finish_streaming(
         &self,
         program: &Program,
         program_path: &str,
@@ -274,6 +276,81 @@ impl Profiler {
     /// each thread draws its own reproducible sequence.
     fn rng_for(&self, id: u32) -> StdRng {
         StdRng::seed_from_u64(self.config.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+}
+
+/// What runs beside the program and reads the live profile (the adaptive
+/// controller): started by [`run`] once the VM and its profiler exist,
+/// stopped once the program has ended, before the profile is finished.
+pub trait Beside {
+    /// What it leaves when stopped.
+    type Report;
+    /// Stops it (the program has ended).
+    fn stop(self) -> Self::Report;
+}
+
+/// Nothing beside the program.
+impl Beside for () {
+    type Report = ();
+    fn stop(self) {}
+}
+
+/// Something or nothing beside the program.
+impl<B: Beside> Beside for Option<B> {
+    type Report = Option<B::Report>;
+    fn stop(self) -> Option<B::Report> {
+        self.map(B::stop)
+    }
+}
+
+/// What [`run`] leaves.
+pub struct Session<R> {
+    /// How the program ended.
+    pub outcome: RunOutcome,
+    /// The profile, unless the configuration was `--profile=none`; it is
+    /// taken however the program ended.
+    pub profile: Option<FinishedProfile>,
+    /// What the [`Beside`] left.
+    pub beside: R,
+}
+
+/// Runs `program` with `options` under the profile `config` (kind `none`:
+/// no profiler), the session's whole life in one call: the profiler
+/// started, given to the VM as its hooks and then the VM, `beside` started
+/// with the VM and the profiler, the program run, `beside` stopped, the
+/// profile finished (its `program` field is `program_path`). The profile
+/// is taken even when the program dies.
+pub fn run<B: Beside>(
+    program: Program,
+    mut options: VmOptions,
+    config: ProfileConfig,
+    program_path: &str,
+    beside: impl FnOnce(&Arc<Vm>, Option<&Arc<Profiler>>) -> B,
+) -> Session<B::Report> {
+    let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
+    if let Some(p) = &profiler {
+        options.hooks = Arc::clone(p) as Arc<dyn Hooks>;
+    }
+    let vm = Vm::new(program, options);
+    if let Some(p) = &profiler {
+        p.attach(&vm);
+    }
+    let beside = beside(&vm, profiler.as_ref());
+    let outcome = vm.run();
+    let beside = beside.stop();
+    let profile = profiler.map(|p| {
+        let facts = RunFacts {
+            // On a simulated machine, the run's length in virtual time.
+            wall_ns: outcome.virtual_ns.unwrap_or(outcome.wall_ns),
+            threads: outcome.threads as u64,
+            cycles: outcome.cycles.map(|c| c.cycles),
+        };
+        p.finish_streaming(&vm.program, program_path, facts)
+    });
+    Session {
+        outcome,
+        profile,
+        beside,
     }
 }
 
