@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex, Once, Weak};
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-use profiler::config::{Clock, ProfileKind, ProfileOptions, Record};
+use profiler::config::{ClockKind, ProfileKind, ProfileOptions, RecordKind};
 use profile::Profile;
 use profiler::session::{self, Beside};
 use vm::loader::Program;
@@ -228,15 +228,15 @@ fuzz_target!(|data: &[u8]| {
         .any(|m| m.code.iter().any(|i| matches!(i.op, Op::Spawn(_))));
     let h = hash(data);
     let records = [
-        Record::Dcg,
-        Record::Cct,
-        Record::Pcct,
-        Record::Acct,
-        Record::Ccmap,
+        RecordKind::Dcg,
+        RecordKind::Cct,
+        RecordKind::Pcct,
+        RecordKind::Acct,
+        RecordKind::Ccmap,
     ];
     let cbs = ProfileOptions {
         profile: Some(ProfileKind::Cbs),
-        clock: Some(Clock::Virtual),
+        clock: Some(ClockKind::Virtual),
         seed: Some(h >> 11),
         // 10 µs of virtual time: even a short program is sampled.
         interval_ns: Some(10_000),

@@ -22,7 +22,7 @@ use serde_json::Value as Json;
 use crate::config::{
     parse_duration, parse_record_list, ProfileConfig, ProfileKind, ProfileOptions,
 };
-use crate::config::{Record, SampledBit};
+use crate::config::{RecordKind, SampledBitKind};
 use crate::sampler::SamplerKind;
 
 /// The sampling profiles: their samples build records through walks.
@@ -351,7 +351,7 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
         },
         given: |o| o.acct_update.is_some(),
         config: entry("acct_update", |c| {
-            c.samples_record(Record::Acct)
+            c.samples_record(RecordKind::Acct)
                 .then(|| c.acct_update.name().into())
         }),
     },
@@ -365,12 +365,12 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
         default: Some("mark"),
         profiles: ALL_PROFILES,
         set: |o, s| {
-            o.sampled_bit = Some(s.parse::<SampledBit>()?);
+            o.sampled_bit = Some(s.parse::<SampledBitKind>()?);
             Ok(())
         },
         given: |o| o.sampled_bit.is_some(),
         config: entry("sampled_bit", |c| {
-            c.samples_record(Record::Acct)
+            c.samples_record(RecordKind::Acct)
                 .then(|| c.sampled_bit.name().into())
         }),
     },

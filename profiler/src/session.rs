@@ -23,8 +23,8 @@ use vm::runtime::{RunOutcome, Vm, VmOptions};
 use vm::thread::ThreadShared;
 
 use crate::clock::{LiveThreads, WallTimer};
-use crate::config::Walk;
-use crate::config::{Clock, ProfileConfig, ProfileKind, Record};
+use crate::config::WalkKind;
+use crate::config::{ClockKind, ProfileConfig, ProfileKind, RecordKind};
 use crate::dcg::DynamicCallGraph;
 use crate::exact::ExhaustiveListener;
 use crate::listeners::cbs::CounterBased;
@@ -34,7 +34,7 @@ use crate::listeners::timer::Timer;
 use crate::listeners::SamplingListener;
 use crate::organizer::{self, Repositories, Setup};
 use crate::records::cct::CallingContextTree;
-use crate::records::{self, RecordKind, RecordOutput};
+use crate::records::{self, RecordMaker, RecordOutput};
 use crate::sampler::SamplerThread;
 use crate::samples::{Message, Sample, SampleSink, TuneLink};
 use crate::tune::{IntervalBounds, IntervalTuner};
@@ -57,7 +57,7 @@ pub struct Profiler {
     to_organizer: Sender<Message>,
     pool: Receiver<Vec<Sample>>,
     /// Makes each thread's half of the calling-context record, if any.
-    record: Option<Box<dyn RecordKind>>,
+    record: Option<Box<dyn RecordMaker>>,
     /// The sampling interval: the timer period in ns (timer, cbs) or the
     /// counter's `--every`; `--tune` changes it.
     interval: Arc<AtomicU64>,
@@ -100,9 +100,10 @@ impl Profiler {
             },
         );
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
-        let timer =
-            (config.uses_timer() && config.clock == Clock::Wall && !config.uses_sampler_thread())
-                .then(|| WallTimer::start(interval.clone(), live.clone()));
+        let timer = (config.uses_timer()
+            && config.clock == ClockKind::Wall
+            && !config.uses_sampler_thread())
+        .then(|| WallTimer::start(interval.clone(), live.clone()));
         Arc::new(Profiler {
             config,
             to_organizer,
@@ -192,7 +193,7 @@ impl Profiler {
             .unwrap_or_default();
         let c = &self.config;
         let counting = c.counts_instructions();
-        let wall_ns = if c.uses_timer() && c.clock == Clock::Virtual {
+        let wall_ns = if c.uses_timer() && c.clock == ClockKind::Virtual {
             repos.max_cycles
         } else {
             run.wall_ns
@@ -254,7 +255,7 @@ impl Profiler {
                 interval: self.interval.clone(),
                 // Reproducible runs change the interval at points that
                 // depend only on the samples.
-                synchronous: c.clock == Clock::Virtual || c.kind == ProfileKind::Counter,
+                synchronous: c.clock == ClockKind::Virtual || c.kind == ProfileKind::Counter,
                 seen: self.interval.load(std::sync::atomic::Ordering::Relaxed),
             });
         }
@@ -263,7 +264,7 @@ impl Profiler {
             self.record.as_ref().map(|r| r.thread(thread.entry)),
             // The marked walk (the PCCT's and the ACCT's only walk) marks
             // the frames it examines, the executing one included.
-            c.walks_stacks() && c.walk == Walk::Marked,
+            c.walks_stacks() && c.walk == WalkKind::Marked,
         )
     }
 
@@ -409,7 +410,7 @@ impl Hooks for Profiler {
                 trace_calls: true,
                 virtual_tick: None,
             },
-            ProfileKind::Timer | ProfileKind::Cbs if c.clock == Clock::Virtual => ExecMode {
+            ProfileKind::Timer | ProfileKind::Cbs if c.clock == ClockKind::Virtual => ExecMode {
                 count: true,
                 trace_calls: false,
                 virtual_tick: Some(c.interval_ns),
@@ -428,7 +429,7 @@ impl Hooks for Profiler {
             ProfileKind::None => return None,
             ProfileKind::Exhaustive => Box::new(ExhaustiveListener::new(
                 program.bodies.len(),
-                c.record.contains(&Record::Cct),
+                c.record.contains(&RecordKind::Cct),
                 self.sink(),
             )),
             ProfileKind::Timer => Box::new(SamplingListener::new(self.recorder(thread), Timer)),
@@ -447,7 +448,7 @@ impl Hooks for Profiler {
                 ))
             }
         };
-        if c.uses_timer() && c.clock == Clock::Wall {
+        if c.uses_timer() && c.clock == ClockKind::Wall {
             let mut live = self.live.lock();
             live.retain(|t| t.state() != vm::thread::ThreadState::Finished);
             live.push(thread.clone());

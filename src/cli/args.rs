@@ -111,7 +111,7 @@ pub enum Command {
 
 /// The formats of `vm report`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReportFormat {
+pub enum ReportKind {
     /// The readable summary of `vm run --report`.
     Text,
     /// Collapsed stacks, one line per calling context.
@@ -140,7 +140,7 @@ pub struct ReportArgs {
     pub against: Option<PathBuf>,
     /// The report to write.
     #[arg(long, value_name = "FORMAT", default_value = "text")]
-    pub format: ReportFormat,
+    pub format: ReportKind,
     /// Write the report to FILE instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -14,7 +14,7 @@ use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use profiler::config::{Applicability, ProfileKind, ProfileOptions};
 use profiler::options::{Bits, OptionSpec, ValueKind, ANY_PROFILE, PROFILE_OPTIONS};
 
-use super::args::ReportFormat;
+use super::args::ReportKind;
 
 /// The profiling options of `vm run` (docs/CLI.md explains each). An
 /// option that does not apply to the chosen `--profile` is a usage error,
@@ -55,7 +55,7 @@ pub struct ProfileArgs {
     /// for a browser: write the profile with --profile-out and use
     /// `vm report`
     #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
-    pub report: Option<ReportFormat>,
+    pub report: Option<ReportKind>,
 }
 
 impl ProfileArgs {

@@ -5,13 +5,13 @@ use std::io::Write;
 
 use jit_sim::adaptive::{AdaptiveOptions, PrintLevel};
 use jit_sim::session::Adaptive;
-use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions, Record};
+use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions, RecordKind};
 use profiler::session::FinishedProfile;
 use vm::loader::Program;
 use vm::module::Module;
 use vm::runtime::VmOptions;
 
-use super::args::{ProfileArgs, ReportFormat, RunArgs};
+use super::args::{ProfileArgs, ReportKind, RunArgs};
 use super::{load_module, Failure, EXIT_NO_INPUT};
 
 pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
@@ -194,7 +194,7 @@ pub(super) fn simulated_machine(a: &RunArgs) -> Result<bool, Failure> {
             None => Ok(false),
         };
     };
-    if a.profile.options.clock != Some(profiler::config::Clock::Virtual) {
+    if a.profile.options.clock != Some(profiler::config::ClockKind::Virtual) {
         return Err(Failure::usage(
             "vm: --cores needs --clock=virtual (the simulated cores run in virtual time)",
         ));
@@ -267,11 +267,11 @@ pub(super) fn resolve_profile(
 /// `--report=FORMAT`, checked before the program runs: the formats meant
 /// for a browser are refused (they are for `vm report`, from a file), and
 /// `folded` needs a calling-context record.
-fn check_report(format: Option<ReportFormat>, config: &ProfileConfig) -> Result<(), Failure> {
+fn check_report(format: Option<ReportKind>, config: &ProfileConfig) -> Result<(), Failure> {
     let what = match format {
-        None | Some(ReportFormat::Text | ReportFormat::Dot) => return Ok(()),
-        Some(ReportFormat::Folded) => {
-            if config.record.iter().any(|r| *r != Record::Dcg) {
+        None | Some(ReportKind::Text | ReportKind::Dot) => return Ok(()),
+        Some(ReportKind::Folded) => {
+            if config.record.iter().any(|r| *r != RecordKind::Dcg) {
                 return Ok(());
             }
             let records = if config.kind == ProfileKind::Exhaustive {
@@ -284,11 +284,9 @@ fn check_report(format: Option<ReportFormat>, config: &ProfileConfig) -> Result<
                  add {records}"
             )));
         }
-        Some(ReportFormat::Flamegraph) => ("flamegraph", "an SVG picture", "svg"),
-        Some(ReportFormat::Speedscope) => {
-            ("speedscope", "a file for the speedscope viewer", "json")
-        }
-        Some(ReportFormat::Html) => ("html", "a page", "html"),
+        Some(ReportKind::Flamegraph) => ("flamegraph", "an SVG picture", "svg"),
+        Some(ReportKind::Speedscope) => ("speedscope", "a file for the speedscope viewer", "json"),
+        Some(ReportKind::Html) => ("html", "a page", "html"),
     };
     let (name, thing, ext) = what;
     Err(Failure::usage(format!(
@@ -301,18 +299,18 @@ fn check_report(format: Option<ReportFormat>, config: &ProfileConfig) -> Result<
 /// Prints `--report=FORMAT` of a finished run on stderr, as `vm report
 /// --format=FORMAT` writes it from the profile file (the formats
 /// [`check_report`] lets through).
-fn print_report(format: ReportFormat, finished: &FinishedProfile) {
+fn print_report(format: ReportKind, finished: &FinishedProfile) {
     use profile::report::{dot, folded, text};
     // The contexts of a tree still to be written are listed for the
     // report (the file was written from the tree itself).
     let p = finished.to_profile();
     let out = match format {
-        ReportFormat::Folded => {
+        ReportKind::Folded => {
             let mut w = std::io::BufWriter::new(std::io::stderr().lock());
             let _ = folded::write(p.cct.as_deref().unwrap_or(&[]), &mut w).and_then(|()| w.flush());
             return;
         }
-        ReportFormat::Dot => dot::dcg(&p),
+        ReportKind::Dot => dot::dcg(&p),
         _ => text::summary(&p),
     };
     eprint!("{out}");

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use jit_sim::inline::{CallSite, Decision, Outcome};
 use jit_sim::policy::record::{self, Record, Verdict};
 use jit_sim::policy::{self, EdgeWeights, PolicyKind, Thresholds};
-use profiler::config::{Clock, ProfileKind};
+use profiler::config::{ClockKind, ProfileKind};
 use serde_json::json;
 use vm::module::Module;
 
@@ -108,7 +108,7 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
     }
     check_clash(&a)?;
     let t = thresholds(&a, kind)?;
-    let clock = a.run.profile.options.clock.unwrap_or(Clock::Virtual);
+    let clock = a.run.profile.options.clock.unwrap_or(ClockKind::Virtual);
     let module = load_module(&a.run.file.program, a.run.file.limit.max_source)?;
     if jit_sim::inline::call_sites(&module).is_empty() {
         return Err(Failure::usage(format!(
@@ -160,7 +160,7 @@ fn run_views(
     t: &Thresholds,
     module: &Module,
     original: &Ran,
-    clock: Clock,
+    clock: ClockKind,
 ) -> Result<(Vec<View>, u64), Failure> {
     // One seed for every run: the given one, or one drawn by the first.
     let mut seed = a.run.profile.options.seed;
