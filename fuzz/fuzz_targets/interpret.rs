@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex, Once, Weak};
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-use profiler::config::{ClockKind, ProfileKind, ProfileOptions, RecordKind};
 use profile::Profile;
+use profiler::config::{ClockKind, ProfileKind, ProfileOptions, RecordKind};
 use profiler::session::{self, Beside};
 use vm::loader::Program;
 use vm::module::{Module, Op};
@@ -201,10 +201,16 @@ fn run(module: Module, profile: Option<ProfileOptions>, seed: u64) -> Option<(Ve
         output,
         ..VmOptions::default()
     };
-    let ran = session::run(Program::load(module, true), options, config, "fuzz.bc", |vm, _| {
-        arm(vm);
-        Guard
-    });
+    let ran = session::run(
+        Program::load(module, true),
+        options,
+        config,
+        "fuzz.bc",
+        |vm, _| {
+            arm(vm);
+            Guard
+        },
+    );
     if let Some(finished) = ran.profile {
         let mut json = Vec::new();
         finished.write_json(&mut json).expect("writes to memory");
