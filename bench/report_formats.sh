@@ -51,6 +51,8 @@ measure() {
 formats=(text folded folded-stdout flamegraph speedscope dot dot-tree html)
 for round in $(seq 1 "$N"); do
     echo "round $round of $N" >&2
+    # Nor is the last round's profile deleted on the run's account.
+    rm -f "$PROFILE"
     measure run "$VM" run "$PROG" --profile=exhaustive --record=cct --seed=1 --profile-out="$PROFILE"
     for f in "${formats[@]}"; do
         case $f in
