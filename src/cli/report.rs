@@ -9,6 +9,9 @@
 //! by file name, so `programs/examples/fib.bc` and `fib.bc` agree);
 //! `--tree` without `--format=dot`; a format that draws calling contexts
 //! given a profile without a `cct`; flamegraph or html to a terminal.
+//!
+//! `--format=folded -o FILE` is first tried streaming
+//! ([`report_folded`]), which falls back to the path of every format.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -17,7 +20,7 @@ use profile::report::{self, dot, flamegraph, folded, html, speedscope, text};
 use profile::Profile;
 
 use super::args::{ReportArgs, ReportKind};
-use super::{load_profile, Failure, EXIT_NO_INPUT};
+use super::{load_profile, report_folded, Failure, EXIT_NO_INPUT};
 
 fn name(f: ReportKind) -> &'static str {
     match f {
@@ -67,6 +70,11 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
                 "an SVG picture"
             }
         )));
+    }
+    if let (ReportKind::Folded, Some(out), [path]) = (format, &a.output, &a.profiles[..]) {
+        if report_folded::stream_to_file(path, out, a.max_source)? {
+            return Ok(0);
+        }
     }
     let mut profiles = Vec::new();
     for path in &a.profiles {

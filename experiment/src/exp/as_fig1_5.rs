@@ -124,7 +124,7 @@ impl Paths {
             Some(
                 *self
                     .ids
-                    .entry((parent, n.method.clone(), n.line))
+                    .entry((parent, n.method.to_string(), n.line))
                     .or_insert(next),
             )
         })
@@ -134,7 +134,9 @@ impl Paths {
     /// below it) is `None`.
     pub fn lookup(&self, nodes: &[CctNode]) -> Vec<Option<u32>> {
         walk(nodes, |parent, n| {
-            self.ids.get(&(parent, n.method.clone(), n.line)).copied()
+            self.ids
+                .get(&(parent, n.method.to_string(), n.line))
+                .copied()
         })
     }
 }
