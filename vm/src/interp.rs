@@ -412,10 +412,17 @@ impl<'vm> Interp<'vm> {
                 // SAFETY: the callee's frame, `new_base..need`, is inside
                 // the stack (just ensured: 2).
                 let callee_fp = unsafe { self.stack.as_mut_ptr().add(new_base) };
-                for s in callee.nparams..callee.nlocals {
-                    // SAFETY: `nlocals <= frame_size` (2).
-                    unsafe { *callee_fp.add(s as usize) = Value::Int(0) };
+                // A `fill`, not a loop of stores: LLVM unrolls the loop by
+                // four, which costs the few locals of a typical method more
+                // than it saves (awfy-bounce, callgrind).
+                // SAFETY: `nparams <= nlocals <= frame_size` (2).
+                unsafe {
+                    std::slice::from_raw_parts_mut(
+                        callee_fp.add(callee.nparams as usize),
+                        (callee.nlocals - callee.nparams) as usize,
+                    )
                 }
+                .fill(Value::Int(0));
                 self.frames.push(Frame {
                     ret: ReturnWord::to_pc(return_pc),
                     slot: 0,
