@@ -235,7 +235,20 @@ impl<'vm> Interp<'vm> {
         //    max_stack`, as the verifier bounds stack heights).
         // 3. `self.stack` is reallocated only by `ensure_stack`; after it,
         //    and after any out-of-line call, `fp` is re-derived (`resync!`).
-        let mut code_start: *const Instr = body.code.as_ptr();
+        // The code this mode runs: the plain interpreter runs `exec`, with
+        // its superinstructions; the counting ones run `code`, whose
+        // instructions are the ones counted (see `crate::superinstr`). The
+        // two have the same length and agree on every pc's meaning.
+        macro_rules! code_of {
+            ($body:expr) => {
+                if M::COUNT {
+                    $body.code.as_ptr()
+                } else {
+                    $body.exec.as_ptr()
+                }
+            };
+        }
+        let mut code_start: *const Instr = code_of!(body);
         // SAFETY: `self.pc` is an instruction of the body (1) and the top
         // frame's base is inside the stack (2).
         let mut ip: *const Instr = unsafe { code_start.add(self.pc as usize) };
@@ -346,6 +359,26 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // A rotated loop test at the backward jump of a loop whose test is
+        // at `t` (`crate::superinstr`): on to the loop's body at `t + 1`
+        // unless the test leaves the loop (then on to the next instruction,
+        // where the test jumps); if an operand is not an integer, to the
+        // test itself, which reports the error as it would have.
+        macro_rules! loop_test {
+            ($a:expr, $b:expr, $t:expr, |$x:ident, $y:ident| $leave:expr) => {{
+                debug_assert!(!M::COUNT, "superinstructions are not counted");
+                match ($a, $b) {
+                    (Value::Int($x), Value::Int($y)) => {
+                        if !$leave {
+                            // `t` is before this jump (1), so `t + 1` is
+                            // an instruction of the body too.
+                            jump!($t + 1);
+                        }
+                    }
+                    _ => jump!($t),
+                }
+            }};
+        }
         macro_rules! yieldpoint {
             ($kind:expr, $taken:expr) => {{
                 let cw = control.load(Ordering::Relaxed);
@@ -366,7 +399,9 @@ impl<'vm> Interp<'vm> {
                     fail!(RuntimeError::StackOverflow { limit: max_frames });
                 }
                 let return_pc = cur_pc!() + 1;
-                let caller_base = self.frames.last().expect("a frame").base as usize;
+                // The caller's base, from `fp` rather than from its frame.
+                // SAFETY: `fp` is the top frame's first slot in the stack (3).
+                let caller_base = unsafe { fp.offset_from(self.stack.as_ptr()) } as usize;
                 let new_base = caller_base + $base as usize;
                 let need = new_base + callee.frame_size as usize;
                 if need > self.stack.len() {
@@ -374,8 +409,20 @@ impl<'vm> Interp<'vm> {
                         fail!(e);
                     }
                 }
-                self.stack[new_base + callee.nparams as usize..new_base + callee.nlocals as usize]
-                    .fill(Value::Int(0));
+                // SAFETY: the callee's frame, `new_base..need`, is inside
+                // the stack (just ensured: 2).
+                let callee_fp = unsafe { self.stack.as_mut_ptr().add(new_base) };
+                // A `fill`, not a loop of stores: LLVM unrolls the loop by
+                // four, which costs the few locals of a typical method more
+                // than it saves (awfy-bounce, callgrind).
+                // SAFETY: `nparams <= nlocals <= frame_size` (2).
+                unsafe {
+                    std::slice::from_raw_parts_mut(
+                        callee_fp.add(callee.nparams as usize),
+                        (callee.nlocals - callee.nparams) as usize,
+                    )
+                }
+                .fill(Value::Int(0));
                 self.frames.push(Frame {
                     ret: ReturnWord::to_pc(return_pc),
                     slot: 0,
@@ -383,16 +430,17 @@ impl<'vm> Interp<'vm> {
                     base: new_base as u32,
                 });
                 body = callee;
-                code_start = body.code.as_ptr();
+                code_start = code_of!(body);
                 ip = code_start;
+                fp = callee_fp;
                 if M::COUNT {
                     self.bodies.entered(self.frames.len() - 1, self.cycles);
                 }
                 if M::TRACE_CALLS {
                     self.pc = 0;
                     self.notify(|l, t| l.called(t));
+                    resync!();
                 }
-                resync!();
                 // The prologue yieldpoint, done here rather than dispatched:
                 // enter past it, as if it had just run.
                 // SAFETY: a body has at least one instruction (1).
@@ -430,23 +478,26 @@ impl<'vm> Interp<'vm> {
                 let Some(caller) = self.frames.last() else {
                     return Exit::Returned(v);
                 };
+                let stack = self.stack.as_mut_ptr();
                 // The result lands where the call's arguments began,
                 // which is where the callee's frame began.
-                self.stack[frame.base as usize] = v;
+                // SAFETY: the returning frame's base is inside the stack (2).
+                unsafe { *stack.add(frame.base as usize) = v };
                 body = prog.body(caller.body);
-                code_start = body.code.as_ptr();
+                code_start = code_of!(body);
                 // SAFETY: a return word holds the pc after a call
                 // instruction of the caller's body (1); the real word
                 // behind a trampoline is checked by `through_trampoline`.
                 ip = unsafe { code_start.add(ret.pc() as usize) };
-                resync!();
+                // SAFETY: the caller's base is inside the stack (2).
+                fp = unsafe { stack.add(caller.base as usize) };
             }};
         }
         macro_rules! reload {
             () => {{
                 let top = *self.frames.last().expect("a frame");
                 body = prog.body(top.body);
-                code_start = body.code.as_ptr();
+                code_start = code_of!(body);
                 // SAFETY: `self.pc` is an instruction of the body (1).
                 ip = unsafe { code_start.add(self.pc as usize) };
                 resync!();
@@ -695,6 +746,55 @@ impl<'vm> Interp<'vm> {
                 Instr::JgeRIY { a, imm, t } => {
                     backedge!();
                     jri!(a, imm, t, "jge", |x, y| x >= y)
+                }
+                // Rotated loop tests (the plain interpreter's `exec` only).
+                Instr::LoopLtRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x < y),
+                Instr::LoopLtRI { a, imm, t } => {
+                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)
+                }
+                Instr::LoopLtRRY { a, b, t } => {
+                    backedge!();
+                    loop_test!(get!(a), get!(b), t, |x, y| x < y)
+                }
+                Instr::LoopLtRIY { a, imm, t } => {
+                    backedge!();
+                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)
+                }
+                Instr::LoopLeRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x <= y),
+                Instr::LoopLeRI { a, imm, t } => {
+                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x <= y)
+                }
+                Instr::LoopLeRRY { a, b, t } => {
+                    backedge!();
+                    loop_test!(get!(a), get!(b), t, |x, y| x <= y)
+                }
+                Instr::LoopLeRIY { a, imm, t } => {
+                    backedge!();
+                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x <= y)
+                }
+                Instr::LoopGtRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x > y),
+                Instr::LoopGtRI { a, imm, t } => {
+                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x > y)
+                }
+                Instr::LoopGtRRY { a, b, t } => {
+                    backedge!();
+                    loop_test!(get!(a), get!(b), t, |x, y| x > y)
+                }
+                Instr::LoopGtRIY { a, imm, t } => {
+                    backedge!();
+                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x > y)
+                }
+                Instr::LoopGeRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x >= y),
+                Instr::LoopGeRI { a, imm, t } => {
+                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
+                }
+                Instr::LoopGeRRY { a, b, t } => {
+                    backedge!();
+                    loop_test!(get!(a), get!(b), t, |x, y| x >= y)
+                }
+                Instr::LoopGeRIY { a, imm, t } => {
+                    backedge!();
+                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
                 }
                 Instr::Call { m, base } => enter_body!(m, base),
                 Instr::CallVirt {

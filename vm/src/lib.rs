@@ -37,6 +37,7 @@ pub mod printer;
 pub mod runtime;
 pub mod safepoint;
 pub mod schedule;
+pub mod superinstr;
 pub mod thread;
 pub mod translate;
 pub mod value;

@@ -66,6 +66,9 @@ pub struct Body {
     pub name: String,
     /// The instructions (register form, yieldpoints included).
     pub code: Box<[Instr]>,
+    /// What the plain interpreter runs: `code` with superinstructions in
+    /// place ([`crate::superinstr`]), the same length, pc for pc.
+    pub exec: Box<[Instr]>,
     /// Source line of each instruction.
     pub lines: Box<[u32]>,
     /// Index of the source instruction each instruction was emitted for.
@@ -315,6 +318,7 @@ pub fn load_body(
         method: id,
         id,
         name: m.display_name(module),
+        exec: crate::superinstr::exec_code(&t.code),
         code: t.code.into_boxed_slice(),
         lines: t.lines.into_boxed_slice(),
         source_index: t.source_index.into_boxed_slice(),

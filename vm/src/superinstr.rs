@@ -1,0 +1,190 @@
+//! Superinstructions: the copy of a body's code that the plain interpreter
+//! runs.
+//!
+//! The loader keeps two copies of each method's register code
+//! ([`crate::loader::Body`]): `code`, which `vm disasm` shows and the
+//! counting interpreters (virtual clock, exhaustive profiles, `--cycles`)
+//! run, and `exec`, made here from it, which the plain interpreter runs.
+//! `exec` has the same length and the same instruction at every pc except
+//! where a pair of instructions that the benchmarks execute back to back is
+//! replaced, at the first one's pc, by a superinstruction that does both in
+//! one dispatch (the technique of Ertl and Gregg's superinstructions, chosen
+//! from `--profile=exhaustive` counts and callgrind profiles of
+//! `programs/bench/` and `programs/awfy/`: docs/ARCHITECTURE.md, "The
+//! interpreter"). Every other instruction stays, so pcs, return addresses,
+//! catch ranges, source lines and the pcs of the yieldpoints are those of
+//! `code`: a sample, a trace or an error reports what it would have without
+//! superinstructions.
+//!
+//! The one superinstruction so far is the **rotated loop test**. A loop
+//! whose test is at its top loads as
+//!
+//! ```text
+//! t:     jge i, n -> x        ; the test: leave the loop
+//! t+1:   ...                  ; the body
+//! x-1:   yieldpoint backedge; jmp -> t
+//! x:     ...                  ; after the loop
+//! ```
+//!
+//! so each iteration dispatches the `jmp` and then the test. In `exec` the
+//! `jmp` becomes `yieldpoint backedge; loop jge i, n -> t` (the
+//! `Instr::Loop…` rows of [`crate::instr`]): the yieldpoint, then the test,
+//! going on at `t + 1` unless it would leave the loop, else falling through
+//! to `x`, where the test would have jumped. It is the job of Lua's
+//! `FORLOOP`, one dispatch per iteration fewer. If an operand is not an
+//! integer it jumps to `t` instead, whose test then fails as before.
+
+use crate::instr::{Instr, YieldKind};
+
+/// The code the plain interpreter runs for `code` (see the module docs).
+pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
+    code.iter()
+        .enumerate()
+        .map(|(pc, &i)| rotated_loop_test(code, pc as u32, i).unwrap_or(i))
+        .collect()
+}
+
+/// `i`, the instruction at `pc`, as a rotated loop test, if it is a
+/// backward jump to a loop test that leaves the loop to `pc + 1`.
+fn rotated_loop_test(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
+    let (t, yieldpoint) = match i {
+        Instr::Jmp { t } => (t, false),
+        Instr::JmpY { t } => (t, true),
+        _ => return None,
+    };
+    if t >= pc {
+        return None;
+    }
+    let test = code[t as usize];
+    if test.target() != Some(pc + 1) {
+        return None;
+    }
+    let rotated = match test {
+        Instr::JltRR { a, b, .. } => Instr::LoopLtRR { a, b, t },
+        Instr::JltRI { a, imm, .. } => Instr::LoopLtRI { a, imm, t },
+        Instr::JleRR { a, b, .. } => Instr::LoopLeRR { a, b, t },
+        Instr::JleRI { a, imm, .. } => Instr::LoopLeRI { a, imm, t },
+        Instr::JgtRR { a, b, .. } => Instr::LoopGtRR { a, b, t },
+        Instr::JgtRI { a, imm, .. } => Instr::LoopGtRI { a, imm, t },
+        Instr::JgeRR { a, b, .. } => Instr::LoopGeRR { a, b, t },
+        Instr::JgeRI { a, imm, .. } => Instr::LoopGeRI { a, imm, t },
+        _ => return None,
+    };
+    if yieldpoint {
+        rotated.with_yieldpoint(YieldKind::Backedge)
+    } else {
+        Some(rotated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `i = 0; while i < n { i += 1 }` as the loader lays it out.
+    fn count_up(jump: Instr) -> Vec<Instr> {
+        vec![
+            Instr::YieldPrologue,
+            Instr::JgeRR { a: 0, b: 1, t: 4 },
+            Instr::Inc { a: 0, v: 1 },
+            jump,
+            Instr::Ret { a: 0 },
+        ]
+    }
+
+    #[test]
+    fn a_loops_backward_jump_becomes_its_test() {
+        let exec = exec_code(&count_up(Instr::JmpY { t: 1 }));
+        assert_eq!(exec.len(), 5);
+        assert_eq!(exec[3], Instr::LoopGeRRY { a: 0, b: 1, t: 1 });
+        assert_eq!(exec[3].yield_kind(), Some(YieldKind::Backedge));
+        // Everything else is as loaded.
+        let code = count_up(Instr::JmpY { t: 1 });
+        for pc in [0, 1, 2, 4] {
+            assert_eq!(exec[pc], code[pc]);
+        }
+        let plain = exec_code(&count_up(Instr::Jmp { t: 1 }));
+        assert_eq!(plain[3], Instr::LoopGeRR { a: 0, b: 1, t: 1 });
+    }
+
+    #[test]
+    fn only_a_test_that_leaves_to_after_the_jump_is_rotated() {
+        // The test leaves elsewhere: the jump stays.
+        let mut code = count_up(Instr::JmpY { t: 1 });
+        code[1] = Instr::JgeRI { a: 0, imm: 9, t: 3 };
+        assert_eq!(exec_code(&code)[3], Instr::JmpY { t: 1 });
+        // Not a comparison of integers (`jeq` compares any values).
+        code[1] = Instr::JeqRR { a: 0, b: 1, t: 4 };
+        assert_eq!(exec_code(&code)[3], Instr::JmpY { t: 1 });
+        // A forward jump is not a loop's.
+        let fwd = vec![
+            Instr::Jmp { t: 2 },
+            Instr::Nop,
+            Instr::JltRI { a: 0, imm: 1, t: 1 },
+            Instr::Ret { a: 0 },
+        ];
+        assert_eq!(&*exec_code(&fwd), &fwd[..]);
+    }
+
+    #[test]
+    fn every_comparison_rotates_with_its_operands() {
+        let tests = [
+            Instr::JltRR { a: 2, b: 3, t: 4 },
+            Instr::JltRI {
+                a: 2,
+                imm: -7,
+                t: 4,
+            },
+            Instr::JleRR { a: 2, b: 3, t: 4 },
+            Instr::JleRI {
+                a: 2,
+                imm: -7,
+                t: 4,
+            },
+            Instr::JgtRR { a: 2, b: 3, t: 4 },
+            Instr::JgtRI {
+                a: 2,
+                imm: -7,
+                t: 4,
+            },
+            Instr::JgeRR { a: 2, b: 3, t: 4 },
+            Instr::JgeRI {
+                a: 2,
+                imm: -7,
+                t: 4,
+            },
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for test in tests {
+            let code = vec![
+                Instr::Nop,
+                test,
+                Instr::Nop,
+                Instr::JmpY { t: 1 },
+                Instr::Nop,
+            ];
+            let r = exec_code(&code)[3];
+            assert!(
+                r.name().starts_with("Loop") && r.name().ends_with('Y'),
+                "{r:?}"
+            );
+            assert_eq!(r.target(), Some(1));
+            // The test's comparison and operands, the loop's test as target.
+            let plain = r.without_yieldpoint();
+            let n = test.name();
+            assert_eq!(
+                plain.name(),
+                format!("Loop{}{}", n[1..2].to_uppercase(), &n[2..])
+            );
+            assert_eq!(plain.slot_uses(), test.slot_uses());
+            assert_eq!(
+                format!("{plain:?}"),
+                format!("{test:?}")
+                    .replace(n, plain.name())
+                    .replace("t: 4", "t: 1")
+            );
+            seen.insert(r.name());
+        }
+        assert_eq!(seen.len(), 8);
+    }
+}
