@@ -9,12 +9,15 @@
 //! - `jit-sim` works on modules and installs code, never touching frames,
 //!   threads or the interpreter;
 //! - the binary creates no VM: every run goes through the session
-//!   (`jit_sim::session::run`).
+//!   (`jit_sim::session::run`);
+//! - the VM core's modules (`thread`, `hooks`, `safepoint`, `context`,
+//!   `interp`, `runtime`) are layered in that order, with no circle
+//!   between them (checked on the `crate::` paths of `vm/src`).
 //!
 //! tests/e2e/architecture.rs checks the offline `profile` and `experiment`
 //! crates' own rules.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn root() -> &'static Path {
@@ -93,7 +96,12 @@ fn sources(dir: &str) -> Vec<PathBuf> {
 /// The modules of crate `krate` that the code (comments left out) of
 /// `path` names, as `krate::module`.
 fn modules_used(path: &Path, krate: &str) -> BTreeSet<String> {
-    let text = std::fs::read_to_string(path).unwrap();
+    modules_named(&std::fs::read_to_string(path).unwrap(), krate)
+}
+
+/// The modules of crate `krate` (or, for `crate`, of the crate itself)
+/// that `text` names as `krate::module`, comments left out.
+fn modules_named(text: &str, krate: &str) -> BTreeSet<String> {
     let needle = format!("{krate}::");
     let mut out = BTreeSet::new();
     for line in text.lines() {
@@ -210,4 +218,97 @@ fn the_binary_runs_programs_only_through_the_session() {
     }
     // `vm run` (and `vm inline`'s runs) and the study modes' captured runs.
     assert!(calls >= 2, "the session is called {calls} times");
+}
+
+/// The VM core's modules, bottom up: each may use only those before it.
+const VM_CORE: &[&str] = &[
+    "thread",
+    "hooks",
+    "safepoint",
+    "context",
+    "interp",
+    "runtime",
+];
+
+/// The top-level module of `vm/src` that `path` belongs to (`interp` for
+/// `vm/src/interp.rs`, `verify` for `vm/src/verify/stack.rs`).
+fn vm_module(path: &Path) -> String {
+    let rel = path.strip_prefix(root().join("vm/src")).unwrap();
+    let first = rel.components().next().unwrap().as_os_str();
+    first.to_str().unwrap().trim_end_matches(".rs").to_string()
+}
+
+/// Which top-level modules of `vm/src` each one uses in its production
+/// code (the lines before its `#[cfg(test)]`): what `crate::` paths name.
+fn vm_module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in sources("vm/src") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let production = text.split("#[cfg(test)]").next().unwrap();
+        let me = vm_module(&path);
+        let uses = modules_named(production, "crate");
+        let entry = graph.entry(me.clone()).or_default();
+        entry.extend(uses.into_iter().filter(|m| *m != me));
+    }
+    graph
+}
+
+/// A path of `graph` from `from` back to `from` (a circle), if any.
+fn circle_through(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<String>> {
+    let mut came_from: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut todo = vec![from];
+    while let Some(m) = todo.pop() {
+        for next in graph.get(m).into_iter().flatten() {
+            if next == from {
+                let mut path = vec![from.to_string(), m.to_string()];
+                let mut at = m;
+                while let Some(&p) = came_from.get(at) {
+                    path.push(p.to_string());
+                    at = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            if !came_from.contains_key(next.as_str()) {
+                came_from.insert(next, m);
+                todo.push(next);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn the_vm_core_is_layered_without_a_circle() {
+    let graph = vm_module_graph();
+    // Each core module uses only the core modules below it.
+    for (i, m) in VM_CORE.iter().enumerate() {
+        let uses = graph
+            .get(*m)
+            .unwrap_or_else(|| panic!("no vm/src module `{m}`"));
+        for u in uses.iter().filter(|u| VM_CORE.contains(&u.as_str())) {
+            assert!(
+                VM_CORE[..i].contains(&u.as_str()),
+                "vm/src/{m}.rs uses crate::{u}, which is not below it in the VM core's \
+                 layers {VM_CORE:?} (docs/ARCHITECTURE.md, \"The VM core's layers\")"
+            );
+        }
+    }
+    // Nor does a circle close through the other modules.
+    for m in VM_CORE {
+        if let Some(circle) = circle_through(&graph, m) {
+            panic!("a circle of imports in vm/src: {}", circle.join(" -> "));
+        }
+    }
+    // The scan reads the real imports.
+    for (m, u) in [
+        ("runtime", "interp"),
+        ("interp", "context"),
+        ("safepoint", "hooks"),
+    ] {
+        assert!(
+            graph[m].contains(u),
+            "vm/src/{m}.rs uses crate::{u}: {graph:?}"
+        );
+    }
 }

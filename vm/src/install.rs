@@ -13,9 +13,9 @@
 //! - **Who runs what.** Each thread keeps its own table from method to the
 //!   body that new invocations run (`Interp::code`), read on every call
 //!   without any synchronization.
-//! - **The swap.** [`Vm::install`] fills the method's slot, then asks every
-//!   thread, through its control word, to refresh its table at its next
-//!   yieldpoint (docs/LANGUAGE.md "Yieldpoints": a yieldpoint is where a thread checks
+//! - **The swap.** [`Vm::install`](crate::runtime::Vm::install) fills the
+//!   method's slot, then asks every thread, through its control word, to
+//!   refresh its table at its next yieldpoint (docs/LANGUAGE.md "Yieldpoints": a yieldpoint is where a thread checks
 //!   for "a code swap"). A thread that starts later reads the slots when it
 //!   builds its table. So a thread switches between two yieldpoints, never
 //!   in the middle of a call sequence, and a method's invocations already on
@@ -31,8 +31,6 @@ use std::fmt;
 
 use crate::loader::{load_body, Body, FieldRefs, Program};
 use crate::module::{MethodId, Module};
-use crate::runtime::Vm;
-use crate::thread::request;
 
 /// Why recompiled code was not installed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,8 +102,8 @@ impl Program {
 
     /// Loads method `method` of `module` (a verified rewrite of this
     /// program's module, e.g. by an inliner) as this program's recompiled
-    /// code for it, ready for [`Vm::install`]. Yieldpoints are inserted as
-    /// in the rest of the program.
+    /// code for it, ready for [`Vm::install`](crate::runtime::Vm::install).
+    /// Yieldpoints are inserted as in the rest of the program.
     pub fn recompiled_body(&self, module: &Module, method: MethodId) -> Result<Body, InstallError> {
         let mine = &self.module;
         if method as usize >= mine.methods.len() {
@@ -136,29 +134,21 @@ impl Program {
         body.id = (self.bodies.len() + method as usize) as u32;
         Ok(body)
     }
-}
 
-impl Vm {
-    /// Installs `body` (from [`Program::recompiled_body`]) as the code new
-    /// invocations of its method run, in every thread, from each thread's
-    /// next yieldpoint on. Safe while threads run: nothing already running
-    /// changes code.
-    pub fn install(&self, body: Body) -> Result<(), InstallError> {
+    /// Fills the slot of `body`'s method (see the module docs), once: the
+    /// first half of [`Vm::install`](crate::runtime::Vm::install), which
+    /// then asks every thread to refresh its table.
+    pub(crate) fn install(&self, body: Body) -> Result<(), InstallError> {
         let method = body.method;
         let slot = self
-            .program
             .installed
             .get(method as usize)
             .ok_or(InstallError::NoSuchMethod(method))?;
-        if body.id as usize != self.program.bodies.len() + method as usize {
+        if body.id as usize != self.bodies.len() + method as usize {
             return Err(InstallError::Mismatch("body ids"));
         }
         slot.set(body)
-            .map_err(|_| InstallError::AlreadyInstalled(method))?;
-        for t in self.threads.all() {
-            t.request(request::CODE);
-        }
-        Ok(())
+            .map_err(|_| InstallError::AlreadyInstalled(method))
     }
 }
 
@@ -166,7 +156,7 @@ impl Vm {
 mod tests {
     use super::*;
     use crate::output::Output;
-    use crate::runtime::VmOptions;
+    use crate::runtime::{Vm, VmOptions};
     use crate::verify::assemble;
 
     fn source(f_returns: i64, extra_string: bool) -> String {

@@ -23,14 +23,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::bodycount::BodyCounters;
+use crate::context::VmContext;
 use crate::error::{RuntimeError, TraceEntry};
 use crate::frame::{Frame, ReturnWord};
 use crate::heap::{array_bytes, object_bytes, AllocPressure, Heap, MAX_ARRAY};
 use crate::hooks::{ThreadCtx, ThreadListener};
 use crate::instr::{Instr, YieldKind};
 use crate::loader::{Body, Program, NO_METHOD};
-use crate::runtime::Vm;
-use crate::safepoint::{Arrival, ParkedView};
+use crate::safepoint::{Arrival, ParkedView, Parking};
 use crate::thread::{request, SharedValue, ThreadResult, ThreadShared, ThreadState};
 use crate::value::Value;
 
@@ -80,9 +80,12 @@ pub(crate) enum Exit {
 
 /// One thread's interpreter state.
 pub(crate) struct Interp<'vm> {
-    vm: &'vm Arc<Vm>,
+    /// What this interpreter uses of its VM.
+    vm: &'vm VmContext<'vm>,
     prog: &'vm Program,
     shared: &'vm ThreadShared,
+    /// This thread's part of the safepoint protocol.
+    parking: Arc<Parking>,
     /// The value stack: the slots (locals, then operand depths) of every
     /// frame. All of it is initialized; each frame is guaranteed
     /// `frame_size` slots from its base when it is pushed.
@@ -115,19 +118,20 @@ pub(crate) struct Interp<'vm> {
 
 impl<'vm> Interp<'vm> {
     pub(crate) fn new(
-        vm: &'vm Arc<Vm>,
+        vm: &'vm VmContext<'vm>,
         shared: &'vm ThreadShared,
         listener: Option<Box<dyn ThreadListener>>,
     ) -> Self {
-        let tick = vm.hooks.exec_mode().virtual_tick.unwrap_or(0);
+        let tick = vm.virtual_tick.unwrap_or(0);
         Interp {
             vm,
-            prog: &vm.program,
+            prog: vm.program,
             shared,
+            parking: vm.safepoints.parking(shared.id),
             stack: vec![Value::Int(0); 1024],
             frames: Vec::with_capacity(64),
             heap: Heap::with_budget(vm.memory.clone()),
-            code: current_code(&vm.program),
+            code: current_code(vm.program),
             listener,
             control_base: 0,
             pc: 0,
@@ -1053,7 +1057,7 @@ impl<'vm> Interp<'vm> {
             self.code = current_code(self.prog);
         }
         if req & request::SAFEPOINT != 0 {
-            match self.vm.safepoint_arrive(self.shared) {
+            match self.vm.safepoints.arrive(&self.parking) {
                 Arrival::Pass => {}
                 Arrival::Park => {
                     self.park(ThreadState::Parked);
@@ -1061,7 +1065,7 @@ impl<'vm> Interp<'vm> {
                 }
                 Arrival::WalkYourself { epoch, then_park } => {
                     self.notify(|l, t| l.safepoint(t));
-                    self.vm.safepoint_walked(epoch);
+                    self.vm.safepoints.walked(epoch);
                     if then_park {
                         self.park(ThreadState::Parked);
                         self.unpark();
@@ -1113,30 +1117,15 @@ impl<'vm> Interp<'vm> {
     /// thread touches its frames again.
     fn park(&mut self, state: ThreadState) {
         let view = self.view();
-        {
-            let mut slot = self.shared.park.lock();
-            slot.view = Some(view);
-            self.shared.set_state(state);
-        }
-        self.vm.safepoints.notify();
+        self.vm
+            .safepoints
+            .park(self.shared, &self.parking, view, state);
     }
 
     /// Leaves a parked or blocked state, first waiting while a safepoint
     /// holds this thread.
     fn unpark(&mut self) {
-        let mut slot = self.shared.park.lock();
-        if slot.held {
-            let start = std::time::Instant::now();
-            while slot.held {
-                self.shared.park_cv.wait(&mut slot);
-            }
-            self.vm
-                .safepoints
-                .parked_ns
-                .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        }
-        slot.view = None;
-        self.shared.set_state(ThreadState::Running);
+        self.vm.safepoints.unpark(self.shared, &self.parking);
     }
 
     /// Collects this thread's heap. The roots are every frame's slots:

@@ -14,11 +14,29 @@
 //!
 //! The VM knows nothing of its clients: profilers attach through the hooks
 //! in [`hooks`].
+//!
+//! The VM core's modules are layered, each using only those below it
+//! (`tests/architecture.rs` checks it on the `crate::` paths):
+//!
+//! ```text
+//! runtime    the Vm: owns the state below, starts threads, ends the run
+//!    |
+//! interp     one thread's interpreter, given a narrow VmContext
+//!    |
+//! context    what an interpreter may use of its VM (and the Runtime trait)
+//!    |
+//! safepoint  the protocol, methods of SafepointState over the registry
+//!    |
+//! hooks      the profiler's door: Hooks, ThreadListener, ThreadCtx
+//!    |
+//! thread     ThreadShared (control word, requests), ThreadRegistry
+//! ```
 
 #![warn(missing_docs)]
 
 pub mod asm;
 pub mod bodycount;
+mod context;
 pub mod diag;
 pub mod disasm;
 pub mod error;

@@ -7,6 +7,13 @@
 //! next yieldpoint and wakes those blocked in `sleep` or `join`; a thread
 //! that never reaches a yieldpoint (a loop loaded with `--no-yieldpoints`)
 //! is abandoned after a grace period, so `run` always returns.
+//!
+//! The `Vm` is the top of the VM core (see the crate docs): it owns the
+//! thread registry, the safepoint state and the rest, and wires them
+//! together. Every `impl Vm` is in this file; the safepoint protocol
+//! ([`Vm::safepoint`]) and code installation ([`Vm::install`]) are thin
+//! calls into [`crate::safepoint`] and [`crate::install`], and each
+//! interpreter gets a `VmContext` rather than the `Vm`.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -15,14 +22,16 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 
 use crate::bodycount::BodyCount;
+use crate::context::{Runtime, VmContext};
 use crate::error::{format_trace, RuntimeError, ThreadRefusal};
-use crate::hooks::{ExecMode, Hooks, NoHooks};
+use crate::hooks::{ExecMode, Hooks, NoHooks, ThreadCtx, ThreadListener};
+use crate::install::InstallError;
 use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
-use crate::loader::Program;
+use crate::loader::{Body, Program};
 use crate::memory::MemoryBudget;
 use crate::module::{GlobalId, MethodId};
 use crate::output::{Output, FLUSH_PERIOD};
-use crate::safepoint::SafepointState;
+use crate::safepoint::{SafepointState, SafepointStats, Selection, Walkers};
 use crate::schedule::{Machine, Scheduler};
 use crate::thread::{request, SharedValue, ThreadRegistry, ThreadResult, ThreadShared};
 use crate::value::Value;
@@ -325,19 +334,10 @@ impl Vm {
         true
     }
 
-    /// Starts a thread running `method` with `args`; returns its id, or why
-    /// it could not start (`--max-threads`, or the OS refusing). `spawner`
-    /// is the spawning thread's id and cycle count (its virtual time on a
-    /// simulated machine).
-    pub(crate) fn spawn(
-        self: &Arc<Self>,
-        method: MethodId,
-        args: Vec<SharedValue>,
-        spawner: (u32, u64),
-    ) -> Result<u32, RuntimeError> {
-        self.start_thread(method, args, Some(spawner)).map(|t| t.id)
-    }
-
+    /// Starts a thread running `method` with `args`; returns it, or why it
+    /// could not start (`--max-threads`, or the OS refusing). `spawner` is
+    /// the spawning thread's id and cycle count (its virtual time on a
+    /// simulated machine); `None` for `main`.
     fn start_thread(
         self: &Arc<Self>,
         method: MethodId,
@@ -391,7 +391,8 @@ impl Vm {
         // slice (creating its listener included).
         let slice_end = self.sched.as_ref().map(|s| s.begin(shared.id));
         let listener = self.hooks.thread_started(shared, &self.program);
-        let mut it = Interp::new(self, shared, listener);
+        let context = self.context();
+        let mut it = Interp::new(&context, shared, listener);
         if let Some(end) = slice_end {
             it.set_slice_end(end);
         }
@@ -456,9 +457,92 @@ impl Vm {
         self.threads.notify_change();
     }
 
+    /// What an interpreter of this VM may use of it.
+    fn context(self: &Arc<Self>) -> VmContext<'_> {
+        VmContext {
+            program: &self.program,
+            max_frames: self.max_frames,
+            virtual_tick: self.hooks.exec_mode().virtual_tick,
+            memory: &self.memory,
+            globals: &self.globals,
+            output: &self.output,
+            threads: &self.threads,
+            safepoints: &self.safepoints,
+            sched: self.sched.as_ref(),
+            runtime: self,
+        }
+    }
+
+    /// Brings the selected threads to a safe state, runs `visit` on each
+    /// held thread (on this thread), then releases them (see
+    /// [`crate::safepoint`]).
+    ///
+    /// Threads that never reach a yieldpoint (code loaded without
+    /// yieldpoints) cannot be stopped; after
+    /// [`crate::safepoint::SAFEPOINT_TIMEOUT`] the safepoint goes ahead
+    /// with the threads it has (`stats.timed_out`).
+    pub fn safepoint(
+        &self,
+        selection: Selection,
+        walkers: Walkers,
+        visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
+    ) -> SafepointStats {
+        self.safepoint_including(selection, &[], walkers, visit)
+    }
+
+    /// [`Vm::safepoint`], also holding the threads `blocked` names if they
+    /// are blocked in `sleep` or `join` when the safepoint looks at them (a
+    /// partial safepoint that samples waiting threads too, Hofer et al.
+    /// 2015, section 3.1). A named thread found running is treated like any
+    /// other running thread.
+    pub fn safepoint_including(
+        &self,
+        selection: Selection,
+        blocked: &[u32],
+        walkers: Walkers,
+        visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
+    ) -> SafepointStats {
+        self.safepoints.run(
+            &self.threads,
+            &self.program,
+            selection,
+            blocked,
+            walkers,
+            visit,
+        )
+    }
+
     /// Total time threads have spent parked at safepoints, summed over
     /// threads.
     pub fn parked_ns(&self) -> u64 {
         self.safepoints.parked_ns.load(Ordering::Relaxed)
+    }
+
+    /// Installs `body` (from [`Program::recompiled_body`]) as the code new
+    /// invocations of its method run, in every thread, from each thread's
+    /// next yieldpoint on (see [`crate::install`]). Safe while threads run:
+    /// nothing already running changes code.
+    pub fn install(&self, body: Body) -> Result<(), InstallError> {
+        self.program.install(body)?;
+        for t in self.threads.all() {
+            t.request(request::CODE);
+        }
+        Ok(())
+    }
+}
+
+/// The runtime's services to its interpreters ([`VmContext::runtime`]).
+impl Runtime for Arc<Vm> {
+    fn spawn(
+        &self,
+        method: MethodId,
+        args: Vec<SharedValue>,
+        spawner: (u32, u64),
+    ) -> Result<u32, RuntimeError> {
+        self.start_thread(method, args, Some(spawner)).map(|t| t.id)
+    }
+
+    fn is_stopping(&self) -> bool {
+        Vm::is_stopping(self)
     }
 }

@@ -1,12 +1,13 @@
 //! Safepoints: bringing threads to a halt at their next yieldpoint.
 //!
 //! A coordinator (a sampler thread, later a code installer) calls
-//! [`Vm::safepoint`]. The VM asks the chosen threads, through their control
-//! words, to stop at their next yieldpoint; each one *parks* there,
-//! publishing a view of its frames, until released. Threads blocked in
-//! `sleep` or `join` are already safe: their frames cannot change, and if
-//! they wake up while held they park before running again (Hofer et al.
-//! 2015, section 2.2).
+//! [`Vm::safepoint`](crate::runtime::Vm::safepoint), which runs this
+//! module's protocol over the VM's thread registry. The chosen threads are
+//! asked, through their control words, to stop at their next yieldpoint;
+//! each one *parks* there, publishing a view of its frames, until
+//! released. Threads blocked in `sleep` or `join` are already safe: their
+//! frames cannot change, and if they wake up while held they park before
+//! running again (Hofer et al. 2015, section 2.2).
 //!
 //! Two selections:
 //!
@@ -28,6 +29,13 @@
 //!
 //! Invariant: a parked or held-blocked thread does not touch its frames or
 //! its listener until released; only one safepoint runs at a time.
+//!
+//! The protocol is the methods of the VM-wide safepoint state, given what
+//! they need: the thread registry and the program (the coordinator's
+//! side), or the arriving thread's own parking slot (the thread's side).
+//! The slots are kept here, by thread id, rather than in [`ThreadShared`]:
+//! so this module uses `thread` and `hooks` and neither uses it back
+//! (docs/ARCHITECTURE.md, "The VM core's layers").
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -37,8 +45,8 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::frame::Frame;
 use crate::hooks::{ThreadCtx, ThreadListener};
-use crate::runtime::Vm;
-use crate::thread::{request, ThreadShared, ThreadState};
+use crate::loader::Program;
+use crate::thread::{request, ThreadRegistry, ThreadShared, ThreadState};
 
 /// Which threads a safepoint stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,15 +114,24 @@ pub(crate) struct ParkedView {
 // so the owner and the coordinator never access them at the same time.
 unsafe impl Send for ParkedView {}
 
-/// A thread's part of the safepoint protocol (in [`ThreadShared`]).
+/// What a thread's [`Parking`] holds, under its lock.
 #[derive(Default)]
-pub(crate) struct ParkSlot {
+struct ParkSlot {
     /// The coordinator holds this thread: it may not run until released.
-    pub held: bool,
+    held: bool,
     /// Its published state, while parked or blocked.
-    pub view: Option<ParkedView>,
+    view: Option<ParkedView>,
     /// The safepoint epoch this thread was last accounted for.
-    pub epoch: u64,
+    epoch: u64,
+}
+
+/// A thread's part of the safepoint protocol: its slot, and the condition
+/// it waits on while held. One per thread ([`SafepointState::parking`]).
+#[derive(Default)]
+pub(crate) struct Parking {
+    slot: Mutex<ParkSlot>,
+    /// Signalled when a held thread is released.
+    released: Condvar,
 }
 
 /// The VM-wide safepoint state.
@@ -124,6 +141,8 @@ pub(crate) struct SafepointState {
     one_at_a_time: Mutex<()>,
     inner: Mutex<Inner>,
     changed: Condvar,
+    /// Every thread's [`Parking`], by thread id.
+    parkings: Mutex<Vec<Arc<Parking>>>,
     /// Total nanoseconds threads spent parked (summed over threads).
     pub parked_ns: AtomicU64,
 }
@@ -139,14 +158,6 @@ struct Inner {
     walkers: Option<Walkers>,
 }
 
-impl SafepointState {
-    /// Wakes the coordinator (a thread parked, blocked or finished).
-    pub(crate) fn notify(&self) {
-        let _g = self.inner.lock();
-        self.changed.notify_all();
-    }
-}
-
 /// The decision a thread arriving at a yieldpoint with a SAFEPOINT request
 /// gets.
 pub(crate) enum Arrival {
@@ -155,16 +166,35 @@ pub(crate) enum Arrival {
     /// Selected: park until released.
     Park,
     /// Selected: walk your own stack, report it with
-    /// [`Vm::safepoint_walked`] (naming this epoch), then park until
+    /// [`SafepointState::walked`] (naming this epoch), then park until
     /// released, or go on at once if `then_park` is false.
     WalkYourself { epoch: u64, then_park: bool },
 }
 
-impl Vm {
-    /// Called by a thread at a yieldpoint that saw a SAFEPOINT request.
-    pub(crate) fn safepoint_arrive(&self, me: &ThreadShared) -> Arrival {
-        let mut inner = self.safepoints.inner.lock();
-        let mut slot = me.park.lock();
+/// The thread's side of the protocol.
+impl SafepointState {
+    /// The [`Parking`] of thread `id` (made on first use, by whichever of
+    /// the thread and a coordinator asks first).
+    pub(crate) fn parking(&self, id: u32) -> Arc<Parking> {
+        let mut all = self.parkings.lock();
+        let i = id as usize;
+        if all.len() <= i {
+            all.resize_with(i + 1, Arc::default);
+        }
+        all[i].clone()
+    }
+
+    /// Wakes the coordinator (a thread parked, blocked or finished).
+    pub(crate) fn notify(&self) {
+        let _g = self.inner.lock();
+        self.changed.notify_all();
+    }
+
+    /// Called by a thread (its `me`) at a yieldpoint that saw a SAFEPOINT
+    /// request.
+    pub(crate) fn arrive(&self, me: &Parking) -> Arrival {
+        let mut inner = self.inner.lock();
+        let mut slot = me.slot.lock();
         if !inner.active || slot.epoch == inner.epoch || inner.arrived >= inner.limit {
             return Arrival::Pass;
         }
@@ -198,132 +228,161 @@ impl Vm {
     /// switch preempts the threads it samples. If fewer threads than
     /// selected can arrive, the coordinator learns it from a thread
     /// blocking or ending (which notifies), or from its periodic recheck.
-    pub(crate) fn safepoint_walked(&self, epoch: u64) {
-        let mut inner = self.safepoints.inner.lock();
+    pub(crate) fn walked(&self, epoch: u64) {
+        let mut inner = self.inner.lock();
         if inner.epoch == epoch {
             inner.walked += 1;
             if inner.walked >= inner.limit {
-                self.safepoints.changed.notify_all();
+                self.changed.notify_all();
             }
         }
     }
 
-    /// Brings the selected threads to a safe state, runs `visit` on each
-    /// held thread (on this thread), then releases them.
+    /// Thread `me` (its `parking`) publishes `view` and enters `state`
+    /// (parked at a yieldpoint, or blocked in `sleep`/`join`): from now on
+    /// a safepoint may inspect it. Must be followed by
+    /// [`SafepointState::unpark`] before the thread touches its frames
+    /// again.
+    pub(crate) fn park(
+        &self,
+        me: &ThreadShared,
+        parking: &Parking,
+        view: ParkedView,
+        state: ThreadState,
+    ) {
+        {
+            let mut slot = parking.slot.lock();
+            slot.view = Some(view);
+            me.set_state(state);
+        }
+        self.notify();
+    }
+
+    /// Thread `me` leaves a parked or blocked state, first waiting while a
+    /// safepoint holds it.
+    pub(crate) fn unpark(&self, me: &ThreadShared, parking: &Parking) {
+        let mut slot = parking.slot.lock();
+        if slot.held {
+            let start = Instant::now();
+            while slot.held {
+                parking.released.wait(&mut slot);
+            }
+            self.parked_ns
+                .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
+        slot.view = None;
+        me.set_state(ThreadState::Running);
+    }
+}
+
+/// A thread a safepoint looks at: live when it began.
+struct Candidate {
+    thread: Arc<ThreadShared>,
+    parking: Arc<Parking>,
+    /// Asked to stop (see [`SafepointState::ask`]).
+    asked: bool,
+}
+
+/// The coordinator's side of the protocol.
+impl SafepointState {
+    /// Brings the selected threads of `threads` to a safe state, runs
+    /// `visit` on each held thread (on this thread), then releases them.
+    /// Also holds the threads `blocked` names if they are blocked in
+    /// `sleep` or `join` when the safepoint looks at them (a partial
+    /// safepoint that samples waiting threads too, Hofer et al. 2015,
+    /// section 3.1); a named thread found running is treated like any other
+    /// running thread.
     ///
     /// Threads that never reach a yieldpoint (code loaded without
     /// yieldpoints) cannot be stopped; after [`SAFEPOINT_TIMEOUT`] the
     /// safepoint goes ahead with the threads it has (`stats.timed_out`).
-    pub fn safepoint(
+    pub(crate) fn run(
         &self,
-        selection: Selection,
-        walkers: Walkers,
-        visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
-    ) -> SafepointStats {
-        self.safepoint_including(selection, &[], walkers, visit)
-    }
-
-    /// [`Vm::safepoint`], also holding the threads `blocked` names if they
-    /// are blocked in `sleep` or `join` when the safepoint looks at them (a
-    /// partial safepoint that samples waiting threads too, Hofer et al.
-    /// 2015, section 3.1). A named thread found running is treated like any
-    /// other running thread.
-    pub fn safepoint_including(
-        &self,
+        threads: &ThreadRegistry,
+        program: &Program,
         selection: Selection,
         blocked: &[u32],
         walkers: Walkers,
         mut visit: impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
     ) -> SafepointStats {
-        let _one = self.safepoints.one_at_a_time.lock();
+        let _one = self.one_at_a_time.lock();
         let start = Instant::now();
-        let candidates: Vec<Arc<ThreadShared>> = self
-            .threads
+        let mut candidates: Vec<Candidate> = threads
             .all()
             .into_iter()
             .filter(|t| t.state() != ThreadState::Finished)
+            .map(|thread| Candidate {
+                parking: self.parking(thread.id),
+                thread,
+                asked: true,
+            })
             .collect();
-        let epoch = {
-            let mut inner = self.safepoints.inner.lock();
-            inner.epoch += 1;
-            inner.active = true;
-            inner.arrived = 0;
-            inner.walked = 0;
-            inner.walkers = Some(walkers);
-            inner.limit = match selection {
-                Selection::All => usize::MAX,
-                Selection::First(n) => n,
-            };
-            inner.epoch
+        let epoch = self.begin(selection, walkers);
+        Self::ask(&mut candidates, selection);
+        let mut stats =
+            self.wait_until_safe(&candidates, epoch, selection, blocked, walkers, start);
+        for c in &candidates {
+            c.thread
+                .requests
+                .fetch_and(!request::SAFEPOINT, Ordering::SeqCst);
+        }
+        stats.wait_ns = start.elapsed().as_nanos() as u64;
+        Self::visit_held(program, &candidates, epoch, &mut stats, &mut visit);
+        Self::release(&candidates, epoch);
+        stats.total_ns = start.elapsed().as_nanos() as u64;
+        stats
+    }
+
+    /// Opens a new safepoint epoch for `selection`; returns it.
+    fn begin(&self, selection: Selection, walkers: Walkers) -> u64 {
+        let mut inner = self.inner.lock();
+        inner.epoch += 1;
+        inner.active = true;
+        inner.arrived = 0;
+        inner.walked = 0;
+        inner.walkers = Some(walkers);
+        inner.limit = match selection {
+            Selection::All => usize::MAX,
+            Selection::First(n) => n,
         };
-        // Which candidates were asked to stop (see below).
-        let mut asked = vec![true; candidates.len()];
-        for (t, asked) in candidates.iter().zip(asked.iter_mut()) {
+        inner.epoch
+    }
+
+    /// Asks the candidates to stop at their next yieldpoint, and marks
+    /// which were asked.
+    fn ask(candidates: &mut [Candidate], selection: Selection) {
+        for c in candidates {
             // A partial safepoint takes the first n of the threads that are
             // runnable now. A thread blocked now is not asked: when it wakes
             // it reaches a yieldpoint at once and would push out a runnable
             // thread (Hofer et al. divide the samples between runnable and
             // waiting threads up front, section 3.1; waiting threads named
             // in `blocked` are held where they are).
-            if matches!(selection, Selection::First(_)) && t.state().is_blocked() {
-                *asked = false;
+            if matches!(selection, Selection::First(_)) && c.thread.state().is_blocked() {
+                c.asked = false;
                 continue;
             }
-            t.request(request::SAFEPOINT);
+            c.thread.request(request::SAFEPOINT);
         }
+    }
+
+    /// Waits until the selection is safe: every selected thread parked;
+    /// for a global safepoint, every other thread blocked or finished (or
+    /// until [`SAFEPOINT_TIMEOUT`] since `start`). Closes the epoch to
+    /// arrivals.
+    fn wait_until_safe(
+        &self,
+        candidates: &[Candidate],
+        epoch: u64,
+        selection: Selection,
+        blocked: &[u32],
+        walkers: Walkers,
+        start: Instant,
+    ) -> SafepointStats {
         let mut stats = SafepointStats::default();
-        // Wait until the selection is safe: every selected thread parked;
-        // for a global safepoint, every other thread blocked or finished.
         loop {
-            let mut running = 0usize;
-            let mut parked = 0usize;
-            for (t, &asked) in candidates.iter().zip(&asked) {
-                match t.state() {
-                    ThreadState::Finished => {}
-                    // Parked for this safepoint. A thread still parked
-                    // from the previous one (released, not yet scheduled
-                    // to run again) has not arrived: it is running as far
-                    // as this safepoint goes.
-                    ThreadState::Parked => {
-                        let slot = t.park.lock();
-                        // Read the state again under the slot's lock (a
-                        // thread parks and unparks under it): the state
-                        // read above may be stale. A thread still parked
-                        // from the previous safepoint can run between the
-                        // two reads, arrive at this one and be walking
-                        // itself, held but not parked yet; counted as
-                        // parked, it let the safepoint end before it
-                        // parked, and its sample went uncounted.
-                        if t.state() == ThreadState::Parked && slot.held && slot.epoch == epoch {
-                            parked += 1;
-                        } else if asked {
-                            running += 1;
-                        }
-                    }
-                    s if s.is_blocked()
-                        && (selection == Selection::All || blocked.contains(&t.id)) =>
-                    {
-                        let mut slot = t.park.lock();
-                        if t.state().is_blocked() {
-                            if slot.epoch != epoch {
-                                slot.epoch = epoch;
-                                slot.held = true;
-                            }
-                        } else {
-                            running += 1;
-                        }
-                    }
-                    s if s.is_blocked() => {}
-                    // A thread not asked (blocked when the safepoint began)
-                    // will not arrive: not worth waiting for.
-                    _ if !asked => {}
-                    // A thread that walked itself and went on has arrived:
-                    // it will not arrive again.
-                    _ if walkers == Walkers::ThemselvesAndGoOn && t.park.lock().epoch == epoch => {}
-                    _ => running += 1,
-                }
-            }
-            let mut inner = self.safepoints.inner.lock();
+            let (running, parked) = Self::count(candidates, epoch, selection, blocked, walkers);
+            let mut inner = self.inner.lock();
             let covered = match selection {
                 Selection::All => running == 0,
                 Selection::First(n) => inner.arrived >= n || running == 0,
@@ -346,19 +405,91 @@ impl Vm {
                     0
                 };
                 stats.timed_out = timed_out && !(covered && done);
-                break;
+                return stats;
             }
-            self.safepoints
-                .changed
-                .wait_for(&mut inner, Duration::from_millis(2));
+            self.changed.wait_for(&mut inner, Duration::from_millis(2));
         }
-        for t in &candidates {
-            t.requests.fetch_and(!request::SAFEPOINT, Ordering::SeqCst);
+    }
+
+    /// One look at the candidates: how many the safepoint still waits for
+    /// (running), and how many have parked for it. Holds the blocked
+    /// threads the selection includes.
+    fn count(
+        candidates: &[Candidate],
+        epoch: u64,
+        selection: Selection,
+        blocked: &[u32],
+        walkers: Walkers,
+    ) -> (usize, usize) {
+        let mut running = 0usize;
+        let mut parked = 0usize;
+        for Candidate {
+            thread: t,
+            parking,
+            asked,
+        } in candidates
+        {
+            match t.state() {
+                ThreadState::Finished => {}
+                // Parked for this safepoint. A thread still parked
+                // from the previous one (released, not yet scheduled
+                // to run again) has not arrived: it is running as far
+                // as this safepoint goes.
+                ThreadState::Parked => {
+                    let slot = parking.slot.lock();
+                    // Read the state again under the slot's lock (a
+                    // thread parks and unparks under it): the state
+                    // read above may be stale. A thread still parked
+                    // from the previous safepoint can run between the
+                    // two reads, arrive at this one and be walking
+                    // itself, held but not parked yet; counted as
+                    // parked, it let the safepoint end before it
+                    // parked, and its sample went uncounted.
+                    if t.state() == ThreadState::Parked && slot.held && slot.epoch == epoch {
+                        parked += 1;
+                    } else if *asked {
+                        running += 1;
+                    }
+                }
+                s if s.is_blocked() && (selection == Selection::All || blocked.contains(&t.id)) => {
+                    let mut slot = parking.slot.lock();
+                    if t.state().is_blocked() {
+                        if slot.epoch != epoch {
+                            slot.epoch = epoch;
+                            slot.held = true;
+                        }
+                    } else {
+                        running += 1;
+                    }
+                }
+                s if s.is_blocked() => {}
+                // A thread not asked (blocked when the safepoint began)
+                // will not arrive: not worth waiting for.
+                _ if !*asked => {}
+                // A thread that walked itself and went on has arrived:
+                // it will not arrive again.
+                _ if walkers == Walkers::ThemselvesAndGoOn
+                    && parking.slot.lock().epoch == epoch => {}
+                _ => running += 1,
+            }
         }
-        stats.wait_ns = start.elapsed().as_nanos() as u64;
-        // Visit the held threads.
-        for t in &candidates {
-            let slot = t.park.lock();
+        (running, parked)
+    }
+
+    /// Runs `visit` on each thread held for safepoint `epoch`, recording
+    /// in `stats` whether it was parked or blocked.
+    fn visit_held(
+        program: &Program,
+        candidates: &[Candidate],
+        epoch: u64,
+        stats: &mut SafepointStats,
+        visit: &mut impl FnMut(&ThreadShared, &mut ThreadCtx<'_>, Option<&mut dyn ThreadListener>),
+    ) {
+        for Candidate {
+            thread: t, parking, ..
+        } in candidates
+        {
+            let slot = parking.slot.lock();
             if !(slot.held && slot.epoch == epoch) {
                 continue;
             }
@@ -374,7 +505,7 @@ impl Vm {
             // and only one coordinator runs at a time.
             unsafe {
                 let mut ctx = ThreadCtx {
-                    program: &self.program,
+                    program,
                     thread: t,
                     frames: (&mut *view.frames).as_mut_slice(),
                     pc: view.pc,
@@ -387,16 +518,17 @@ impl Vm {
                 visit(t, &mut ctx, listener);
             }
         }
-        // Release.
-        for t in &candidates {
-            let mut slot = t.park.lock();
+    }
+
+    /// Releases the threads held for safepoint `epoch`.
+    fn release(candidates: &[Candidate], epoch: u64) {
+        for c in candidates {
+            let mut slot = c.parking.slot.lock();
             if slot.epoch == epoch && slot.held {
                 slot.held = false;
-                t.park_cv.notify_all();
+                c.parking.released.notify_all();
             }
         }
-        stats.total_ns = start.elapsed().as_nanos() as u64;
-        stats
     }
 }
 

@@ -18,6 +18,10 @@
 //!
 //! The [`ThreadRegistry`] lists every thread that ever started; profilers
 //! and safepoints walk it.
+//!
+//! This module is the bottom of the VM core: it uses none of `hooks`,
+//! `safepoint`, `interp` or `runtime` (a thread's part of the safepoint
+//! protocol is kept by [`crate::safepoint`]).
 
 use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -25,7 +29,6 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 
 use crate::module::MethodId;
-use crate::safepoint::ParkSlot;
 
 /// Request bits: why a thread should stop at its next yieldpoint.
 pub mod request {
@@ -124,10 +127,6 @@ pub struct ThreadShared {
     /// Used to wake a sleeping thread early (program stopping).
     pub(crate) wake: Condvar,
     pub(crate) wake_lock: Mutex<()>,
-    /// This thread's part of the safepoint protocol.
-    pub(crate) park: Mutex<ParkSlot>,
-    /// Signalled when a held thread is released.
-    pub(crate) park_cv: Condvar,
 }
 
 impl std::fmt::Debug for ThreadShared {
@@ -154,8 +153,6 @@ impl ThreadShared {
             done: Condvar::new(),
             wake: Condvar::new(),
             wake_lock: Mutex::new(()),
-            park: Mutex::new(ParkSlot::default()),
-            park_cv: Condvar::new(),
         }
     }
 
