@@ -417,12 +417,14 @@ fn static_calls_under_a_timer_profile_recompiles_on_every_seed_or_says_why() {
                     r.stderr
                 );
             }
-            // The controller saw samples early: at most half of its
-            // wake-ups found too few (before, all of those until the
-            // first full buffer, which at 2 ms never filled).
+            // The controller saw samples before the end: not every
+            // wake-up found too few (before, all of those until the
+            // first full buffer, which at 2 ms never filled). How many
+            // did depends on the machine's load: the controller wakes on
+            // the wall clock while the program runs on the virtual one.
             let (wakeups, few) = wakeups(&r.stderr);
             assert!(
-                wakeups < 4 || few * 2 <= wakeups,
+                wakeups < 4 || few < wakeups,
                 "{seed} {interval}: {few} of {wakeups} wake-ups saw too few samples: {}",
                 r.stderr
             );
