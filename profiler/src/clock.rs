@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use vm::thread::{request, ThreadShared, ThreadState};
 
+use crate::spawn::{spawn_service, StartError};
 use crate::stop::StopSignal;
 
 /// The threads a timer ticks.
@@ -30,42 +31,43 @@ pub struct WallTimer {
 
 impl WallTimer {
     /// Starts ticking `threads` every `interval_ns` nanoseconds, read
-    /// again at every tick (`--tune` changes it while the timer runs).
-    pub fn start(interval_ns: Arc<AtomicU64>, threads: LiveThreads) -> WallTimer {
+    /// again at every tick (`--tune` changes it while the timer runs); an
+    /// error if the system refuses the thread.
+    pub fn start(
+        interval_ns: Arc<AtomicU64>,
+        threads: LiveThreads,
+    ) -> Result<WallTimer, StartError> {
         let stop = Arc::new(StopSignal::default());
         let stopped = stop.clone();
         let period = move || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
-        let handle = std::thread::Builder::new()
-            .name("vm-timer".into())
-            .spawn(move || {
-                crate::priority::run_ahead_of_the_application();
-                let mut ticks = 0u64;
-                let mut next = Instant::now() + period();
-                loop {
-                    if stopped.sleep_until(next) {
-                        return ticks;
-                    }
-                    for t in threads.lock().iter() {
-                        if t.state() == ThreadState::Running {
-                            t.request(request::TICK);
-                        }
-                    }
-                    ticks += 1;
-                    let interval = period();
-                    next += interval;
-                    let now = Instant::now();
-                    if next < now {
-                        // Fell behind (the machine was busy): ticks coalesce,
-                        // as timer interrupts setting one flag do.
-                        next = now + interval;
+        let handle = spawn_service("vm-timer", "the profiler's timer thread", move || {
+            crate::priority::run_ahead_of_the_application();
+            let mut ticks = 0u64;
+            let mut next = Instant::now() + period();
+            loop {
+                if stopped.sleep_until(next) {
+                    return ticks;
+                }
+                for t in threads.lock().iter() {
+                    if t.state() == ThreadState::Running {
+                        t.request(request::TICK);
                     }
                 }
-            })
-            .expect("spawn the timer thread");
-        WallTimer {
+                ticks += 1;
+                let interval = period();
+                next += interval;
+                let now = Instant::now();
+                if next < now {
+                    // Fell behind (the machine was busy): ticks coalesce,
+                    // as timer interrupts setting one flag do.
+                    next = now + interval;
+                }
+            }
+        })?;
+        Ok(WallTimer {
             stop,
             handle: Some(handle),
-        }
+        })
     }
 
     /// Stops the timer; returns how many ticks it issued.

@@ -13,6 +13,9 @@
 //!   `ccmap`, a folder each) each have a half on every thread, which the
 //!   listeners feed their samples, and a half in the organizer;
 //! - a **clock** ([`clock`]) decides when samples are taken;
+//! - its threads (and the adaptive controller's) start through
+//!   [`spawn`], so that a thread the system refuses is an error, not a
+//!   panic;
 //! - after the run, a [`session::Profiler`] turns the repositories into the
 //!   profile file ([`profile`], docs/LANGUAGE.md "Profiles"), which the accuracy
 //!   metrics and `--report` read.
@@ -32,9 +35,11 @@ pub mod records;
 pub mod sampler;
 pub mod samples;
 pub mod session;
+pub mod spawn;
 pub mod stack;
 pub mod stop;
 pub mod trace;
 pub mod tune;
 
 pub use session::{Profiler, RunFacts};
+pub use spawn::StartError;

@@ -19,6 +19,7 @@ use crossbeam::channel::{Receiver, Sender};
 use crate::dcg::DynamicCallGraph;
 use crate::records::Repository;
 use crate::samples::{Message, Sample, ThreadSummary};
+use crate::spawn::{spawn_service, StartError};
 use crate::tune::IntervalTuner;
 
 /// What the organizer is to build.
@@ -67,15 +68,16 @@ pub struct Repositories {
     pub max_cycles: u64,
 }
 
-/// Starts the organizer thread.
+/// Starts the organizer thread; an error if the system refuses it.
 pub fn spawn(
     inbox: Receiver<Message>,
     pool: Sender<Vec<Sample>>,
     setup: Setup,
-) -> std::thread::JoinHandle<Repositories> {
-    std::thread::Builder::new()
-        .name("vm-organizer".into())
-        .spawn(move || {
+) -> Result<std::thread::JoinHandle<Repositories>, StartError> {
+    spawn_service(
+        "vm-organizer",
+        "the profiler's organizer thread",
+        move || {
             let Setup {
                 methods,
                 record,
@@ -130,8 +132,8 @@ pub fn spawn(
                 trajectory,
             });
             r
-        })
-        .expect("spawn the organizer thread")
+        },
+    )
 }
 
 /// A thread ended: its totals, and (exhaustive profiles) its exact counts

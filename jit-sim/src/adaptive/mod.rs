@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam::channel::{bounded, RecvTimeoutError, Sender};
 use profiler::dcg::DynamicCallGraph;
+use profiler::spawn::{spawn_service, StartError};
 use profiler::Profiler;
 use vm::module::{MethodId, Module, Op};
 use vm::runtime::Vm;
@@ -356,20 +357,22 @@ pub struct AdaptiveController {
 impl AdaptiveController {
     /// Starts the controller for `vm`, reading `profiler`'s live profile
     /// (and asking it to hand samples over in batches of [`LIVE_BATCH`]).
-    /// Printing on stderr as it goes follows `print`.
+    /// Printing on stderr as it goes follows `print`. An error if the
+    /// system refuses the thread.
     pub fn start(
         vm: &Arc<Vm>,
         profiler: &Arc<Profiler>,
         options: AdaptiveOptions,
         print: PrintLevel,
-    ) -> AdaptiveController {
+    ) -> Result<AdaptiveController, StartError> {
         profiler.hand_over_every(LIVE_BATCH);
         let (stop, stopped) = bounded::<()>(1);
         let vm = Arc::clone(vm);
         let profiler = Arc::clone(profiler);
-        let handle = std::thread::Builder::new()
-            .name("vm-controller".into())
-            .spawn(move || {
+        let handle = spawn_service(
+            "vm-controller",
+            "the adaptive controller's thread",
+            move || {
                 let start = Instant::now();
                 let mut c = Controller::new(&vm, options, print);
                 // Wake every period until told to stop (or the VM is gone).
@@ -385,9 +388,9 @@ impl AdaptiveController {
                     c.measure(&end, start.elapsed());
                 }
                 c.report
-            })
-            .expect("spawn the controller thread");
-        AdaptiveController { stop, handle }
+            },
+        )?;
+        Ok(AdaptiveController { stop, handle })
     }
 
     /// Stops the controller (the program has ended) and returns its report.
