@@ -20,6 +20,14 @@
 //! cell table; see [`vm::memory::fallibly`]) is simply refused: the VM
 //! reports it where it happened, and the reserve stays for later.
 //!
+//! Some refusals end in an abort no process can turn back: glibc's
+//! `Fatal glibc error: failed to register TLS destructor`, or Rust's
+//! runtime failing to map a new thread's signal stack, both when a
+//! thread starts with `ulimit -v` a few pages too low
+//! (docs/TESTING.md). [`remove_profile_on_abort`] catches the SIGABRT
+//! only to remove the unfinished profile and say so; the process still
+//! dies of the signal.
+//!
 //! A cgroup memory limit is another matter: the kernel does not refuse the
 //! allocation but kills the process (SIGKILL), which no process can catch;
 //! `--max-heap` below the cgroup's limit is the defence there.
@@ -181,6 +189,46 @@ pub fn writing_profile(path: Option<&std::path::Path>) {
         // SAFETY: `old` came from `CString::into_raw` above and the swap
         // took it out of `PROFILE`, so nothing else holds it.
         drop(unsafe { CString::from_raw(old) });
+    }
+}
+
+/// Catches SIGABRT (called first thing in `main`, after
+/// [`keep_reserve`]): an abort removes the profile file being written, as
+/// [`die`] does, then dies of the signal as it would have.
+pub fn remove_profile_on_abort() {
+    // SAFETY: a zeroed `sigaction` is a valid one (no flags, empty mask)
+    // once its handler is set; installing it touches no memory of ours.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_abort as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGABRT, &action, std::ptr::null_mut());
+    }
+}
+
+/// The SIGABRT handler: removes the unfinished profile (one line on
+/// stderr saying so), restores the default action and raises the signal
+/// again, which ends the process once the handler returns. Only
+/// async-signal-safe calls.
+extern "C" fn on_abort(_: libc::c_int) {
+    let profile = PROFILE.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if !profile.is_null() {
+        // SAFETY: as in `die`: a NUL-terminated string never freed while
+        // in `PROFILE`.
+        unsafe { libc::unlink(profile) };
+        write_stderr(b"vm: aborted; the profile `");
+        // SAFETY: as in `die`.
+        let len = unsafe { libc::strlen(profile) };
+        // SAFETY: `len` bytes from `profile` are the string's.
+        write_stderr(unsafe { std::slice::from_raw_parts(profile.cast::<u8>(), len) });
+        write_stderr(b"` was not written\n");
+    }
+    // SAFETY: `signal` and `raise` are async-signal-safe; SIGABRT is
+    // blocked while this handler runs, so the raised one is delivered, with
+    // the default action, as it returns.
+    unsafe {
+        libc::signal(libc::SIGABRT, libc::SIG_DFL);
+        libc::raise(libc::SIGABRT);
     }
 }
 
