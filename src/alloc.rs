@@ -211,17 +211,10 @@ pub fn remove_profile_on_abort() {
 /// again, which ends the process once the handler returns. Only
 /// async-signal-safe calls.
 extern "C" fn on_abort(_: libc::c_int) {
-    let profile = PROFILE.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    if !profile.is_null() {
-        // SAFETY: as in `die`: a NUL-terminated string never freed while
-        // in `PROFILE`.
-        unsafe { libc::unlink(profile) };
-        write_stderr(b"vm: aborted; the profile `");
-        // SAFETY: as in `die`.
-        let len = unsafe { libc::strlen(profile) };
-        // SAFETY: `len` bytes from `profile` are the string's.
-        write_stderr(unsafe { std::slice::from_raw_parts(profile.cast::<u8>(), len) });
-        write_stderr(b"` was not written\n");
+    if !PROFILE.load(Ordering::Acquire).is_null() {
+        write_stderr(b"vm: aborted");
+        remove_unfinished_profile();
+        write_stderr(b"\n");
     }
     // SAFETY: `signal` and `raise` are async-signal-safe; SIGABRT is
     // blocked while this handler runs, so the raised one is delivered, with
@@ -240,21 +233,29 @@ fn die(bytes: usize) -> ! {
     write_stderr(b"vm: out of memory: the system refused ");
     write_stderr(&digits[..n]);
     write_stderr(b" bytes and the VM has no reserve left");
-    let profile = PROFILE.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    if !profile.is_null() {
-        // SAFETY: `profile` is a NUL-terminated string from
-        // `CString::into_raw`, never freed while in `PROFILE`.
-        unsafe { libc::unlink(profile) };
-        write_stderr(b"; the profile `");
-        // SAFETY: as above; `strlen` reads up to its NUL.
-        let len = unsafe { libc::strlen(profile) };
-        // SAFETY: `len` bytes from `profile` are the string's.
-        write_stderr(unsafe { std::slice::from_raw_parts(profile.cast::<u8>(), len) });
-        write_stderr(b"` was not written");
-    }
+    remove_unfinished_profile();
     write_stderr(b" (raise `ulimit -v` or lower --max-heap)\n");
     // SAFETY: `_exit` ends the process at once; nothing runs after it.
     unsafe { libc::_exit(STATUS) }
+}
+
+/// Removes the profile file being written, if any, and continues the
+/// line on stderr with `; the profile `FILE` was not written`. Only
+/// system calls: for [`die`] and [`on_abort`].
+fn remove_unfinished_profile() {
+    let profile = PROFILE.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if profile.is_null() {
+        return;
+    }
+    // SAFETY: `profile` is a NUL-terminated string from
+    // `CString::into_raw`, never freed while in `PROFILE`.
+    unsafe { libc::unlink(profile) };
+    write_stderr(b"; the profile `");
+    // SAFETY: as above; `strlen` reads up to its NUL.
+    let len = unsafe { libc::strlen(profile) };
+    // SAFETY: `len` bytes from `profile` are the string's.
+    write_stderr(unsafe { std::slice::from_raw_parts(profile.cast::<u8>(), len) });
+    write_stderr(b"` was not written");
 }
 
 /// Writes `bytes` to stderr with `write(2)`, as far as it goes.

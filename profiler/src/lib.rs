@@ -13,9 +13,8 @@
 //!   `ccmap`, a folder each) each have a half on every thread, which the
 //!   listeners feed their samples, and a half in the organizer;
 //! - a **clock** ([`clock`]) decides when samples are taken;
-//! - its threads (and the adaptive controller's) start through
-//!   [`spawn`], so that a thread the system refuses is an error, not a
-//!   panic;
+//! - a thread of its own (or the adaptive controller's) that the system
+//!   refuses is a [`spawn::StartError`], not a panic;
 //! - after the run, a [`session::Profiler`] turns the repositories into the
 //!   profile file ([`profile`], docs/LANGUAGE.md "Profiles"), which the accuracy
 //!   metrics and `--report` read.

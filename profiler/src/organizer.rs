@@ -19,7 +19,7 @@ use crossbeam::channel::{Receiver, Sender};
 use crate::dcg::DynamicCallGraph;
 use crate::records::Repository;
 use crate::samples::{Message, Sample, ThreadSummary};
-use crate::spawn::{spawn_service, StartError};
+use crate::spawn::StartError;
 use crate::tune::IntervalTuner;
 
 /// What the organizer is to build.
@@ -74,10 +74,9 @@ pub fn spawn(
     pool: Sender<Vec<Sample>>,
     setup: Setup,
 ) -> Result<std::thread::JoinHandle<Repositories>, StartError> {
-    spawn_service(
-        "vm-organizer",
-        "the profiler's organizer thread",
-        move || {
+    std::thread::Builder::new()
+        .name("vm-organizer".into())
+        .spawn(move || {
             let Setup {
                 methods,
                 record,
@@ -132,8 +131,8 @@ pub fn spawn(
                 trajectory,
             });
             r
-        },
-    )
+        })
+        .map_err(StartError::refused("the profiler's organizer thread"))
 }
 
 /// A thread ended: its totals, and (exhaustive profiles) its exact counts

@@ -1,18 +1,16 @@
-//! Starting the VM's own service threads (the profiler's organizer, timer
-//! and sampler threads, the adaptive controller's thread) without a
-//! panic when the operating system refuses a thread.
+//! The error of a VM service thread (the profiler's organizer, timer and
+//! sampler threads, the adaptive controller's thread) that the operating
+//! system refuses to start: an error, not a panic.
 //!
 //! A refused thread (`ulimit -v` too low for one more stack, the process
 //! or user thread limit reached) is a failure of the VM's resources, not
-//! of the program: [`spawn_service`] turns it into a [`StartError`] that
+//! of the program: [`StartError::refused`] turns it into an error that
 //! travels up to the command line, which prints it as one line and exits
 //! with status 70, the profile file removed rather than left empty
-//! (docs/CLI.md, "Exit statuses"; docs/TESTING.md, "Memory").
+//! (docs/CLI.md, "Exit statuses"; docs/TESTING.md, "End-to-end tests").
 //!
 //! Threads the program itself spawns are the VM's business
 //! (`runtime error: cannot start thread N`, vm/src/runtime.rs).
-
-use std::thread::{Builder, JoinHandle};
 
 /// A service thread of the VM that the operating system would not start.
 #[derive(Debug)]
@@ -35,51 +33,27 @@ impl std::error::Error for StartError {
     }
 }
 
-/// Starts `body` on a thread named `name` (as debuggers and `top -H` show
-/// it); `what` says which thread it is in the error, should the system
-/// refuse it.
-pub fn spawn_service<T, F>(
-    name: &str,
-    what: &'static str,
-    body: F,
-) -> Result<JoinHandle<T>, StartError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> T + Send + 'static,
-{
-    spawn_with(Builder::new().name(name.to_string()), what, body)
-}
-
-/// [`spawn_service`] with the thread's `builder` given.
-fn spawn_with<T, F>(
-    builder: Builder,
-    what: &'static str,
-    body: F,
-) -> Result<JoinHandle<T>, StartError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> T + Send + 'static,
-{
-    builder
-        .spawn(body)
-        .map_err(|source| StartError { what, source })
+impl StartError {
+    /// What a failed [`std::thread::Builder::spawn`] of `what` becomes:
+    /// `builder.spawn(body).map_err(StartError::refused("the profiler's
+    /// timer thread"))`.
+    pub fn refused(what: &'static str) -> impl FnOnce(std::io::Error) -> StartError {
+        move |source| StartError { what, source }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_started_thread_runs_and_is_joined() {
-        let h = spawn_service("vm-test", "a test thread", || 6 * 7).expect("starts");
-        assert_eq!(h.thread().name(), Some("vm-test"));
-        assert_eq!(h.join().ok(), Some(42));
-    }
+    use std::thread::Builder;
 
     #[test]
     fn a_stack_the_system_cannot_map_is_an_error_naming_the_thread() {
         // 1 EiB of stack: no system maps that much address space.
-        let refused = spawn_with(Builder::new().stack_size(1 << 60), "a test thread", || ());
+        let refused = Builder::new()
+            .stack_size(1 << 60)
+            .spawn(|| ())
+            .map_err(StartError::refused("a test thread"));
         let e = refused.expect_err("no such stack");
         let line = e.to_string();
         assert!(line.starts_with("cannot start a test thread: "), "{line}");

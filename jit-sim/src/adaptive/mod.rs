@@ -36,8 +36,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam::channel::{bounded, RecvTimeoutError, Sender};
 use profiler::dcg::DynamicCallGraph;
-use profiler::spawn::{spawn_service, StartError};
-use profiler::Profiler;
+use profiler::{Profiler, StartError};
 use vm::module::{MethodId, Module, Op};
 use vm::runtime::Vm;
 
@@ -369,10 +368,9 @@ impl AdaptiveController {
         let (stop, stopped) = bounded::<()>(1);
         let vm = Arc::clone(vm);
         let profiler = Arc::clone(profiler);
-        let handle = spawn_service(
-            "vm-controller",
-            "the adaptive controller's thread",
-            move || {
+        let handle = std::thread::Builder::new()
+            .name("vm-controller".into())
+            .spawn(move || {
                 let start = Instant::now();
                 let mut c = Controller::new(&vm, options, print);
                 // Wake every period until told to stop (or the VM is gone).
@@ -388,8 +386,8 @@ impl AdaptiveController {
                     c.measure(&end, start.elapsed());
                 }
                 c.report
-            },
-        )?;
+            })
+            .map_err(StartError::refused("the adaptive controller's thread"))?;
         Ok(AdaptiveController { stop, handle })
     }
 
