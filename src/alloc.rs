@@ -20,6 +20,14 @@
 //! cell table; see [`vm::memory::fallibly`]) is simply refused: the VM
 //! reports it where it happened, and the reserve stays for later.
 //!
+//! Some refusals end in an abort no process can turn back: glibc's
+//! `Fatal glibc error: failed to register TLS destructor`, or Rust's
+//! runtime failing to map a new thread's signal stack, both when a
+//! thread starts with `ulimit -v` a few pages too low
+//! (docs/TESTING.md). [`remove_profile_on_abort`] catches the SIGABRT
+//! only to remove the unfinished profile and say so; the process still
+//! dies of the signal.
+//!
 //! A cgroup memory limit is another matter: the kernel does not refuse the
 //! allocation but kills the process (SIGKILL), which no process can catch;
 //! `--max-heap` below the cgroup's limit is the defence there.
@@ -184,6 +192,39 @@ pub fn writing_profile(path: Option<&std::path::Path>) {
     }
 }
 
+/// Catches SIGABRT (called first thing in `main`, after
+/// [`keep_reserve`]): an abort removes the profile file being written, as
+/// [`die`] does, then dies of the signal as it would have.
+pub fn remove_profile_on_abort() {
+    // SAFETY: a zeroed `sigaction` is a valid one (no flags, empty mask)
+    // once its handler is set; installing it touches no memory of ours.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_abort as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGABRT, &action, std::ptr::null_mut());
+    }
+}
+
+/// The SIGABRT handler: removes the unfinished profile (one line on
+/// stderr saying so), restores the default action and raises the signal
+/// again, which ends the process once the handler returns. Only
+/// async-signal-safe calls.
+extern "C" fn on_abort(_: libc::c_int) {
+    if !PROFILE.load(Ordering::Acquire).is_null() {
+        write_stderr(b"vm: aborted");
+        remove_unfinished_profile();
+        write_stderr(b"\n");
+    }
+    // SAFETY: `signal` and `raise` are async-signal-safe; SIGABRT is
+    // blocked while this handler runs, so the raised one is delivered, with
+    // the default action, as it returns.
+    unsafe {
+        libc::signal(libc::SIGABRT, libc::SIG_DFL);
+        libc::raise(libc::SIGABRT);
+    }
+}
+
 /// The system refused `bytes` with no reserve left: one line on stderr,
 /// the unfinished profile removed, status 70. Allocates nothing.
 fn die(bytes: usize) -> ! {
@@ -192,21 +233,29 @@ fn die(bytes: usize) -> ! {
     write_stderr(b"vm: out of memory: the system refused ");
     write_stderr(&digits[..n]);
     write_stderr(b" bytes and the VM has no reserve left");
-    let profile = PROFILE.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    if !profile.is_null() {
-        // SAFETY: `profile` is a NUL-terminated string from
-        // `CString::into_raw`, never freed while in `PROFILE`.
-        unsafe { libc::unlink(profile) };
-        write_stderr(b"; the profile `");
-        // SAFETY: as above; `strlen` reads up to its NUL.
-        let len = unsafe { libc::strlen(profile) };
-        // SAFETY: `len` bytes from `profile` are the string's.
-        write_stderr(unsafe { std::slice::from_raw_parts(profile.cast::<u8>(), len) });
-        write_stderr(b"` was not written");
-    }
+    remove_unfinished_profile();
     write_stderr(b" (raise `ulimit -v` or lower --max-heap)\n");
     // SAFETY: `_exit` ends the process at once; nothing runs after it.
     unsafe { libc::_exit(STATUS) }
+}
+
+/// Removes the profile file being written, if any, and continues the
+/// line on stderr with `; the profile `FILE` was not written`. Only
+/// system calls: for [`die`] and [`on_abort`].
+fn remove_unfinished_profile() {
+    let profile = PROFILE.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if profile.is_null() {
+        return;
+    }
+    // SAFETY: `profile` is a NUL-terminated string from
+    // `CString::into_raw`, never freed while in `PROFILE`.
+    unsafe { libc::unlink(profile) };
+    write_stderr(b"; the profile `");
+    // SAFETY: as above; `strlen` reads up to its NUL.
+    let len = unsafe { libc::strlen(profile) };
+    // SAFETY: `len` bytes from `profile` are the string's.
+    write_stderr(unsafe { std::slice::from_raw_parts(profile.cast::<u8>(), len) });
+    write_stderr(b"` was not written");
 }
 
 /// Writes `bytes` to stderr with `write(2)`, as far as it goes.

@@ -14,6 +14,7 @@ static GLOBAL: alloc::Guarded = alloc::Guarded;
 
 fn main() {
     alloc::keep_reserve();
+    alloc::remove_profile_on_abort();
     let status = cli::main();
     std::process::exit(status);
 }

@@ -106,7 +106,9 @@ impl Vm<'_> {
 /// `done` in the items' order, each as soon as it and every earlier one
 /// are finished (so a CSV written from `done` is the same whatever order
 /// the jobs finish in, and holds every finished prefix if interrupted).
-/// The first error stops the sweep (jobs already running finish).
+/// The first error stops the sweep (jobs already running finish). Fewer
+/// workers run if the system refuses some of the threads; none is an
+/// error.
 pub fn par_map<T, R, F, D>(jobs: usize, items: &[T], f: F, mut done: D) -> Result<(), Error>
 where
     T: Sync,
@@ -118,10 +120,11 @@ where
     let failed = std::sync::atomic::AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, Result<R, Error>)>();
     std::thread::scope(|s| {
+        let (mut workers, mut refused) = (0, None);
         for _ in 0..jobs.max(1).min(items.len().max(1)) {
             let tx = tx.clone();
             let (next, failed, f) = (&next, &failed, &f);
-            s.spawn(move || loop {
+            let worker = std::thread::Builder::new().spawn_scoped(s, move || loop {
                 if failed.load(Ordering::Relaxed) {
                     break;
                 }
@@ -137,8 +140,20 @@ where
                     break;
                 }
             });
+            match worker {
+                Ok(_) => workers += 1,
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
         }
         drop(tx);
+        if let Some(e) = refused.filter(|_| workers == 0) {
+            return Err(Error::Failed(format!(
+                "vm experiment: cannot start a worker thread: {e}"
+            )));
+        }
         let mut pending: BTreeMap<usize, R> = BTreeMap::new();
         let mut want = 0;
         for (i, r) in rx {

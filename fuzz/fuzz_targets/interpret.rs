@@ -208,9 +208,10 @@ fn run(module: Module, profile: Option<ProfileOptions>, seed: u64) -> Option<(Ve
         "fuzz.bc",
         |vm, _| {
             arm(vm);
-            Guard
+            Ok(Guard)
         },
-    );
+    )
+    .expect("the profiler's threads start");
     if let Some(finished) = ran.profile {
         let mut json = Vec::new();
         finished.write_json(&mut json).expect("writes to memory");

@@ -12,6 +12,7 @@
 
 use profiler::config::ProfileConfig;
 use profiler::session::{Beside, FinishedProfile};
+use profiler::StartError;
 use vm::loader::Program;
 use vm::runtime::{RunOutcome, VmOptions};
 
@@ -47,21 +48,25 @@ impl Beside for AdaptiveController {
 /// Runs `program` with `vm_options` under `profile`, with the adaptive
 /// controller if `adaptive` is given and there is a profile to read
 /// (kind `none`: no profiler, and no controller either); `program_path`
-/// names the program in the profile.
+/// names the program in the profile. Should the system refuse a thread
+/// of the profiler or the controller, the program does not run and the
+/// error says which ([`profiler::spawn`]).
 pub fn run(
     program: Program,
     vm_options: VmOptions,
     profile: ProfileConfig,
     program_path: &str,
     adaptive: Option<Adaptive>,
-) -> SessionOutcome {
+) -> Result<SessionOutcome, StartError> {
     let s = profiler::session::run(program, vm_options, profile, program_path, |vm, p| {
-        let (a, p) = adaptive.zip(p)?;
-        Some(AdaptiveController::start(vm, p, a.options, a.print))
-    });
-    SessionOutcome {
+        adaptive
+            .zip(p)
+            .map(|(a, p)| AdaptiveController::start(vm, p, a.options, a.print))
+            .transpose()
+    })?;
+    Ok(SessionOutcome {
         outcome: s.outcome,
         profile: s.profile,
         controller_report: s.beside,
-    }
+    })
 }

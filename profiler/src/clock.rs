@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use vm::thread::{request, ThreadShared, ThreadState};
 
+use crate::spawn::StartError;
 use crate::stop::StopSignal;
 
 /// The threads a timer ticks.
@@ -30,8 +31,12 @@ pub struct WallTimer {
 
 impl WallTimer {
     /// Starts ticking `threads` every `interval_ns` nanoseconds, read
-    /// again at every tick (`--tune` changes it while the timer runs).
-    pub fn start(interval_ns: Arc<AtomicU64>, threads: LiveThreads) -> WallTimer {
+    /// again at every tick (`--tune` changes it while the timer runs); an
+    /// error if the system refuses the thread.
+    pub fn start(
+        interval_ns: Arc<AtomicU64>,
+        threads: LiveThreads,
+    ) -> Result<WallTimer, StartError> {
         let stop = Arc::new(StopSignal::default());
         let stopped = stop.clone();
         let period = move || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
@@ -61,11 +66,11 @@ impl WallTimer {
                     }
                 }
             })
-            .expect("spawn the timer thread");
-        WallTimer {
+            .map_err(StartError::refused("the profiler's timer thread"))?;
+        Ok(WallTimer {
             stop,
             handle: Some(handle),
-        }
+        })
     }
 
     /// Stops the timer; returns how many ticks it issued.

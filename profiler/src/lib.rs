@@ -13,6 +13,8 @@
 //!   `ccmap`, a folder each) each have a half on every thread, which the
 //!   listeners feed their samples, and a half in the organizer;
 //! - a **clock** ([`clock`]) decides when samples are taken;
+//! - a thread of its own (or the adaptive controller's) that the system
+//!   refuses is a [`spawn::StartError`], not a panic;
 //! - after the run, a [`session::Profiler`] turns the repositories into the
 //!   profile file ([`profile`], docs/LANGUAGE.md "Profiles"), which the accuracy
 //!   metrics and `--report` read.
@@ -32,9 +34,11 @@ pub mod records;
 pub mod sampler;
 pub mod samples;
 pub mod session;
+pub mod spawn;
 pub mod stack;
 pub mod stop;
 pub mod trace;
 pub mod tune;
 
 pub use session::{Profiler, RunFacts};
+pub use spawn::StartError;

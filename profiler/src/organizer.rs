@@ -19,6 +19,7 @@ use crossbeam::channel::{Receiver, Sender};
 use crate::dcg::DynamicCallGraph;
 use crate::records::Repository;
 use crate::samples::{Message, Sample, ThreadSummary};
+use crate::spawn::StartError;
 use crate::tune::IntervalTuner;
 
 /// What the organizer is to build.
@@ -67,12 +68,12 @@ pub struct Repositories {
     pub max_cycles: u64,
 }
 
-/// Starts the organizer thread.
+/// Starts the organizer thread; an error if the system refuses it.
 pub fn spawn(
     inbox: Receiver<Message>,
     pool: Sender<Vec<Sample>>,
     setup: Setup,
-) -> std::thread::JoinHandle<Repositories> {
+) -> Result<std::thread::JoinHandle<Repositories>, StartError> {
     std::thread::Builder::new()
         .name("vm-organizer".into())
         .spawn(move || {
@@ -131,7 +132,7 @@ pub fn spawn(
             });
             r
         })
-        .expect("spawn the organizer thread")
+        .map_err(StartError::refused("the profiler's organizer thread"))
 }
 
 /// A thread ended: its totals, and (exhaustive profiles) its exact counts

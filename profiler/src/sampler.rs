@@ -216,14 +216,14 @@ impl SamplerThread {
     /// Starts sampling `vm` every `interval` nanoseconds (read again each
     /// period: `--tune` changes it) with `kind`; `partial` says how a
     /// partial safepoint chooses and holds threads; `seed` draws the
-    /// waiting threads.
+    /// waiting threads. An error if the system refuses the thread.
     pub fn start(
         vm: &Arc<Vm>,
         kind: SamplerKind,
         interval_ns: Arc<AtomicU64>,
         partial: PartialOptions,
         seed: u64,
-    ) -> SamplerThread {
+    ) -> Result<SamplerThread, crate::spawn::StartError> {
         let stop = Arc::new(StopSignal::default());
         let stopped = stop.clone();
         let counters = Arc::new(Counters::default());
@@ -271,15 +271,17 @@ impl SamplerThread {
                         }
                     }
                 })
-                .ok()
+                .map_err(crate::spawn::StartError::refused(
+                    "the profiler's sampler thread",
+                ))?
         };
-        SamplerThread {
+        Ok(SamplerThread {
             stop,
-            handle,
+            handle: Some(handle),
             counters,
             vm: weak,
             held_at_start,
-        }
+        })
     }
 
     /// Stops the sampler thread and returns what it did.

@@ -35,8 +35,9 @@ use crate::listeners::SamplingListener;
 use crate::organizer::{self, Repositories, Setup};
 use crate::records::cct::CallingContextTree;
 use crate::records::{self, RecordMaker, RecordOutput};
-use crate::sampler::SamplerThread;
+use crate::sampler::{SamplerThread, SamplerTotals};
 use crate::samples::{Message, Sample, SampleSink, TuneLink};
+use crate::spawn::StartError;
 use crate::tune::{IntervalBounds, IntervalTuner};
 use profile::{IntervalStep, Profile, RunSection, FORMAT};
 
@@ -74,8 +75,10 @@ pub struct Profiler {
 
 impl Profiler {
     /// Starts a session for `program` (organizer thread, and for a wall
-    /// clock the timer thread). Only [`run`] starts one.
-    fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
+    /// clock the timer thread). Only [`run`] starts one. If the system
+    /// refuses a thread, the error; an organizer already started ends as
+    /// its queue closes.
+    fn start(config: ProfileConfig, program: &Program) -> Result<Arc<Profiler>, StartError> {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
         let (record, repository) = match records::start(&config) {
@@ -98,13 +101,14 @@ impl Profiler {
                     .tune
                     .then(|| (IntervalTuner::new(initial, bounds), interval.clone())),
             },
-        );
+        )?;
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
         let timer = (config.uses_timer()
             && config.clock == ClockKind::Wall
             && !config.uses_sampler_thread())
-        .then(|| WallTimer::start(interval.clone(), live.clone()));
-        Arc::new(Profiler {
+        .then(|| WallTimer::start(interval.clone(), live.clone()))
+        .transpose()?;
+        Ok(Arc::new(Profiler {
             config,
             to_organizer,
             pool,
@@ -115,15 +119,15 @@ impl Profiler {
             timer: Mutex::new(timer),
             sampler: Mutex::new(None),
             batch: AtomicUsize::new(crate::samples::BUFFER_SAMPLES),
-        })
+        }))
     }
 
     /// Gives the session its VM, once created (before [`Vm::run`]): a
     /// `--profile=timer` on the wall clock then starts its sampler thread,
     /// which requests safepoints of `vm` (see [`crate::sampler`]). Without
     /// it such a profile takes no samples, which is why only [`run`]
-    /// calls it.
-    fn attach(&self, vm: &Arc<Vm>) {
+    /// calls it. An error if the system refuses the sampler thread.
+    fn attach(&self, vm: &Arc<Vm>) -> Result<(), StartError> {
         let c = &self.config;
         if c.uses_sampler_thread() {
             let mut s = self.sampler.lock();
@@ -138,9 +142,10 @@ impl Profiler {
                         no_hold: c.no_hold,
                     },
                     c.seed,
-                ));
+                )?);
             }
         }
+        Ok(())
     }
 
     /// Makes threads started from now on hand their samples to the
@@ -180,17 +185,7 @@ impl Profiler {
         program_path: &str,
         run: RunFacts,
     ) -> FinishedProfile {
-        if let Some(t) = self.timer.lock().take() {
-            t.stop();
-        }
-        let sampled = self.sampler.lock().take().map(SamplerThread::stop);
-        let _ = self.to_organizer.send(Message::Finish);
-        let repos = self
-            .organizer
-            .lock()
-            .take()
-            .and_then(|h| h.join().ok())
-            .unwrap_or_default();
+        let (sampled, repos) = self.stop_threads();
         let c = &self.config;
         let counting = c.counts_instructions();
         let wall_ns = if c.uses_timer() && c.clock == ClockKind::Virtual {
@@ -243,6 +238,23 @@ impl Profiler {
             tree,
             names: program.bodies.iter().map(|b| b.name.clone()).collect(),
         }
+    }
+
+    /// Stops the session's threads (clock, sampler, organizer after what
+    /// is queued): what the sampler did and what the organizer built.
+    fn stop_threads(&self) -> (Option<SamplerTotals>, Repositories) {
+        if let Some(t) = self.timer.lock().take() {
+            t.stop();
+        }
+        let sampled = self.sampler.lock().take().map(SamplerThread::stop);
+        let _ = self.to_organizer.send(Message::Finish);
+        let repos = self
+            .organizer
+            .lock()
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
+        (sampled, repos)
     }
 
     /// The sample recorder of `thread`: its buffer, and with a
@@ -321,22 +333,38 @@ pub struct Session<R> {
 /// with the VM and the profiler, the program run, `beside` stopped, the
 /// profile finished (its `program` field is `program_path`). The profile
 /// is taken even when the program dies.
+///
+/// Should the system refuse one of the profiler's threads, or `beside`
+/// fail to start, the program does not run: the threads already started
+/// are stopped and the error returned ([`crate::spawn`]).
 pub fn run<B: Beside>(
     program: Program,
     mut options: VmOptions,
     config: ProfileConfig,
     program_path: &str,
-    beside: impl FnOnce(&Arc<Vm>, Option<&Arc<Profiler>>) -> B,
-) -> Session<B::Report> {
-    let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
+    beside: impl FnOnce(&Arc<Vm>, Option<&Arc<Profiler>>) -> Result<B, StartError>,
+) -> Result<Session<B::Report>, StartError> {
+    let profiler = (config.kind != ProfileKind::None)
+        .then(|| Profiler::start(config, &program))
+        .transpose()?;
     if let Some(p) = &profiler {
         options.hooks = Arc::clone(p) as Arc<dyn Hooks>;
     }
     let vm = Vm::new(program, options);
-    if let Some(p) = &profiler {
-        p.attach(&vm);
+    let started = match &profiler {
+        Some(p) => p.attach(&vm),
+        None => Ok(()),
     }
-    let beside = beside(&vm, profiler.as_ref());
+    .and_then(|()| beside(&vm, profiler.as_ref()));
+    let beside = match started {
+        Ok(b) => b,
+        Err(e) => {
+            if let Some(p) = &profiler {
+                p.stop_threads();
+            }
+            return Err(e);
+        }
+    };
     let outcome = vm.run();
     let beside = beside.stop();
     let profile = profiler.map(|p| {
@@ -348,11 +376,11 @@ pub fn run<B: Beside>(
         };
         p.finish_streaming(&vm.program, program_path, facts)
     });
-    Session {
+    Ok(Session {
         outcome,
         profile,
         beside,
-    }
+    })
 }
 
 /// A finished profile whose calling context tree, if any, is still a tree.

@@ -60,8 +60,9 @@ pub enum Command {
     /// under `vm run`; then the inlining log goes to stderr, one line per
     /// call site and target considered (docs/INLINING.md, "Reading the
     /// log"). Without --profile, hot-edge and linear profile exhaustively.
-    /// Exit status: the program's; 2 bad usage; 65 invalid program or
-    /// profile file; 66 a file cannot be read or written.
+    /// Exit status: the program's (70 also when a thread of the profiler
+    /// cannot start); 2 bad usage; 65 invalid program or profile file; 66
+    /// a file cannot be read or written.
     Inline(Box<super::inline::InlineArgs>),
     /// Reports of profile files: text, flame graphs, speedscope, DOT, HTML.
     ///

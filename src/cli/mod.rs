@@ -27,6 +27,10 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_INVALID: i32 = 65;
 /// Exit status: a file cannot be read.
 pub const EXIT_NO_INPUT: i32 = 66;
+/// Exit status: a runtime error of the program, and a failure of the
+/// VM's own resources (memory past the reserve, a thread of the profiler
+/// or the controller that the system refuses).
+pub const EXIT_RUNTIME: i32 = vm::runtime::STATUS_RUNTIME_ERROR;
 
 /// A command's failure: what to print on stderr and the exit status.
 pub struct Failure {
@@ -39,6 +43,16 @@ impl Failure {
         Failure {
             status: EXIT_USAGE,
             message: message.into(),
+        }
+    }
+
+    /// A thread of the VM's own that the system would not start, so the
+    /// program never ran: `vm: cannot start the profiler's timer thread:
+    /// ...`, status 70.
+    pub fn not_started(e: &profiler::StartError) -> Failure {
+        Failure {
+            status: EXIT_RUNTIME,
+            message: format!("vm: {e}"),
         }
     }
 }

@@ -83,7 +83,8 @@ pub(super) fn execute(
         config,
         &a.file.program.display().to_string(),
         adaptive,
-    );
+    )
+    .map_err(|e| not_started(a, &e))?;
     let (outcome, profile) = (ran.outcome, ran.profile);
     let mut html_failed = false;
     if let Some(report) = ran.controller_report {
@@ -144,6 +145,22 @@ fn open_outputs(a: &RunArgs) -> Result<Option<std::fs::File>, Failure> {
         create(path)?;
     }
     Ok(profile_file)
+}
+
+/// A thread of the profiler or the controller would not start, so the
+/// program never ran: the files [`open_outputs`] created are removed (no
+/// empty profile or page is left behind) and the failure says so.
+fn not_started(a: &RunArgs, e: &profiler::StartError) -> Failure {
+    let mut f = Failure::not_started(e);
+    if let Some(path) = a.html.as_ref().filter(|_| a.profile.adaptive) {
+        let _ = std::fs::remove_file(path);
+    }
+    if let Some(path) = &a.profile.profile_out {
+        let _ = std::fs::remove_file(path);
+        crate::alloc::writing_profile(None);
+        f.message += &format!("; the profile `{}` was not written", path.display());
+    }
+    f
 }
 
 /// Writes `finished` to the `--profile-out` file opened before the run;

@@ -39,6 +39,7 @@ mod records;
 mod report;
 mod runtime_errors;
 mod samplers;
+mod service_threads;
 mod threads;
 mod verifier;
 mod wording;

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam::channel::{bounded, RecvTimeoutError, Sender};
 use profiler::dcg::DynamicCallGraph;
-use profiler::Profiler;
+use profiler::{Profiler, StartError};
 use vm::module::{MethodId, Module, Op};
 use vm::runtime::Vm;
 
@@ -356,13 +356,14 @@ pub struct AdaptiveController {
 impl AdaptiveController {
     /// Starts the controller for `vm`, reading `profiler`'s live profile
     /// (and asking it to hand samples over in batches of [`LIVE_BATCH`]).
-    /// Printing on stderr as it goes follows `print`.
+    /// Printing on stderr as it goes follows `print`. An error if the
+    /// system refuses the thread.
     pub fn start(
         vm: &Arc<Vm>,
         profiler: &Arc<Profiler>,
         options: AdaptiveOptions,
         print: PrintLevel,
-    ) -> AdaptiveController {
+    ) -> Result<AdaptiveController, StartError> {
         profiler.hand_over_every(LIVE_BATCH);
         let (stop, stopped) = bounded::<()>(1);
         let vm = Arc::clone(vm);
@@ -386,8 +387,8 @@ impl AdaptiveController {
                 }
                 c.report
             })
-            .expect("spawn the controller thread");
-        AdaptiveController { stop, handle }
+            .map_err(StartError::refused("the adaptive controller's thread"))?;
+        Ok(AdaptiveController { stop, handle })
     }
 
     /// Stops the controller (the program has ended) and returns its report.

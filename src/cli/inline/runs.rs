@@ -49,7 +49,8 @@ pub fn run_captured(
         config,
         &a.file.program.display().to_string(),
         None,
-    );
+    )
+    .map_err(|e| Failure::not_started(&e))?;
     let (outcome, profile) = (ran.outcome, ran.profile.map(|p| p.into_profile()));
     let output = buf.lock().clone();
     Ok(Ran {
