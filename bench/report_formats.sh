@@ -46,8 +46,8 @@ measure() {
     echo "$label $(tail -n 1 "$DIR/time")" >>"$DIR/samples"
 }
 
-# folded-stdout: folded written to stdout (redirected to a file), which
-# reads the profile whole first; `-o FILE` streams it as it is read.
+# folded-stdout: folded written to stdout redirected to a file, which
+# streams as `-o FILE` does (a pipe would read the profile whole first).
 formats=(text folded folded-stdout flamegraph speedscope dot dot-tree html)
 for round in $(seq 1 "$N"); do
     echo "round $round of $N" >&2

@@ -19,8 +19,7 @@
 
 use std::io::{self, Read};
 
-use crate::fast::Cursor;
-use crate::name::Interner;
+use crate::fast::{Cursor, Seen};
 use crate::{CctNode, Profile};
 
 /// Bytes asked of the reader at a time.
@@ -271,12 +270,12 @@ impl<R: Read> Stream<R> {
         if empty {
             return Ok(());
         }
-        let mut names = Interner::default();
+        let mut seen = Seen::default();
         loop {
             self.fill(self.window)?;
             let mut c = Cursor::new(&self.buf[self.pos..self.end]);
             c.ws();
-            let node = or_give_up(c.node(&mut names))?;
+            let node = or_give_up(c.node(&mut seen))?;
             c.ws();
             let sep = c.next();
             self.pos += c.i;

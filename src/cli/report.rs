@@ -10,8 +10,9 @@
 //! `--tree` without `--format=dot`; a format that draws calling contexts
 //! given a profile without a `cct`; flamegraph or html to a terminal.
 //!
-//! `--format=folded -o FILE` is first tried streaming
-//! ([`report_folded`]), which falls back to the path of every format.
+//! `--format=folded` to `-o FILE` or to a stdout that is a regular file
+//! is first tried streaming ([`report_folded`]), which falls back to the
+//! path of every format.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -71,8 +72,12 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
             }
         )));
     }
-    if let (ReportKind::Folded, Some(out), [path]) = (format, &a.output, &a.profiles[..]) {
-        if report_folded::stream_to_file(path, out, a.max_source)? {
+    if let (ReportKind::Folded, [path]) = (format, &a.profiles[..]) {
+        let streamed = match &a.output {
+            Some(out) => report_folded::stream_to_file(path, out, a.max_source)?,
+            None => report_folded::stream_to_stdout(path, a.max_source)?,
+        };
+        if streamed {
             return Ok(0);
         }
     }

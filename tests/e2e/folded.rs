@@ -10,7 +10,9 @@
 //! tree's walk can write.
 
 use std::collections::{HashMap, VecDeque};
+use std::io::{Seek, SeekFrom};
 use std::path::Path;
+use std::process::Stdio;
 
 use profile::report::tree::Full;
 use profile::{CctNode, Profile};
@@ -109,14 +111,57 @@ fn breadth_first(cct: &[CctNode]) -> Vec<CctNode> {
     out
 }
 
-/// `vm report FILE --format=folded` in `dir`, its stdout; checked to be
-/// what `-o` writes (streamed as read from the file when it can be).
+/// How the file a run's stdout goes to is opened, as a shell opens it.
+#[derive(Clone, Copy, Debug)]
+enum Redirect {
+    /// `> FILE`: emptied.
+    Truncate,
+    /// `>> FILE`: appended to.
+    Append,
+    /// `{ echo earlier; vm ...; } > FILE`: written at its end, not
+    /// appending.
+    AtEnd,
+    /// `1<> FILE`: written from its start, over what it holds.
+    Start,
+    /// `1< FILE`: not writable.
+    ReadOnly,
+}
+
+/// `vm ARGS` in `dir` with stdout the file `name`, which holds `earlier`
+/// and is opened as `how`: the run and the file's text after it.
+fn stdout_to(
+    dir: &Path,
+    args: &[&str],
+    name: &str,
+    earlier: &str,
+    how: Redirect,
+) -> (harness::Run, String) {
+    let path = dir.join(name);
+    std::fs::write(&path, earlier).unwrap();
+    let mut open = std::fs::OpenOptions::new();
+    match how {
+        Redirect::Truncate => open.write(true).truncate(true),
+        Redirect::Append => open.append(true),
+        Redirect::AtEnd | Redirect::Start => open.write(true),
+        Redirect::ReadOnly => open.read(true),
+    };
+    let mut file = open.open(&path).unwrap();
+    if let Redirect::AtEnd = how {
+        file.seek(SeekFrom::End(0)).unwrap();
+    }
+    let run = harness::run_vm_with(dir, args, Stdio::from(file), harness::DEFAULT_TIMEOUT);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    (run, text)
+}
+
+/// `vm report FILE --format=folded` in `dir`, its stdout (a pipe); checked
+/// to be what `-o` writes and what stdout gets when it is a file (both
+/// streamed as read from the profile when they can be), emptied, appended
+/// to or written at its end.
 fn folded(dir: &Path, file: &str) -> String {
-    let r = harness::run_vm_in(
-        dir,
-        &["report", file, "--format=folded"],
-        harness::DEFAULT_TIMEOUT,
-    );
+    let args = ["report", file, "--format=folded"];
+    let r = harness::run_vm_in(dir, &args, harness::DEFAULT_TIMEOUT);
     r.assert_status(0);
     let o = harness::run_vm_in(
         dir,
@@ -128,6 +173,16 @@ fn folded(dir: &Path, file: &str) -> String {
     let written = std::fs::read_to_string(dir.join("out.folded")).unwrap();
     assert_eq!(written, r.stdout, "{file}: -o and stdout");
     std::fs::remove_file(dir.join("out.folded")).unwrap();
+    for (how, earlier) in [
+        (Redirect::Truncate, ""),
+        (Redirect::Append, "earlier\n"),
+        (Redirect::AtEnd, "earlier\n"),
+    ] {
+        let (run, text) = stdout_to(dir, &args, "stdout.folded", earlier, how);
+        run.assert_status(0);
+        assert_eq!(run.stderr, "", "{file} {how:?}");
+        assert_eq!(text, format!("{earlier}{}", r.stdout), "{file} {how:?}");
+    }
     r.stdout
 }
 
@@ -235,5 +290,49 @@ fn a_bad_profile_leaves_the_output_file_alone() {
             "{i}"
         );
         assert_eq!(listing(&dir), before, "{i}: a partial file is left");
+        // Stdout a file: as it was, emptied by `>` or still holding what
+        // came before, wherever it was opened.
+        for (how, earlier) in [
+            (Redirect::Truncate, ""),
+            (Redirect::Append, "before\n"),
+            (Redirect::AtEnd, "before\n"),
+            (Redirect::Start, "before\n"),
+        ] {
+            let args = ["report", "bad.json", "--format=folded"];
+            let (run, text) = stdout_to(&dir, &args, "stdout.folded", earlier, how);
+            assert_eq!(run.status, to_stdout.status, "{i} {how:?}");
+            assert_eq!(run.stderr, to_stdout.stderr, "{i} {how:?}");
+            assert_eq!(text, earlier, "{i} {how:?}");
+        }
     }
+}
+
+/// Stdout a file opened where streaming into it could not be taken back,
+/// or not writable: what the general path does, as before streaming.
+#[test]
+fn stdout_a_file_not_at_its_end_is_written_as_before() {
+    let dir = harness::scratch("folded_stdout_file");
+    let out = format!("--profile-out={}", dir.join("p.json").display());
+    harness::vm(&[
+        "run",
+        "programs/examples/arnold-grove-fig1.bc",
+        "--profile=exhaustive",
+        "--record=cct",
+        &out,
+    ])
+    .assert_status(0);
+    let args = ["report", "p.json", "--format=folded"];
+    let expected = folded(&dir, "p.json");
+    // `1<>`: the lines overwrite the start, the rest of the file stays.
+    let earlier = "x".repeat(expected.len() + 10);
+    let (run, text) = stdout_to(&dir, &args, "stdout.folded", &earlier, Redirect::Start);
+    run.assert_status(0);
+    assert_eq!(text, format!("{expected}{}", &earlier[expected.len()..]));
+    // Not writable: the file untouched, and no complaint (Rust's stdout
+    // takes a descriptor it cannot write to as a closed stdout), as
+    // before streaming.
+    let (run, text) = stdout_to(&dir, &args, "stdout.folded", "kept\n", Redirect::ReadOnly);
+    run.assert_status(0);
+    assert_eq!(run.stderr, "");
+    assert_eq!(text, "kept\n");
 }

@@ -186,6 +186,13 @@ pub fn clip(s: &str) -> String {
 
 /// Runs `vm ARGS` in `dir`, killing it after `timeout`.
 pub fn run_vm_in(dir: &Path, args: &[&str], timeout: Duration) -> Run {
+    run_vm_with(dir, args, Stdio::piped(), timeout)
+}
+
+/// Runs `vm ARGS` in `dir` with `stdout` as its standard output (a file,
+/// as a shell's `> FILE` gives it; the run's `stdout` is then empty),
+/// killing it after `timeout`.
+pub fn run_vm_with(dir: &Path, args: &[&str], stdout: Stdio, timeout: Duration) -> Run {
     let cmd = format!("vm {}", args.join(" "));
     let start = Instant::now();
     let mut child = Command::new(VM)
@@ -193,15 +200,17 @@ pub fn run_vm_in(dir: &Path, args: &[&str], timeout: Duration) -> Run {
         .current_dir(dir)
         .env_remove("RUST_BACKTRACE")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {VM}: {e}"));
-    let mut out = child.stdout.take().expect("stdout");
+    let out = child.stdout.take();
     let mut err = child.stderr.take().expect("stderr");
     let out_reader = std::thread::spawn(move || {
         let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
+        if let Some(mut out) = out {
+            let _ = out.read_to_end(&mut v);
+        }
         v
     });
     let err_reader = std::thread::spawn(move || {
