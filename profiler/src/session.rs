@@ -60,6 +60,9 @@ pub struct Profiler {
     /// `--profile=timer` on the wall clock: the sampler thread, started by
     /// [`Profiler::attach`] (see [`crate::sampler`]).
     sampler: Mutex<Option<SamplerThread>>,
+    /// On a simulated machine, the VM whose scheduler runs the sampler
+    /// ([`crate::sampler::simulate`]).
+    simulated: Mutex<Option<std::sync::Weak<Vm>>>,
     /// Samples a thread buffers before handing them to the organizer
     /// ([`Profiler::hand_over_every`]).
     batch: AtomicUsize,
@@ -106,6 +109,7 @@ impl Profiler {
             live,
             timer: Mutex::new(timer),
             sampler: Mutex::new(None),
+            simulated: Mutex::new(None),
             batch: AtomicUsize::new(crate::samples::BUFFER_SAMPLES),
         })
     }
@@ -116,6 +120,9 @@ impl Profiler {
     /// it such a profile takes no samples.
     pub fn attach(&self, vm: &Arc<Vm>) {
         let c = &self.config;
+        if c.simulates_sampler() && crate::sampler::simulate(vm, c) {
+            *self.simulated.lock() = Some(Arc::downgrade(vm));
+        }
         if c.uses_sampler_thread() {
             let mut s = self.sampler.lock();
             if s.is_none() {
@@ -181,6 +188,12 @@ impl Profiler {
             t.stop();
         }
         let sampled = self.sampler.lock().take().map(SamplerThread::stop);
+        let simulated = self
+            .simulated
+            .lock()
+            .take()
+            .and_then(|vm| vm.upgrade().and_then(|vm| vm.simulated_sampling()));
+        let sampled = sampled.or_else(|| simulated.map(crate::sampler::simulated_totals));
         let _ = self.to_organizer.send(Message::Finish);
         let repos = self
             .organizer
@@ -190,7 +203,7 @@ impl Profiler {
             .unwrap_or_default();
         let c = &self.config;
         let counting = c.counts_instructions();
-        let wall_ns = if c.uses_timer() && c.clock == Clock::Virtual {
+        let wall_ns = if c.uses_timer() && c.clock == Clock::Virtual && !c.simulates_sampler() {
             repos.max_cycles
         } else {
             run.wall_ns
@@ -217,9 +230,11 @@ impl Profiler {
                 safepoints: sampled.map(|s| s.safepoints),
                 samples_requested: sampled.map(|s| s.requested),
                 samples_taken: sampled.map(|s| s.taken),
-                held_ns: sampled.map(|s| s.held_ns),
-                pause_ns: sampled.map(|s| s.pause_ns),
-                late_ns: sampled.map(|s| s.late_ns),
+                held_ns: sampled.filter(|_| simulated.is_none()).map(|s| s.held_ns),
+                pause_ns: sampled.filter(|_| simulated.is_none()).map(|s| s.pause_ns),
+                late_ns: sampled.filter(|_| simulated.is_none()).map(|s| s.late_ns),
+                pause_cycles: simulated.map(|s| s.pause_cycles),
+                walk_cycles: simulated.map(|s| s.walk_cycles),
                 final_interval_ns: tune.as_ref().filter(|_| !counter).map(|t| t.last),
                 final_every: tune.as_ref().filter(|_| counter).map(|t| t.last),
                 interval_changes: tune.as_ref().map(|t| t.changes),
@@ -330,6 +345,12 @@ impl Hooks for Profiler {
             ProfileKind::Exhaustive => ExecMode {
                 count: true,
                 trace_calls: true,
+                virtual_tick: None,
+            },
+            // The simulated machine ticks for every thread at once.
+            ProfileKind::Timer if c.simulates_sampler() => ExecMode {
+                count: true,
+                trace_calls: false,
                 virtual_tick: None,
             },
             ProfileKind::Timer | ProfileKind::Cbs if c.clock == Clock::Virtual => ExecMode {

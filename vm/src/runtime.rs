@@ -431,6 +431,24 @@ impl Vm {
         self.threads.notify_change();
     }
 
+    /// On a simulated machine, runs the many-thread sampler `sampling`
+    /// in virtual time ([`crate::simsample`]); call before [`Vm::run`].
+    /// Returns false (and does nothing) without a simulated machine.
+    pub fn simulate_sampling(&self, sampling: crate::simsample::Sampling) -> bool {
+        match &self.sched {
+            Some(s) => {
+                s.set_sampling(sampling);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// What the simulated sampler did, if one runs.
+    pub fn simulated_sampling(&self) -> Option<crate::simsample::SimTotals> {
+        self.sched.as_ref().and_then(Scheduler::sampling_totals)
+    }
+
     /// Total time threads have spent parked at safepoints, summed over
     /// threads.
     pub fn parked_ns(&self) -> u64 {
