@@ -23,6 +23,7 @@
 #   DEPTH        frames every thread descends first (default 0)
 #   RESULTS_DIR  where the profiles and the table go (default
 #                bench-results/samplers_simulated/)
+#   VM           a vm binary to use instead of building the release one
 #
 # Prints a Markdown table on stdout (also written to RESULTS_DIR/table.md).
 
@@ -38,7 +39,7 @@ depth="${DEPTH:-0}"
 positive WORK "$work"
 need python3
 
-build_vm
+if [[ -n "${VM:-}" ]]; then vm="$VM"; else build_vm; fi
 mkdir -p "$results"
 
 # The techniques: name, then the options beside --profile=timer.
@@ -46,7 +47,7 @@ techniques=(
     "safepoint+full|--sampler=safepoint --walk=full"
     "partial+full|--sampler=partial --walk=full"
     "self+full|--sampler=self --walk=full"
-    "self+incremental|--sampler=self --walk=incremental"
+    "self+marked|--sampler=self --walk=marked"
 )
 
 # virtual_ns ARGS...: the run's length in virtual cycles (--stats).
@@ -68,14 +69,14 @@ table="$results/table.md"
 for n in $threads_list; do
     computing=$(( n * 3 / 4 > 0 ? n * 3 / 4 : 1 ))
     prog=("$root/tests/programs/samplers/many.bc" --set "threads=$n"
-          --set "work=$((work / computing))" --set "depth=$depth" --seed=1)
+          --set "work=$((work / computing))" --set "depth=$depth")
     core_counts="$n"
     [[ "$n" -gt 2 ]] && core_counts+=" 2"
     [[ "$n" -gt 8 ]] && core_counts+=" 8"
     for cores in $core_counts; do
         sim=(--clock=virtual "--cores=$cores")
         ref="$results/exact-$n-$cores.json"
-        nice -n 10 "$vm" run "${prog[@]}" "${sim[@]}" --profile=exhaustive --record=cct \
+        nice -n 10 "$vm" run "${prog[@]}" "${sim[@]}" --profile=exhaustive --record=cct --seed=1 \
             --profile-out "$ref" >/dev/null
         plain=$(virtual_ns run "${prog[@]}" "${sim[@]}" --profile=none)
         [[ -n "$plain" ]] || die "no virtual-ns for the plain run ($n threads, $cores cores)"
@@ -85,7 +86,7 @@ for n in $threads_list; do
                 read -r -a opts <<<"${t#*|}"
                 out="$results/$name-$n-$cores-$interval.json"
                 nice -n 10 "$vm" run "${prog[@]}" "${sim[@]}" --profile=timer \
-                    "--interval=$interval" --record=cct "${opts[@]}" --profile-out "$out" >/dev/null
+                    "--interval=$interval" --record=cct --seed=1 "${opts[@]}" --profile-out "$out" >/dev/null
                 read -r len pause walk samples < <(python3 - "$out" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))["run"]
