@@ -12,7 +12,17 @@
 #
 # Environment:
 #   ROUNDS=N      interleaved rounds (default 7)
-#   CHECK=0       skip checking each command's stdout
+#   CHECK=0       skip checking each command's stdout (and so the max RSS)
+#   CALLGRIND=1   also count each command's machine instructions once under
+#                 callgrind (exact and independent of the machine's load;
+#                 about 50 times a normal run, so off by default)
+#   CALLGRIND_ONLY="vm lua luajit"   with CALLGRIND=1, count only these
+#                 commands (default: all; CPython under callgrind takes
+#                 minutes per program)
+#   TIMES=0       skip the timed rounds (with CALLGRIND=1: instructions and
+#                 memory only)
+#   VM=PATH       measure this vm binary instead of building this tree's
+#                 (e.g. a copy of an earlier build, for before/after tables)
 #   RESULTS_DIR   where results go (default: bench-results/ at the repo root)
 #   LUA, LUAJIT, PYTHON   the interpreters to compare with (default lua5.4,
 #                 luajit, python3; LuaJIT always runs with -joff, its
@@ -27,7 +37,11 @@
 # time, and each ratio vm / twin as the median of the per-round ratios,
 # with their geometric means (also written to RESULTS_DIR/summary.md). Every command's output is first
 # checked: against P.out for a programs/bench program, against the VM's
-# output for a benchmark that checks its own result.
+# output for a benchmark that checks its own result. That checking run is
+# also measured with `/usr/bin/time -f %M`: each command's peak memory (max
+# RSS), in a second table. With CALLGRIND=1 a third table gives each
+# command's instructions (callgrind's `Collected`) and the ratios vm / twin
+# of those counts, which unlike the times do not depend on the load.
 #
 # It installs nothing: a missing tool is reported with how to get it.
 # Works from any directory.
@@ -40,6 +54,8 @@ source "$here/lib.sh"
 results="${RESULTS_DIR:-$root/bench-results}"
 rounds="${ROUNDS:-7}"
 check="${CHECK:-1}"
+callgrind="${CALLGRIND:-0}"
+times="${TIMES:-1}"
 lua="${LUA:-lua5.4}"
 luajit="${LUAJIT:-luajit}"
 python="${PYTHON:-python3}"
@@ -48,7 +64,17 @@ have() { command -v "$1" >/dev/null 2>&1; }
 
 positive ROUNDS "$rounds"
 need cargo python3
-have hyperfine || die "hyperfine is missing ('apt-get install -y hyperfine' or 'cargo install hyperfine')"
+if [[ "$times" != 0 ]]; then
+    have hyperfine || die "hyperfine is missing ('apt-get install -y hyperfine' or 'cargo install hyperfine')"
+fi
+[[ "$callgrind" == 0 ]] || need valgrind
+[[ "$check" == 0 || -x /usr/bin/time ]] || die "/usr/bin/time is missing (apt-get install -y time)"
+
+# instructions CMD: the machine instructions callgrind counted for CMD.
+instructions() {
+    eval "valgrind --tool=callgrind --callgrind-out-file=/dev/null $1" 2>&1 >/dev/null |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
 
 # --- optional twins ---------------------------------------------------------
 declare -A have_peer=([lua]=0 [luajit]=0 [python]=0)
@@ -58,8 +84,19 @@ for k in lua luajit python; do
     fi
 done
 
+# A pyenv shim is a shell script that runs the real interpreter: measure
+# the real one (callgrind would count the shim, /usr/bin/time its shell).
+if ((have_peer[python])); then
+    python="$("$python" -c 'import sys; print(sys.executable)')"
+fi
+
 select_programs "$@"
-build_vm
+if [[ -n "${VM:-}" ]]; then
+    [[ -x "$VM" ]] || die "VM is not an executable: $VM"
+    vm="$VM"
+else
+    build_vm
+fi
 mkdir -p "$results"
 
 q() { printf '%q' "$1"; }   # quote a path for hyperfine's command line
@@ -81,24 +118,36 @@ for p in "${programs[@]}"; do
     fi
 
     echo "== $p" >&2
-    rm -f "$results/$p.json" "$results/$p.check"
+    rm -f "$results/$p.json" "$results/$p.check" "$results/$p.rss" "$results/$p.instr"
 
     # Check that every command prints the expected output (hyperfine
     # discards it). A mismatch is reported and flagged in the table.
     if [[ "$check" != 0 ]]; then
         if [[ -n "$expected" ]]; then want="$(cat "$expected")"; else want="$(eval "${cmds[0]}" 2>/dev/null || true)"; fi
         bad=()
+        rss="$(mktemp)"
         for i in "${!cmds[@]}"; do
-            if ! out="$(eval "${cmds[$i]}" 2>/dev/null)" || [[ "$out" != "$want" ]]; then
+            if ! out="$(eval "/usr/bin/time -f %M -o $rss ${cmds[$i]}" 2>/dev/null)" ||
+                [[ "$out" != "$want" ]]; then
                 bad+=("${names[$i]}")
             fi
+            echo "${names[$i]} $(tail -n 1 "$rss")" >>"$results/$p.rss"
         done
+        rm -f "$rss"
         if ((${#bad[@]})); then
             printf 'WRONG OUTPUT OR FAILED: %s\n' "${bad[*]}" > "$results/$p.check"
             echo "warning: $p: wrong output or failure from: ${bad[*]}" >&2
         fi
     fi
 
+    if [[ "$callgrind" != 0 ]]; then
+        for i in "${!cmds[@]}"; do
+            [[ " ${CALLGRIND_ONLY:-${names[*]}} " == *" ${names[$i]} "* ]] || continue
+            echo "${names[$i]} $(instructions "${cmds[$i]}")" >>"$results/$p.instr"
+        done
+    fi
+
+    [[ "$times" != 0 ]] || continue
     args=()
     for i in "${!cmds[@]}"; do args+=("${names[$i]}=${cmds[$i]}"); done
     if ! python3 "$here/paired.py" --rounds "$rounds" --json "$results/$p.json" "${args[@]}" >&2; then
@@ -109,39 +158,87 @@ done
 
 # --- table ------------------------------------------------------------------
 summary="$results/summary.md"
-python3 - "$results" "$rounds" "${programs[@]}" <<'PY' | tee "$summary"
+python3 - "$results" "$rounds" "$times" "${programs[@]}" <<'PY' | tee "$summary"
 import json, math, os, sys
-results, rounds, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
+results, rounds, timed, programs = sys.argv[1], sys.argv[2], sys.argv[3] != "0", sys.argv[4:]
 peers = ("lua", "luajit", "python")
-print(f"Median wall-clock times (ms) over {rounds} interleaved rounds, and the ratio "
-      "vm / twin: the median of the per-round ratios (below 1: the VM is faster).\n")
-print("| program | vm | lua5.4 | vm/lua | luajit -joff | vm/luajit | python3 | vm/python |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-logs = {k: [] for k in peers}
-for p in programs:
-    j = f"{results}/{p}.json"
-    name = p
-    if os.path.exists(f"{results}/{p}.check"):
-        name += " (WRONG OUTPUT)"
-    c = {}
-    if os.path.exists(j):
-        c = json.load(open(j))["commands"]
-    else:
-        name += " (FAILED)"
-    cells = [f"{c['vm']['median_wall_s'] * 1000:.1f}" if "vm" in c else "-"]
-    for k in peers:
-        if "vm" in c and k in c:
-            r = 100 / (100 + c[k]["wall_pct"])   # twin / vm per round, inverted
-            logs[k].append(math.log(r))
-            cells += [f"{c[k]['median_wall_s'] * 1000:.1f}", f"{r:.2f}"]
+def times_table():
+    print(f"Median wall-clock times (ms) over {rounds} interleaved rounds, and the ratio "
+          "vm / twin: the median of the per-round ratios (below 1: the VM is faster).\n")
+    print("| program | vm | lua5.4 | vm/lua | luajit -joff | vm/luajit | python3 | vm/python |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    logs = {k: [] for k in peers}
+    for p in programs:
+        j = f"{results}/{p}.json"
+        name = p
+        if os.path.exists(f"{results}/{p}.check"):
+            name += " (WRONG OUTPUT)"
+        c = {}
+        if os.path.exists(j):
+            c = json.load(open(j))["commands"]
         else:
-            cells += ["-", "-"]
-    print(f"| {name} | " + " | ".join(cells) + " |")
-geo = ["", ""]
-for k in peers:
-    g = f"{math.exp(sum(logs[k]) / len(logs[k])):.2f} ({len(logs[k])})" if logs[k] else "-"
-    geo += ["", g]
-print("| geometric mean (programs) | " + " | ".join(geo[1:]) + " |")
+            name += " (FAILED)"
+        cells = [f"{c['vm']['median_wall_s'] * 1000:.1f}" if "vm" in c else "-"]
+        for k in peers:
+            if "vm" in c and k in c:
+                r = 100 / (100 + c[k]["wall_pct"])   # twin / vm per round, inverted
+                logs[k].append(math.log(r))
+                cells += [f"{c[k]['median_wall_s'] * 1000:.1f}", f"{r:.2f}"]
+            else:
+                cells += ["-", "-"]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    geo = ["", ""]
+    for k in peers:
+        g = f"{math.exp(sum(logs[k]) / len(logs[k])):.2f} ({len(logs[k])})" if logs[k] else "-"
+        geo += ["", g]
+    print("| geometric mean (programs) | " + " | ".join(geo[1:]) + " |")
+
+if timed:
+    times_table()
+
+def pairs(p, ext):
+    # NAME VALUE lines (a run that printed no number is left out).
+    f = f"{results}/{p}.{ext}"
+    if not os.path.exists(f):
+        return {}
+    rows = (line.split() for line in open(f))
+    return {r[0]: int(r[1]) for r in rows if len(r) == 2 and r[1].isdigit()}
+
+def table(ext, title, unit, scale, ratios):
+    if not any(pairs(p, ext) for p in programs):
+        return
+    print(f"\n{title}\n")
+    head = ["program"]
+    for k in ("vm",) + peers:
+        head += [f"{'luajit -joff' if k == 'luajit' else k} ({unit})"]
+        if ratios and k != "vm":
+            head += [f"vm/{k}"]
+    print("| " + " | ".join(head) + " |")
+    print("|---|" + "---:|" * (len(head) - 1))
+    logs = {k: [] for k in peers}
+    for p in programs:
+        c = pairs(p, ext)
+        cells = [f"{c['vm'] / scale:.{0 if scale == 1 else 1}f}" if "vm" in c else "-"]
+        for k in peers:
+            cells += [f"{c[k] / scale:.{0 if scale == 1 else 1}f}" if k in c else "-"]
+            if ratios:
+                if "vm" in c and k in c and c[k] > 0:
+                    logs[k].append(math.log(c["vm"] / c[k]))
+                    cells += [f"{c['vm'] / c[k]:.2f}"]
+                else:
+                    cells += ["-"]
+        print(f"| {p} | " + " | ".join(cells) + " |")
+    if ratios:
+        geo = [""]
+        for k in peers:
+            g = f"{math.exp(sum(logs[k]) / len(logs[k])):.2f} ({len(logs[k])})" if logs[k] else "-"
+            geo += ["", g]
+        print("| geometric mean (programs) | " + " | ".join(geo) + " |")
+
+table("instr", "Machine instructions (millions, callgrind), one run each, and the ratio "
+      "vm / twin of the counts.", "M", 1e6, True)
+table("rss", "Peak memory (max RSS, MB, `/usr/bin/time -f %M`) of the checking run.",
+      "MB", 1024, False)
 PY
 
 echo

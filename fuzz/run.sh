@@ -2,7 +2,7 @@
 # Runs each cargo-fuzz target for SECONDS (default 30) and prints, per
 # target, the executions and the coverage reached (libFuzzer's cov: edges
 # and ft: features). Usage: fuzz/run.sh [SECONDS] [TARGET...]
-# (targets: assemble interpret profile_json; default all three).
+# (targets: assemble interpret profile_json profile_stream; default all four).
 #
 # Exits 0 without fuzzing when the nightly toolchain or cargo-fuzz is not
 # installed (saying so), 1 if a target found a crash, a panic, a leak of
@@ -21,7 +21,7 @@ case $secs in
 esac
 shift $(($# > 0 ? 1 : 0))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(assemble interpret profile_json)
+[ ${#targets[@]} -gt 0 ] || targets=(assemble interpret profile_json profile_stream)
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "fuzz: skipped: no nightly toolchain (rustup toolchain install nightly)"
@@ -38,7 +38,11 @@ if ! cargo +nightly fuzz build -a; then
     echo "fuzz: the targets do not build" >&2
     exit 1
 fi
-[ -n "$(ls -A corpus/assemble 2>/dev/null)" ] || ./seed.sh
+# Seeds on first use, and for a target added since (seed.sh adds nothing
+# twice).
+for t in "${targets[@]}"; do
+    [ -n "$(ls -A "corpus/$t" 2>/dev/null)" ] || { ./seed.sh; break; }
+done
 
 mkdir -p logs
 status=0
@@ -55,7 +59,7 @@ for t in "${targets[@]}"; do
         # leaked (32 bytes from __cxa_thread_atexit_impl, not reproducible
         # on replay); the heap is bounded by the target itself.
         interpret) dict=bc.dict; opts+=(-close_fd_mask=2 -rss_limit_mb=4096 -detect_leaks=0) ;;
-        profile_json) dict=profile.dict ;;
+        profile_json | profile_stream) dict=profile.dict ;;
         *) echo "fuzz: unknown target $t" >&2; exit 2 ;;
     esac
     mkdir -p "corpus/$t" "artifacts/$t"

@@ -2,7 +2,8 @@
 # Builds the fuzzers' seed corpora under fuzz/corpus/ (not committed):
 #   corpus/assemble, corpus/interpret  every .bc program of the repository
 #                                      (programs/**, tests/programs/**)
-#   corpus/profile_json                the profiles in tests/programs/compare,
+#   corpus/profile_json,               the profiles in tests/programs/compare,
+#   corpus/profile_stream
 #                                      plus profiles of a few example programs
 #                                      in every record kind, written by a `vm`
 #                                      binary if one is available ($VM, else
@@ -13,10 +14,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 corpus=$here/corpus
-mkdir -p "$corpus/assemble" "$corpus/interpret" "$corpus/profile_json"
+mkdir -p "$corpus/assemble" "$corpus/interpret" "$corpus/profile_json" "$corpus/profile_stream"
 
 add() { # add DIR FILE: copy FILE into DIR under its SHA-1
     cp "$2" "$1/$(sha1sum < "$2" | cut -d' ' -f1)"
+}
+profile() { # profile FILE: into both profile readers' corpora
+    add "$corpus/profile_json" "$1"
+    add "$corpus/profile_stream" "$1"
 }
 
 n=0
@@ -29,7 +34,7 @@ echo "seed: $n programs into corpus/assemble and corpus/interpret"
 
 m=0
 for f in "$root"/tests/programs/compare/*.json; do
-    add "$corpus/profile_json" "$f"
+    profile "$f"
     m=$((m + 1))
 done
 
@@ -51,7 +56,7 @@ if [ -x "$vm" ]; then
             out=$tmp/$(basename "$prog" .bc)-$i.json
             # shellcheck disable=SC2086 # the options are words
             if "$vm" run "$prog" $opts --seed=1 --profile-out="$out" >/dev/null 2>&1 && [ -s "$out" ]; then
-                add "$corpus/profile_json" "$out"
+                profile "$out"
                 m=$((m + 1))
             fi
             i=$((i + 1))
@@ -60,4 +65,4 @@ if [ -x "$vm" ]; then
 else
     echo "seed: no vm binary at $vm (build it, or set VM=): profiles of tests/programs/compare only"
 fi
-echo "seed: $m profiles into corpus/profile_json"
+echo "seed: $m profiles into corpus/profile_json and corpus/profile_stream"

@@ -55,6 +55,16 @@ impl Csv {
         Ok(csv)
     }
 
+    /// Creates the CSV of the experiment being run (`DIR/NAME.csv`) with
+    /// the standard comment lines ([`comments`]).
+    pub fn experiment(
+        ctx: &crate::Context,
+        settings: &str,
+        columns: &[&str],
+    ) -> Result<Csv, Error> {
+        Csv::create(&ctx.out_file("csv"), &comments(ctx, settings), columns)
+    }
+
     /// Appends one row (as many fields as columns) and flushes it.
     pub fn row(&mut self, fields: &[String]) -> Result<(), Error> {
         assert_eq!(fields.len(), self.columns, "a CSV row of the wrong width");

@@ -152,6 +152,17 @@ impl Context<'_> {
         }
     }
 
+    /// The programs of a suite-wide experiment: `--programs`, else the Are
+    /// We Fast Yet benchmarks ([`suite::AWFY`], [`suite::AWFY_QUICK`] for
+    /// `--quick`).
+    pub fn suite(&self) -> Result<Vec<suite::Program>, Error> {
+        self.programs(if self.opts.quick {
+            suite::AWFY_QUICK
+        } else {
+            suite::AWFY
+        })
+    }
+
     /// The `vm` runner of this context.
     pub fn vm(&self) -> runner::Vm<'_> {
         runner::Vm {

@@ -1,4 +1,5 @@
-//! Medians, quartiles and means of measurements.
+//! Medians, quartiles and means of measurements, and the correlation of
+//! paired ones.
 
 /// The `q` quantile (0..=1) of `values`, linearly interpolated between
 /// the closest ranks; `NaN` for no values.
@@ -27,6 +28,29 @@ pub fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len() as f64
 }
 
+/// Pearson's correlation coefficient of `(x, y)` points (Whaley 2000,
+/// section 6.1: "the covariances divided by the product of the standard
+/// deviations"); `None` for fewer than two points or when either side has
+/// no variance.
+pub fn pearson(points: &[(f64, f64)]) -> Option<f64> {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return None;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for &(x, y) in points {
+        sxy += (x - mx) * (y - my);
+        sxx += (x - mx) * (x - mx);
+        syy += (y - my) * (y - my);
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        return None;
+    }
+    Some((sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +64,15 @@ mod tests {
         assert_eq!(median(&[1.0, 2.0]), 1.5);
         assert!(median(&[]).is_nan());
         assert_eq!(mean(&[1.0, 2.0, 6.0]), 3.0);
+    }
+
+    #[test]
+    fn pearson_is_one_for_a_line_and_none_without_variance() {
+        let line = [(1.0, 3.0), (2.0, 5.0), (3.0, 7.0)];
+        assert!((pearson(&line).unwrap() - 1.0).abs() < 1e-12);
+        let down = [(1.0, 3.0), (2.0, 2.0), (3.0, 1.0)];
+        assert!((pearson(&down).unwrap() + 1.0).abs() < 1e-12);
+        assert_eq!(pearson(&[(1.0, 2.0), (1.0, 5.0)]), None);
+        assert_eq!(pearson(&[(1.0, 2.0)]), None);
     }
 }

@@ -33,9 +33,9 @@ use std::sync::{Arc, Mutex, Once, Weak};
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-use profiler::config::{Clock, ProfileKind, ProfileOptions, Record};
 use profile::Profile;
-use profiler::{Profiler, RunFacts};
+use profiler::config::{ClockKind, ProfileKind, ProfileOptions, RecordKind};
+use profiler::session::{self, Beside};
 use vm::loader::Program;
 use vm::module::{Module, Op};
 use vm::output::Output;
@@ -176,38 +176,42 @@ fn hash(data: &[u8]) -> u64 {
     })
 }
 
+/// The watchdog's guard over one run: armed when the run starts; its
+/// report says whether the watchdog stopped the run.
+struct Guard;
+
+impl Beside for Guard {
+    type Report = bool;
+    fn stop(self) -> bool {
+        disarm()
+    }
+}
+
 /// What a run printed and its status; `None` if the watchdog stopped it.
 fn run(module: Module, profile: Option<ProfileOptions>, seed: u64) -> Option<(Vec<u8>, i32)> {
-    let program = Program::load(module, true);
-    let profiler = profile.map(|o| {
-        let config = o.resolve(seed).expect("a valid cbs configuration");
-        Profiler::start(config, &program)
-    });
+    let config = profile
+        .unwrap_or_default()
+        .resolve(seed)
+        .expect("a valid cbs configuration");
     let (output, printed) = Output::capture();
-    let mut options = VmOptions {
+    let options = VmOptions {
         max_frames: 64,
         max_threads: 8,
         max_heap: 256 << 20,
         output,
         ..VmOptions::default()
     };
-    if let Some(p) = &profiler {
-        options.hooks = Arc::clone(p) as Arc<dyn vm::hooks::Hooks>;
-    }
-    let vm = Vm::new(program, options);
-    if let Some(p) = &profiler {
-        p.attach(&vm);
-    }
-    arm(&vm);
-    let outcome = vm.run();
-    let stopped = disarm();
-    if let Some(p) = profiler {
-        let facts = RunFacts {
-            wall_ns: outcome.wall_ns,
-            threads: outcome.threads as u64,
-            cycles: outcome.cycles.map(|c| c.cycles),
-        };
-        let finished = p.finish_streaming(&vm.program, "fuzz.bc", facts);
+    let ran = session::run(
+        Program::load(module, true),
+        options,
+        config,
+        "fuzz.bc",
+        |vm, _| {
+            arm(vm);
+            Guard
+        },
+    );
+    if let Some(finished) = ran.profile {
         let mut json = Vec::new();
         finished.write_json(&mut json).expect("writes to memory");
         let text = String::from_utf8(json).expect("the profile is UTF-8");
@@ -216,7 +220,7 @@ fn run(module: Module, profile: Option<ProfileOptions>, seed: u64) -> Option<(Ve
         }
     }
     let out = printed.lock().clone();
-    (!stopped).then_some((out, outcome.status))
+    (!ran.beside).then_some((out, ran.outcome.status))
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -230,15 +234,15 @@ fuzz_target!(|data: &[u8]| {
         .any(|m| m.code.iter().any(|i| matches!(i.op, Op::Spawn(_))));
     let h = hash(data);
     let records = [
-        Record::Dcg,
-        Record::Cct,
-        Record::Pcct,
-        Record::Acct,
-        Record::Ccmap,
+        RecordKind::Dcg,
+        RecordKind::Cct,
+        RecordKind::Pcct,
+        RecordKind::Acct,
+        RecordKind::Ccmap,
     ];
     let cbs = ProfileOptions {
         profile: Some(ProfileKind::Cbs),
-        clock: Some(Clock::Virtual),
+        clock: Some(ClockKind::Virtual),
         seed: Some(h >> 11),
         // 10 µs of virtual time: even a short program is sampled.
         interval_ns: Some(10_000),

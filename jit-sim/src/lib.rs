@@ -12,9 +12,13 @@
 //!   live profile, weighs the benefit of recompiling a hot method with
 //!   inlining against its cost (Whaley 2000), and installs the new code while
 //!   the program runs.
+//!
+//! - [`session`]: one run of a program, profiled and optionally with the
+//!   adaptive controller: the one call `vm run` and `vm inline` make.
 
 #![warn(missing_docs)]
 
 pub mod adaptive;
 pub mod inline;
 pub mod policy;
+pub mod session;

@@ -13,6 +13,7 @@
 //! which reads it or says what is wrong. So the fast path changes no
 //! result and no message, only the time.
 
+use crate::name::Interner;
 use crate::{CctNode, Profile};
 
 /// `text` parsed as a profile, `None` when the fast path gives up (or the
@@ -157,11 +158,11 @@ impl<'a> Cursor<'a> {
             self.i += 1;
             return Some(out);
         }
-        // Contexts share a few method names: the last one's text is reused.
-        let mut last_method = String::new();
+        // Contexts share a few method names: one copy of each.
+        let mut names = Interner::default();
         loop {
             self.ws();
-            out.push(self.node(&mut last_method)?);
+            out.push(self.node(&mut names)?);
             self.ws();
             match self.next()? {
                 b',' => {}
@@ -172,9 +173,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// One node of `cct`, `None` if it is not of the profiler's shape (or
-    /// the bytes end first). `last_method` is the previous node's method,
-    /// whose text is reused when this one names the same.
-    pub(crate) fn node(&mut self, last_method: &mut String) -> Option<CctNode> {
+    /// the bytes end first). Its method name comes from `names`, shared
+    /// with the other nodes that name it.
+    pub(crate) fn node(&mut self, names: &mut Interner) -> Option<CctNode> {
         self.eat(b'{')?;
         let (mut id, mut parent, mut method, mut line, mut calls, mut self_) =
             (None, None, None, None, None, None);
@@ -188,12 +189,9 @@ impl<'a> Cursor<'a> {
                 b"id" => id.replace(self.uint()?).is_none(),
                 b"parent" => parent.replace(self.null_or_uint()?).is_none(),
                 b"method" => {
-                    // Checked to be UTF-8 only when it is not the last one.
-                    let m = self.raw_string()?;
-                    if m != last_method.as_bytes() {
-                        *last_method = std::str::from_utf8(m).ok()?.to_string();
-                    }
-                    method.replace(last_method.clone()).is_none()
+                    // Checked to be UTF-8 only when first seen.
+                    let m = names.intern(self.raw_string()?)?;
+                    method.replace(m).is_none()
                 }
                 b"line" => {
                     let l = match self.null_or_uint()? {

@@ -17,8 +17,11 @@ use serde::{Deserialize, Serialize};
 mod fast;
 pub mod html;
 pub mod metrics;
+mod name;
 pub mod report;
 mod stream;
+
+pub use name::MethodName;
 
 /// The format tag every profile carries.
 pub const FORMAT: &str = "vm-profile/1";
@@ -254,8 +257,9 @@ pub struct CctNode {
     pub id: u64,
     /// The parent's id; `null` for the root.
     pub parent: Option<u64>,
-    /// The method, `<root>` for the root.
-    pub method: String,
+    /// The method, `<root>` for the root (shared with the other contexts
+    /// of the method: see [`MethodName`]).
+    pub method: MethodName,
     /// The call-site line in the parent; `null` for the root and the
     /// threads' entry methods.
     pub line: Option<u32>,
@@ -359,6 +363,23 @@ impl Profile {
         size: Option<u64>,
     ) -> std::io::Result<Option<Profile>> {
         Ok(stream::parse(r, size)?.and_then(|p| p.checked().ok()))
+    }
+
+    /// Reads a profile as [`Profile::read_streaming`] does, but hands each
+    /// context of its `cct` to `each` as it is read instead of listing
+    /// them (see the `stream` module): the profile comes back with an
+    /// empty `cct` when the file has one. For a report that needs one pass
+    /// over the contexts in the file's order and no list of millions.
+    /// `Ok(None)` when `read_streaming` would give up, when `each` returns
+    /// false, and when the contexts' ids are not their positions in the
+    /// list (as the profiler numbers them) or a parent's is not smaller
+    /// than its child's; a caller then reads the file another way. `each`
+    /// may have been handed contexts before a file is given up.
+    pub fn read_streaming_each(
+        r: impl std::io::Read,
+        each: impl FnMut(CctNode) -> bool,
+    ) -> std::io::Result<Option<Profile>> {
+        Ok(stream::each(r, each)?.and_then(|p| p.checked().ok()))
     }
 
     /// Parses a profile from JSON read from `r`, streaming: the text is

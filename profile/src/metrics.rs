@@ -395,7 +395,7 @@ impl Paths {
                         Some(&m) => m,
                         None => {
                             let m = self.methods.len() as u32;
-                            self.methods.insert(n.method.clone(), m);
+                            self.methods.insert(n.method.to_string(), m);
                             m
                         }
                     };

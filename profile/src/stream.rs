@@ -12,10 +12,15 @@
 //! longer than the window: the caller then reads the file again with the
 //! general parser, which reads it or says what is wrong. So, as there,
 //! streaming changes no result and no message.
+//!
+//! [`each`] reads the same way but hands each node to its caller as it is
+//! read, keeping none: a report that needs only one pass over the
+//! contexts (`crate::report::folded`) then holds no list of millions.
 
 use std::io::{self, Read};
 
 use crate::fast::Cursor;
+use crate::name::Interner;
 use crate::{CctNode, Profile};
 
 /// Bytes asked of the reader at a time.
@@ -56,6 +61,43 @@ fn parse_with(
     block: usize,
     window: usize,
 ) -> io::Result<Option<Profile>> {
+    // Room for every node at once (a written node takes more than 100
+    // bytes), as in the fast module.
+    let mut nodes = Vec::with_capacity(size.map_or(0, |s| s / 100) as usize);
+    let p = each_with(r, block, window, |n| {
+        nodes.push(n);
+        true
+    })?;
+    Ok(p.map(|p| Profile {
+        cct: Some(nodes),
+        ..p
+    }))
+}
+
+/// The profile read from `r` to its end as [`parse`] reads it, but each
+/// node of `cct` handed to `each` as it is read and not kept: the
+/// profile's `cct` is an empty list when the file has one. `Ok(None)`
+/// when the fast path gives up, when `each` returns false, and when the
+/// nodes' ids are not their positions or a parent's id is not smaller
+/// than its child's (the order `crate::check_cct` accepts without a set
+/// of ids; the profiler numbers nodes so).
+pub fn each(r: impl Read, each: impl FnMut(CctNode) -> bool) -> io::Result<Option<Profile>> {
+    let mut at = 0u64;
+    let mut each = each;
+    each_with(r, BLOCK, WINDOW, |n| {
+        let placed = n.id == at && n.parent.map_or(at == 0, |p| p < at);
+        at += 1;
+        placed && each(n)
+    })
+}
+
+/// [`each`] with the block and window sizes given, and no check of ids.
+fn each_with(
+    r: impl Read,
+    block: usize,
+    window: usize,
+    each: impl FnMut(CctNode) -> bool,
+) -> io::Result<Option<Profile>> {
     let mut s = Stream {
         r,
         buf: vec![0; block.max(window)],
@@ -64,7 +106,7 @@ fn parse_with(
         eof: false,
         window,
     };
-    match s.profile(size) {
+    match s.profile(each) {
         Ok(p) => Ok(Some(p)),
         Err(Stop::GiveUp) => Ok(None),
         Err(Stop::Io(e)) => Err(e),
@@ -116,12 +158,13 @@ impl<R: Read> Stream<R> {
         Ok(c)
     }
 
-    /// The whole profile: the keys before `cct` kept, the nodes parsed,
-    /// the rest kept; the kept text, with `null` for `cct`, parsed by serde.
-    fn profile(&mut self, size: Option<u64>) -> Result<Profile, Stop> {
+    /// The whole profile: the keys before `cct` kept, the nodes parsed
+    /// and handed to `each`, the rest kept; the kept text, with `null` for
+    /// `cct`, parsed by serde. Its `cct` is an empty list.
+    fn profile(&mut self, each: impl FnMut(CctNode) -> bool) -> Result<Profile, Stop> {
         let mut kept = Vec::new();
         self.head(&mut kept)?;
-        let nodes = self.nodes(size)?;
+        self.nodes(each)?;
         kept.extend_from_slice(b"null");
         kept.extend_from_slice(&self.buf[self.pos..self.end]);
         self.pos = self.end;
@@ -130,7 +173,7 @@ impl<R: Read> Stream<R> {
         if p.cct.is_some() {
             return Err(Stop::GiveUp); // two `cct` keys: serde's complaint
         }
-        p.cct = Some(nodes);
+        p.cct = Some(Vec::new());
         Ok(p)
     }
 
@@ -214,11 +257,9 @@ impl<R: Read> Stream<R> {
     }
 
     /// The `cct` array, parsed a node at a time from a window of at least
-    /// `self.window` bytes (or the rest of the file), not kept.
-    fn nodes(&mut self, size: Option<u64>) -> Result<Vec<CctNode>, Stop> {
-        // Room for every node at once (a written node takes more than 100
-        // bytes), as in the fast module.
-        let mut out = Vec::with_capacity(size.map_or(0, |s| s / 100) as usize);
+    /// `self.window` bytes (or the rest of the file), each node handed to
+    /// `each` (giving up when it returns false), the text not kept.
+    fn nodes(&mut self, mut each: impl FnMut(CctNode) -> bool) -> Result<(), Stop> {
         self.fill(self.window)?;
         let mut c = Cursor::new(&self.buf[self.pos..self.end]);
         if c.next() != Some(b'[') {
@@ -228,20 +269,23 @@ impl<R: Read> Stream<R> {
         let empty = self.buf.get(self.pos + c.i) == Some(&b']');
         self.pos += c.i + usize::from(empty);
         if empty {
-            return Ok(out);
+            return Ok(());
         }
-        let mut last_method = String::new();
+        let mut names = Interner::default();
         loop {
             self.fill(self.window)?;
             let mut c = Cursor::new(&self.buf[self.pos..self.end]);
             c.ws();
-            out.push(or_give_up(c.node(&mut last_method))?);
+            let node = or_give_up(c.node(&mut names))?;
             c.ws();
             let sep = c.next();
             self.pos += c.i;
+            if !each(node) {
+                return Err(Stop::GiveUp);
+            }
             match sep {
                 Some(b',') => {}
-                Some(b']') => return Ok(out),
+                Some(b']') => return Ok(()),
                 _ => return Err(Stop::GiveUp),
             }
         }
@@ -309,6 +353,44 @@ mod tests {
         let text = profile_text(CCT);
         let p = parse(text.as_bytes(), None).unwrap().unwrap();
         assert_eq!(p.cct.unwrap().len(), 4);
+    }
+
+    #[test]
+    fn each_hands_out_the_nodes_parse_lists() {
+        let text = profile_text(CCT);
+        let listed = parse(text.as_bytes(), None).unwrap().unwrap();
+        let mut handed = Vec::new();
+        let p = each(text.as_bytes(), |n| {
+            handed.push(n);
+            true
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(Some(handed), listed.cct);
+        assert_eq!(p.cct, Some(Vec::new()));
+        assert_eq!(
+            Profile { cct: None, ..p },
+            Profile {
+                cct: None,
+                ..listed
+            }
+        );
+        // The caller stops it; ids that are not positions stop it.
+        let mut seen = 0;
+        let stopped = each(text.as_bytes(), |_| {
+            seen += 1;
+            seen < 2
+        });
+        assert_eq!((stopped.unwrap(), seen), (None, 2));
+        let renumbered = text.replace("\"id\": 2", "\"id\": 7");
+        assert_eq!(each(renumbered.as_bytes(), |_| true).unwrap(), None);
+        let backwards = text.replace("\"parent\": 1", "\"parent\": 3");
+        assert_eq!(each(backwards.as_bytes(), |_| true).unwrap(), None);
+        let two_roots = text.replace("\"parent\": 0", "\"parent\": null");
+        assert_eq!(each(two_roots.as_bytes(), |_| true).unwrap(), None);
+        assert!(each(profile_text("[]").as_bytes(), |_| true)
+            .unwrap()
+            .is_some());
     }
 
     #[test]

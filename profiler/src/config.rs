@@ -33,7 +33,7 @@ pub enum ProfileKind {
 
 /// `--clock`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Clock {
+pub enum ClockKind {
     /// A real timer thread.
     #[default]
     Wall,
@@ -43,7 +43,7 @@ pub enum Clock {
 
 /// What `--record` builds from the samples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Record {
+pub enum RecordKind {
     /// The dynamic call graph and hot methods.
     Dcg,
     /// A calling context tree.
@@ -58,7 +58,7 @@ pub enum Record {
 
 /// `--walk`: how a sample examines the stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Walk {
+pub enum WalkKind {
     /// The current edge only.
     Top,
     /// Every frame, up to `--max-walk`.
@@ -72,7 +72,7 @@ pub enum Walk {
 /// `--acct-update`: how an ACCT sample updates edge weights (Arnold &
 /// Sweeney 2000, section 3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum AcctUpdate {
+pub enum AcctUpdateKind {
     /// increment-the-last-edge-only: one call of the top frame's context
     /// per edge sample.
     #[default]
@@ -85,7 +85,7 @@ pub enum AcctUpdate {
 /// `--sampled-bit` (an extension): where the ACCT keeps a frame's
 /// "sampled" bit (Arnold & Sweeney 2000, section 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum SampledBit {
+pub enum SampledBitKind {
     /// The mark bit of the frame's return word (`--walk=marked`).
     #[default]
     Mark,
@@ -124,11 +124,11 @@ macro_rules! names {
 }
 
 names!(ProfileKind { None = "none", Exhaustive = "exhaustive", Timer = "timer", Cbs = "cbs", Counter = "counter" });
-names!(Clock { Wall = "wall", Virtual = "virtual" });
-names!(Record { Dcg = "dcg", Cct = "cct", Pcct = "pcct", Acct = "acct", Ccmap = "ccmap" });
-names!(Walk { Top = "top", Full = "full", Marked = "marked", Incremental = "incremental" });
-names!(AcctUpdate { LastEdge = "last-edge", AllNewEdges = "all-new-edges" });
-names!(SampledBit { Mark = "mark", ReturnAddress = "return-address" });
+names!(ClockKind { Wall = "wall", Virtual = "virtual" });
+names!(RecordKind { Dcg = "dcg", Cct = "cct", Pcct = "pcct", Acct = "acct", Ccmap = "ccmap" });
+names!(WalkKind { Top = "top", Full = "full", Marked = "marked", Incremental = "incremental" });
+names!(AcctUpdateKind { LastEdge = "last-edge", AllNewEdges = "all-new-edges" });
+names!(SampledBitKind { Mark = "mark", ReturnAddress = "return-address" });
 
 /// Parses a duration such as `10ms`, `1ms`, `100us`, `50000ns` or `1s`
 /// into nanoseconds.
@@ -161,10 +161,10 @@ pub fn parse_duration(s: &str) -> Result<u64, String> {
 }
 
 /// Parses `--record=LIST` (comma-separated, no duplicates).
-pub fn parse_record_list(s: &str) -> Result<Vec<Record>, String> {
+pub fn parse_record_list(s: &str) -> Result<Vec<RecordKind>, String> {
     let mut out = Vec::new();
     for part in s.split(',') {
-        let r: Record = part.trim().parse()?;
+        let r: RecordKind = part.trim().parse()?;
         if out.contains(&r) {
             return Err(format!("`{r}` is listed twice"));
         }
@@ -189,19 +189,19 @@ pub struct ProfileOptions {
     /// `--every`.
     pub every: Option<u32>,
     /// `--clock`.
-    pub clock: Option<Clock>,
+    pub clock: Option<ClockKind>,
     /// `--seed`.
     pub seed: Option<u64>,
     /// `--record`.
-    pub record: Option<Vec<Record>>,
+    pub record: Option<Vec<RecordKind>>,
     /// `--walk`.
-    pub walk: Option<Walk>,
+    pub walk: Option<WalkKind>,
     /// `--max-walk`.
     pub max_walk: Option<u32>,
     /// `--acct-update` (as given; parsed by [`ProfileOptions::resolve`]).
     pub acct_update: Option<String>,
     /// `--sampled-bit` (an extension, acct only).
-    pub sampled_bit: Option<SampledBit>,
+    pub sampled_bit: Option<SampledBitKind>,
     /// `--purge=N` (an extension, pcct only): purge cold contexts every N
     /// samples of a thread.
     pub purge: Option<u64>,
@@ -236,23 +236,23 @@ pub struct ProfileConfig {
     /// Calls between counter samples.
     pub every: u32,
     /// Wall or virtual clock (timer, cbs).
-    pub clock: Clock,
+    pub clock: ClockKind,
     /// The seed of every random choice.
     pub seed: u64,
     /// What to build.
-    pub record: Vec<Record>,
+    pub record: Vec<RecordKind>,
     /// How a sample examines the stack: `top` unless a calling context
     /// record (`cct`) needs more.
-    pub walk: Walk,
+    pub walk: WalkKind,
     /// Frames one sample may examine (`top`: 1; `acct` and `incremental`,
     /// never cut: `u32::MAX`).
     pub max_walk: u32,
     /// `--tune`: the self-tuning sampling interval.
     pub tune: bool,
     /// The ACCT's edge update strategy.
-    pub acct_update: AcctUpdate,
+    pub acct_update: AcctUpdateKind,
     /// Where the ACCT keeps a frame's sampled bit.
-    pub sampled_bit: SampledBit,
+    pub sampled_bit: SampledBitKind,
     /// PCCT: purge cold contexts every this many samples of a thread.
     pub purge: Option<u64>,
     /// Who walks the stacks (`--profile=timer`; see [`crate::sampler`]).
@@ -341,23 +341,14 @@ impl ProfileOptions {
             && !self
                 .record
                 .as_ref()
-                .is_some_and(|r| r.contains(&Record::Acct))
+                .is_some_and(|r| r.contains(&RecordKind::Acct))
         {
             problems.push("--acct-update applies only with --record including acct".into());
         }
-        for (flag, v) in [
-            ("--stride", self.stride),
-            ("--samples", self.samples),
-            ("--every", self.every),
-            ("--max-walk", self.max_walk),
-        ] {
-            if v == Some(0) {
-                problems.push(format!("{flag} must be at least 1"));
-            }
-        }
+        problems.extend(crate::options::below_minimum(self));
         let record = self.resolve_record(kind, &mut problems);
-        let pcct = sampling && record.contains(&Record::Pcct);
-        let acct = sampling && record.contains(&Record::Acct);
+        let pcct = sampling && record.contains(&RecordKind::Pcct);
+        let acct = sampling && record.contains(&RecordKind::Acct);
         let (walk, max_walk) = self.resolve_walk(sampling, &record, &mut problems);
         let acct_update = self.resolve_record_extensions(pcct, acct, &mut problems);
         let (sampler, sample_threads, runnable_only) = self.resolve_sampler(kind, &mut problems);
@@ -393,12 +384,12 @@ impl ProfileOptions {
 
     /// `--record` (default `dcg`): the exhaustive profile records only what
     /// it counts (dcg, cct); a profile has one calling-context tree.
-    fn resolve_record(&self, kind: ProfileKind, problems: &mut Vec<String>) -> Vec<Record> {
-        let record = self.record.clone().unwrap_or_else(|| vec![Record::Dcg]);
+    fn resolve_record(&self, kind: ProfileKind, problems: &mut Vec<String>) -> Vec<RecordKind> {
+        let record = self.record.clone().unwrap_or_else(|| vec![RecordKind::Dcg]);
         if kind == ProfileKind::Exhaustive {
             if let Some(r) = record
                 .iter()
-                .find(|r| !matches!(r, Record::Dcg | Record::Cct))
+                .find(|r| !matches!(r, RecordKind::Dcg | RecordKind::Cct))
             {
                 problems.push(format!(
                     "--record={r} builds from samples; --profile=exhaustive records dcg and cct"
@@ -409,7 +400,7 @@ impl ProfileOptions {
         // section, and two marked walks would share the frames' marks.
         let trees: Vec<&str> = record
             .iter()
-            .filter(|r| **r != Record::Dcg)
+            .filter(|r| **r != RecordKind::Dcg)
             .map(|r| r.name())
             .collect();
         if trees.len() > 1 {
@@ -430,48 +421,54 @@ impl ProfileOptions {
     fn resolve_walk(
         &self,
         sampling: bool,
-        record: &[Record],
+        record: &[RecordKind],
         problems: &mut Vec<String>,
-    ) -> (Walk, u32) {
-        let pcct = sampling && record.contains(&Record::Pcct);
-        let acct = sampling && record.contains(&Record::Acct);
+    ) -> (WalkKind, u32) {
+        let pcct = sampling && record.contains(&RecordKind::Pcct);
+        let acct = sampling && record.contains(&RecordKind::Acct);
         let contexts = sampling
-            && (record.contains(&Record::Cct) || record.contains(&Record::Ccmap) || pcct || acct);
+            && (record.contains(&RecordKind::Cct)
+                || record.contains(&RecordKind::Ccmap)
+                || pcct
+                || acct);
         if sampling {
             match self.walk {
-                Some(Walk::Top) if contexts => problems.push(
+                Some(WalkKind::Top) if contexts => problems.push(
                     "--walk=top examines only the top frame, which names the call edge but not \
                      its calling context; --record=cct needs --walk=full, marked or incremental, \
                      --record=ccmap --walk=full or marked, --record=pcct|acct --walk=marked"
                         .into(),
                 ),
-                Some(w @ (Walk::Full | Walk::Marked | Walk::Incremental)) if !contexts => problems
-                    .push(format!(
+                Some(w @ (WalkKind::Full | WalkKind::Marked | WalkKind::Incremental))
+                    if !contexts =>
+                {
+                    problems.push(format!(
                         "--walk={w} applies only when --record includes cct, pcct, acct or ccmap \
                          (the dcg needs only the top frame)"
-                    )),
-                Some(w @ (Walk::Full | Walk::Incremental)) if pcct || acct => {
-                    problems.push(format!(
+                    ))
+                }
+                Some(w @ (WalkKind::Full | WalkKind::Incremental)) if pcct || acct => problems
+                    .push(format!(
                         "--record={} is built by the marked walk, which tells new frames from \
                          old ones; --walk={w} does not apply to it: use --walk=marked (its \
                          default)",
                         if pcct { "pcct" } else { "acct" }
-                    ))
-                }
-                Some(Walk::Incremental) if record.contains(&Record::Ccmap) => problems.push(
+                    )),
+                Some(WalkKind::Incremental) if record.contains(&RecordKind::Ccmap) => problems
+                    .push(
                     "--walk=incremental does not apply to --record=ccmap: the CC-Map folds whole \
                      stacks walked at each sample; use --walk=full or --walk=marked"
                         .into(),
                 ),
                 _ => {}
             }
-            if self.max_walk.is_some() && self.walk == Some(Walk::Incremental) {
+            if self.max_walk.is_some() && self.walk == Some(WalkKind::Incremental) {
                 problems.push(
                     "--max-walk does not apply to --walk=incremental, which is never cut \
                      (it captures every frame, lazily)"
                         .into(),
                 );
-            } else if self.max_walk.is_some() && (!contexts || self.walk == Some(Walk::Top)) {
+            } else if self.max_walk.is_some() && (!contexts || self.walk == Some(WalkKind::Top)) {
                 problems.push(
                     "--max-walk applies only when --record includes cct, pcct or ccmap, with \
                      --walk=full or marked"
@@ -487,17 +484,17 @@ impl ProfileOptions {
         }
         let walk = match self.walk {
             Some(w) if sampling => w,
-            _ if pcct || acct => Walk::Marked,
-            _ if contexts => Walk::Full,
-            _ => Walk::Top,
+            _ if pcct || acct => WalkKind::Marked,
+            _ if contexts => WalkKind::Full,
+            _ => WalkKind::Top,
         };
         let max_walk = match walk {
-            Walk::Top => 1,
-            Walk::Marked if acct => u32::MAX,
-            Walk::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
-            Walk::Full => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
+            WalkKind::Top => 1,
+            WalkKind::Marked if acct => u32::MAX,
+            WalkKind::Marked => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_MARKED),
+            WalkKind::Full => self.max_walk.unwrap_or(DEFAULT_MAX_WALK_FULL),
             // Never cut (docs/CLI.md).
-            Walk::Incremental => u32::MAX,
+            WalkKind::Incremental => u32::MAX,
         };
         (walk, max_walk)
     }
@@ -509,16 +506,16 @@ impl ProfileOptions {
         pcct: bool,
         acct: bool,
         problems: &mut Vec<String>,
-    ) -> AcctUpdate {
+    ) -> AcctUpdateKind {
         let acct_update = match &self.acct_update {
-            Some(s) => match s.parse::<AcctUpdate>() {
+            Some(s) => match s.parse::<AcctUpdateKind>() {
                 Ok(u) => u,
                 Err(e) => {
                     problems.push(format!("--acct-update: {e}"));
-                    AcctUpdate::default()
+                    AcctUpdateKind::default()
                 }
             },
-            None => AcctUpdate::default(),
+            None => AcctUpdateKind::default(),
         };
         if self.sampled_bit.is_some() && !acct {
             problems.push(
@@ -526,12 +523,10 @@ impl ProfileOptions {
                     .into(),
             );
         }
-        match self.purge {
-            Some(_) if !pcct => problems.push(
+        if self.purge.is_some() && !pcct {
+            problems.push(
                 "--purge applies only with --record including pcct and a sampling --profile".into(),
-            ),
-            Some(0) => problems.push("--purge must be at least 1".into()),
-            _ => {}
+            );
         }
         acct_update
     }
@@ -562,9 +557,9 @@ impl ProfileOptions {
         let clock = self.clock.unwrap_or_default();
         // On a simulated machine (`--cores`) the samplers tick in its
         // virtual time: every option applies as on the wall clock.
-        let simulated = clock == Clock::Virtual && self.cores.is_some();
-        let clock = if simulated { Clock::Wall } else { clock };
-        if simulated && self.walk == Some(Walk::Incremental) {
+        let simulated = clock == ClockKind::Virtual && self.cores.is_some();
+        let clock = if simulated { ClockKind::Wall } else { clock };
+        if simulated && self.walk == Some(WalkKind::Incremental) {
             problems.push(
                 "--walk=incremental is not supported with --cores yet (its trampolines are \
                  corrupted by the simulated walks: issue 20)"
@@ -578,16 +573,13 @@ impl ProfileOptions {
                     .into(),
             );
         }
-        if clock == Clock::Virtual && sampler != SamplerKind::SelfSampling {
+        if clock == ClockKind::Virtual && sampler != SamplerKind::SelfSampling {
             problems.push(format!(
                 "--sampler={sampler} needs --clock=wall: its sampler thread ticks in real time \
                  (under --clock=virtual each thread samples itself, --sampler=self)"
             ));
         }
-        if let Some(n) = self.sample_threads {
-            if n == 0 {
-                problems.push("--sample-threads must be at least 1".into());
-            }
+        if self.sample_threads.is_some() {
             partial_safepoint_option("--sample-threads", sampler, clock, problems);
         }
         if self.runnable_only {
@@ -599,7 +591,7 @@ impl ProfileOptions {
                     "--no-hold does not apply to --sampler={sampler} (the sampler thread walks \
                      the threads it holds); it applies to --sampler=self"
                 ));
-            } else if clock == Clock::Virtual {
+            } else if clock == ClockKind::Virtual {
                 problems.push(
                     "--no-hold does not apply with --clock=virtual (every thread samples itself \
                      at its own virtual ticks, held by nobody)"
@@ -622,7 +614,7 @@ impl ProfileOptions {
 fn partial_safepoint_option(
     flag: &str,
     sampler: crate::sampler::SamplerKind,
-    clock: Clock,
+    clock: ClockKind,
     problems: &mut Vec<String>,
 ) {
     if sampler == crate::sampler::SamplerKind::Safepoint {
@@ -630,7 +622,7 @@ fn partial_safepoint_option(
             "{flag} does not apply to --sampler=safepoint (a global safepoint samples every \
              thread); it applies to --sampler=partial|self"
         ));
-    } else if clock == Clock::Virtual {
+    } else if clock == ClockKind::Virtual {
         problems.push(format!(
             "{flag} does not apply with --clock=virtual (every thread samples itself at its \
              own virtual ticks)"
@@ -641,17 +633,18 @@ fn partial_safepoint_option(
 impl ProfileConfig {
     /// Does this run count instructions (virtual clock or exhaustive)?
     pub fn counts_instructions(&self) -> bool {
-        self.kind == ProfileKind::Exhaustive || (self.uses_timer() && self.clock == Clock::Virtual)
+        self.kind == ProfileKind::Exhaustive
+            || (self.uses_timer() && self.clock == ClockKind::Virtual)
     }
 
     /// Does a sampling profile build a calling context tree (`--record=cct`)
     /// from walks?
     pub fn samples_contexts(&self) -> bool {
-        self.samples_record(Record::Cct)
+        self.samples_record(RecordKind::Cct)
     }
 
     /// Does a sampling profile build `record` from its samples?
-    pub fn samples_record(&self, record: Record) -> bool {
+    pub fn samples_record(&self, record: RecordKind) -> bool {
         matches!(
             self.kind,
             ProfileKind::Timer | ProfileKind::Cbs | ProfileKind::Counter
@@ -660,28 +653,33 @@ impl ProfileConfig {
 
     /// Does a sampling profile build the SSCLI Call Context Map from walks?
     pub fn samples_ccmap(&self) -> bool {
-        self.samples_record(Record::Ccmap)
+        self.samples_record(RecordKind::Ccmap)
     }
 
     /// Does a sample walk the stack into a calling context record (`cct`,
     /// `pcct`, `acct` or `ccmap`)?
     pub fn walks_stacks(&self) -> bool {
-        [Record::Cct, Record::Pcct, Record::Acct, Record::Ccmap]
-            .into_iter()
-            .any(|r| self.samples_record(r))
+        [
+            RecordKind::Cct,
+            RecordKind::Pcct,
+            RecordKind::Acct,
+            RecordKind::Ccmap,
+        ]
+        .into_iter()
+        .any(|r| self.samples_record(r))
     }
 
     /// Does a sampler thread take this profile's samples in safepoints
     /// (`--profile=timer` on the wall clock; see [`crate::sampler`])?
     pub fn uses_sampler_thread(&self) -> bool {
-        self.kind == ProfileKind::Timer && self.clock == Clock::Wall
+        self.kind == ProfileKind::Timer && self.clock == ClockKind::Wall
     }
 
     /// Does the simulated machine run this profile's sampler in virtual
     /// time (`--profile=timer --clock=virtual --cores=N`; see
     /// [`vm::simsample`])?
     pub fn simulates_sampler(&self) -> bool {
-        self.kind == ProfileKind::Timer && self.clock == Clock::Virtual && self.cores.is_some()
+        self.kind == ProfileKind::Timer && self.clock == ClockKind::Virtual && self.cores.is_some()
     }
 
     /// Is this profile driven by a timer tick?
@@ -718,9 +716,9 @@ mod tests {
             (c.interval_ns, c.stride, c.samples, c.every),
             (1_000_000, 3, 16, 100)
         );
-        assert_eq!(c.clock, Clock::Wall);
+        assert_eq!(c.clock, ClockKind::Wall);
         assert_eq!(c.seed, 7);
-        assert_eq!(c.record, vec![Record::Dcg]);
+        assert_eq!(c.record, vec![RecordKind::Dcg]);
     }
 
     #[test]
@@ -774,14 +772,14 @@ mod tests {
 
     #[test]
     fn walks_and_their_defaults() {
-        let with = |profile, record: Option<Vec<Record>>, walk, max_walk| ProfileOptions {
+        let with = |profile, record: Option<Vec<RecordKind>>, walk, max_walk| ProfileOptions {
             profile: Some(profile),
             record,
             walk,
             max_walk,
             ..Default::default()
         };
-        let cct = || Some(vec![Record::Dcg, Record::Cct]);
+        let cct = || Some(vec![RecordKind::Dcg, RecordKind::Cct]);
         let ok = |o: ProfileOptions| {
             let c = o.resolve(1).unwrap();
             (c.walk, c.max_walk)
@@ -789,27 +787,27 @@ mod tests {
         // The dcg alone walks only the top frame.
         assert_eq!(
             ok(with(ProfileKind::Timer, None, None, None)),
-            (Walk::Top, 1)
+            (WalkKind::Top, 1)
         );
         assert_eq!(
-            ok(with(ProfileKind::Cbs, None, Some(Walk::Top), None)),
-            (Walk::Top, 1)
+            ok(with(ProfileKind::Cbs, None, Some(WalkKind::Top), None)),
+            (WalkKind::Top, 1)
         );
         // A CCT: full by default (256), marked 16.
         for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
-            assert_eq!(ok(with(kind, cct(), None, None)), (Walk::Full, 256));
+            assert_eq!(ok(with(kind, cct(), None, None)), (WalkKind::Full, 256));
             assert_eq!(
-                ok(with(kind, cct(), Some(Walk::Marked), None)),
-                (Walk::Marked, 16)
+                ok(with(kind, cct(), Some(WalkKind::Marked), None)),
+                (WalkKind::Marked, 16)
             );
             assert_eq!(
                 ok(with(
                     kind,
-                    Some(vec![Record::Cct]),
-                    Some(Walk::Full),
+                    Some(vec![RecordKind::Cct]),
+                    Some(WalkKind::Full),
                     Some(9)
                 )),
-                (Walk::Full, 9)
+                (WalkKind::Full, 9)
             );
             let c = with(kind, cct(), None, None).resolve(1).unwrap();
             assert!(c.samples_contexts());
@@ -821,52 +819,65 @@ mod tests {
         // Usage errors.
         let bad = |o: ProfileOptions| o.resolve(1).unwrap_err();
         assert!(
-            bad(with(ProfileKind::Counter, cct(), Some(Walk::Top), None)).contains("--walk=top")
+            bad(with(ProfileKind::Counter, cct(), Some(WalkKind::Top), None))
+                .contains("--walk=top")
         );
-        assert!(bad(with(ProfileKind::Counter, None, Some(Walk::Full), None)).contains("--record"));
-        assert!(bad(with(ProfileKind::Counter, None, None, Some(16))).contains("--max-walk"));
         assert!(
-            bad(with(ProfileKind::Counter, cct(), Some(Walk::Full), Some(0)))
-                .contains("at least 1")
+            bad(with(ProfileKind::Counter, None, Some(WalkKind::Full), None)).contains("--record")
         );
+        assert!(bad(with(ProfileKind::Counter, None, None, Some(16))).contains("--max-walk"));
+        assert!(bad(with(
+            ProfileKind::Counter,
+            cct(),
+            Some(WalkKind::Full),
+            Some(0)
+        ))
+        .contains("at least 1"));
         for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
             assert_eq!(
-                ok(with(kind, cct(), Some(Walk::Incremental), None)),
-                (Walk::Incremental, u32::MAX)
+                ok(with(kind, cct(), Some(WalkKind::Incremental), None)),
+                (WalkKind::Incremental, u32::MAX)
             );
-            assert!(bad(with(kind, cct(), Some(Walk::Incremental), Some(16))).contains("never cut"));
-            assert!(bad(with(kind, None, Some(Walk::Incremental), None)).contains("--record"));
+            assert!(
+                bad(with(kind, cct(), Some(WalkKind::Incremental), Some(16))).contains("never cut")
+            );
+            assert!(bad(with(kind, None, Some(WalkKind::Incremental), None)).contains("--record"));
             // The PCCT and the ACCT are built by the marked walk: at most one
             // recorder (the incremental walk or the ACCT) owns trampolines.
-            for tree in [Record::Pcct, Record::Acct] {
-                for walk in [Walk::Incremental, Walk::Full] {
+            for tree in [RecordKind::Pcct, RecordKind::Acct] {
+                for walk in [WalkKind::Incremental, WalkKind::Full] {
                     assert!(bad(with(kind, Some(vec![tree]), Some(walk), None))
                         .contains("--walk=marked"));
                 }
             }
         }
-        assert!(
-            bad(with(ProfileKind::Exhaustive, cct(), Some(Walk::Full), None))
-                .contains("does not apply")
-        );
+        assert!(bad(with(
+            ProfileKind::Exhaustive,
+            cct(),
+            Some(WalkKind::Full),
+            None
+        ))
+        .contains("does not apply"));
         assert!(bad(with(ProfileKind::Exhaustive, cct(), None, Some(3))).contains("--max-walk"));
         // ccmap: full by default, marked allowed, top refused; one
         // calling context tree at a time.
-        let ccmap = || Some(vec![Record::Ccmap]);
+        let ccmap = || Some(vec![RecordKind::Ccmap]);
         for kind in [ProfileKind::Timer, ProfileKind::Cbs, ProfileKind::Counter] {
-            assert_eq!(ok(with(kind, ccmap(), None, None)), (Walk::Full, 256));
+            assert_eq!(ok(with(kind, ccmap(), None, None)), (WalkKind::Full, 256));
             assert_eq!(
-                ok(with(kind, ccmap(), Some(Walk::Marked), None)),
-                (Walk::Marked, 16)
+                ok(with(kind, ccmap(), Some(WalkKind::Marked), None)),
+                (WalkKind::Marked, 16)
             );
             let c = with(kind, ccmap(), None, None).resolve(1).unwrap();
             assert!(c.samples_ccmap() && !c.samples_contexts() && c.walks_stacks());
         }
-        assert!(bad(with(ProfileKind::Timer, ccmap(), Some(Walk::Top), None)).contains("ccmap"));
-        for other in [Record::Cct, Record::Pcct, Record::Acct] {
+        assert!(
+            bad(with(ProfileKind::Timer, ccmap(), Some(WalkKind::Top), None)).contains("ccmap")
+        );
+        for other in [RecordKind::Cct, RecordKind::Pcct, RecordKind::Acct] {
             let e = bad(with(
                 ProfileKind::Timer,
-                Some(vec![other, Record::Ccmap]),
+                Some(vec![other, RecordKind::Ccmap]),
                 None,
                 None,
             ));
@@ -877,83 +888,88 @@ mod tests {
 
     #[test]
     fn pcct_and_acct_options() {
-        let with = |record: Vec<Record>| ProfileOptions {
+        let with = |record: Vec<RecordKind>| ProfileOptions {
             profile: Some(ProfileKind::Counter),
             record: Some(record),
             ..Default::default()
         };
         // Both default to the marked walk; pcct with Whaley's buffer of
         // 16, acct never cut; last-edge and the mark bit by default.
-        let c = with(vec![Record::Pcct]).resolve(1).unwrap();
-        assert_eq!((c.walk, c.max_walk, c.purge), (Walk::Marked, 16, None));
+        let c = with(vec![RecordKind::Pcct]).resolve(1).unwrap();
+        assert_eq!((c.walk, c.max_walk, c.purge), (WalkKind::Marked, 16, None));
         assert!(c.walks_stacks() && !c.samples_contexts());
-        let c = with(vec![Record::Dcg, Record::Acct]).resolve(1).unwrap();
-        assert_eq!((c.walk, c.max_walk), (Walk::Marked, u32::MAX));
+        let c = with(vec![RecordKind::Dcg, RecordKind::Acct])
+            .resolve(1)
+            .unwrap();
+        assert_eq!((c.walk, c.max_walk), (WalkKind::Marked, u32::MAX));
         assert_eq!(
             (c.acct_update, c.sampled_bit),
-            (AcctUpdate::LastEdge, SampledBit::Mark)
+            (AcctUpdateKind::LastEdge, SampledBitKind::Mark)
         );
         let c = ProfileOptions {
             acct_update: Some("all-new-edges".into()),
-            sampled_bit: Some(SampledBit::ReturnAddress),
-            ..with(vec![Record::Acct])
+            sampled_bit: Some(SampledBitKind::ReturnAddress),
+            ..with(vec![RecordKind::Acct])
         }
         .resolve(1)
         .unwrap();
         assert_eq!(
             (c.acct_update, c.sampled_bit),
-            (AcctUpdate::AllNewEdges, SampledBit::ReturnAddress)
+            (AcctUpdateKind::AllNewEdges, SampledBitKind::ReturnAddress)
         );
         let c = ProfileOptions {
             purge: Some(50),
             max_walk: Some(4),
-            ..with(vec![Record::Pcct])
+            ..with(vec![RecordKind::Pcct])
         }
         .resolve(1)
         .unwrap();
         assert_eq!((c.max_walk, c.purge), (4, Some(50)));
         // Usage errors.
         let bad = |o: ProfileOptions| o.resolve(1).unwrap_err();
-        assert!(bad(with(vec![Record::Cct, Record::Pcct])).contains("one calling context tree"));
-        assert!(bad(with(vec![Record::Acct, Record::Pcct])).contains("one calling context tree"));
+        assert!(
+            bad(with(vec![RecordKind::Cct, RecordKind::Pcct])).contains("one calling context tree")
+        );
+        assert!(bad(with(vec![RecordKind::Acct, RecordKind::Pcct]))
+            .contains("one calling context tree"));
         assert!(bad(ProfileOptions {
-            walk: Some(Walk::Full),
-            ..with(vec![Record::Pcct])
+            walk: Some(WalkKind::Full),
+            ..with(vec![RecordKind::Pcct])
         })
         .contains("--walk=marked"));
         assert!(bad(ProfileOptions {
             max_walk: Some(4),
-            ..with(vec![Record::Acct])
+            ..with(vec![RecordKind::Acct])
         })
         .contains("--max-walk"));
         assert!(bad(ProfileOptions {
             acct_update: Some("sideways".into()),
-            ..with(vec![Record::Acct])
+            ..with(vec![RecordKind::Acct])
         })
         .contains("--acct-update"));
         assert!(bad(ProfileOptions {
             acct_update: Some("last-edge".into()),
-            ..with(vec![Record::Pcct])
+            ..with(vec![RecordKind::Pcct])
         })
         .contains("--acct-update"));
         assert!(bad(ProfileOptions {
-            sampled_bit: Some(SampledBit::Mark),
-            ..with(vec![Record::Pcct])
+            sampled_bit: Some(SampledBitKind::Mark),
+            ..with(vec![RecordKind::Pcct])
         })
         .contains("--sampled-bit"));
         assert!(bad(ProfileOptions {
             purge: Some(5),
-            ..with(vec![Record::Acct])
+            ..with(vec![RecordKind::Acct])
         })
         .contains("--purge"));
         assert!(bad(ProfileOptions {
             purge: Some(0),
-            ..with(vec![Record::Pcct])
+            ..with(vec![RecordKind::Pcct])
         })
         .contains("at least 1"));
         assert!(bad(ProfileOptions {
             profile: Some(ProfileKind::Exhaustive),
-            ..with(vec![Record::Pcct])
+            ..with(vec![RecordKind::Pcct])
         })
         .contains("exhaustive"));
     }
@@ -986,7 +1002,7 @@ mod tests {
     fn record_lists() {
         assert_eq!(
             parse_record_list("cct,dcg"),
-            Ok(vec![Record::Dcg, Record::Cct])
+            Ok(vec![RecordKind::Dcg, RecordKind::Cct])
         );
         assert!(parse_record_list("dcg,dcg").is_err());
         assert!(parse_record_list("tree").is_err());

@@ -22,7 +22,7 @@ use serde_json::Value as Json;
 use crate::config::{
     parse_duration, parse_record_list, ProfileConfig, ProfileKind, ProfileOptions,
 };
-use crate::config::{Record, SampledBit};
+use crate::config::{RecordKind, SampledBitKind};
 use crate::sampler::SamplerKind;
 
 /// The sampling profiles: their samples build records through walks.
@@ -47,14 +47,22 @@ pub const ALL_PROFILES: &[ProfileKind] = &[
 ];
 
 /// How an option's value is written on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum ValueKind {
     /// No value: the flag alone (`--tune`).
     Switch,
-    /// A whole number that fits in 32 bits (`--stride=N`).
-    U32,
-    /// A whole number that fits in 64 bits (`--seed=N`).
-    U64,
+    /// A whole number that fits in `bits` bits (`--stride=N`), at least
+    /// `min`: a smaller one is a usage error worded from the row
+    /// ([`below_minimum`]). `get` reads the value back from
+    /// [`ProfileOptions`].
+    Count {
+        /// 32 or 64: the type clap parses the value as.
+        bits: Bits,
+        /// The smallest value accepted.
+        min: u64,
+        /// The value given, if any.
+        get: fn(&ProfileOptions) -> Option<u64>,
+    },
     /// A value the row's [`OptionSpec::set`] parses as the command line is
     /// read (`--interval=1ms`): a bad one is refused there.
     Parsed,
@@ -62,6 +70,22 @@ pub enum ValueKind {
     /// the other rules (`--sampler=HOW`): a bad one is one problem among
     /// the others.
     Text,
+}
+
+/// The width of a [`ValueKind::Count`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bits {
+    /// A `u32`.
+    B32,
+    /// A `u64`.
+    B64,
+}
+
+impl ValueKind {
+    /// Is this the kind of a flag without a value?
+    pub fn is_switch(self) -> bool {
+        matches!(self, ValueKind::Switch)
+    }
 }
 
 /// One profiling option: a row of [`PROFILE_OPTIONS`].
@@ -169,7 +193,11 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         flag: "--stride",
         value_name: "N",
-        value: ValueKind::U32,
+        value: ValueKind::Count {
+            bits: Bits::B32,
+            min: 1,
+            get: |o| o.stride.map(u64::from),
+        },
         help: "cbs: sample every Nth prologue/epilogue yieldpoint after a tick",
         default: Some("3"),
         profiles: &[ProfileKind::Cbs],
@@ -185,7 +213,11 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         flag: "--samples",
         value_name: "N",
-        value: ValueKind::U32,
+        value: ValueKind::Count {
+            bits: Bits::B32,
+            min: 1,
+            get: |o| o.samples.map(u64::from),
+        },
         help: "cbs: samples per timer tick (the burst)",
         default: Some("16"),
         profiles: &[ProfileKind::Cbs],
@@ -201,7 +233,11 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         flag: "--every",
         value_name: "N",
-        value: ValueKind::U32,
+        value: ValueKind::Count {
+            bits: Bits::B32,
+            min: 1,
+            get: |o| o.every.map(u64::from),
+        },
         help: "counter: sample every Nth call",
         default: Some("100"),
         profiles: &[ProfileKind::Counter],
@@ -232,7 +268,11 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         flag: "--seed",
         value_name: "N",
-        value: ValueKind::U64,
+        value: ValueKind::Count {
+            bits: Bits::B64,
+            min: 0,
+            get: |o| o.seed,
+        },
         help: "Seed for every random choice; the one used is recorded in the profile",
         default: Some("random"),
         profiles: ANY_PROFILE,
@@ -281,7 +321,11 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         flag: "--max-walk",
         value_name: "N",
-        value: ValueKind::U32,
+        value: ValueKind::Count {
+            bits: Bits::B32,
+            min: 1,
+            get: |o| o.max_walk.map(u64::from),
+        },
         help: "Frames one sample may examine (cct, pcct, ccmap); a deeper walk starts a \
                detached subtree (Whaley's Figure 10); an acct walk and an incremental walk are \
                never cut",
@@ -307,7 +351,7 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
         },
         given: |o| o.acct_update.is_some(),
         config: entry("acct_update", |c| {
-            c.samples_record(Record::Acct)
+            c.samples_record(RecordKind::Acct)
                 .then(|| c.acct_update.name().into())
         }),
     },
@@ -321,19 +365,23 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
         default: Some("mark"),
         profiles: ALL_PROFILES,
         set: |o, s| {
-            o.sampled_bit = Some(s.parse::<SampledBit>()?);
+            o.sampled_bit = Some(s.parse::<SampledBitKind>()?);
             Ok(())
         },
         given: |o| o.sampled_bit.is_some(),
         config: entry("sampled_bit", |c| {
-            c.samples_record(Record::Acct)
+            c.samples_record(RecordKind::Acct)
                 .then(|| c.sampled_bit.name().into())
         }),
     },
     OptionSpec {
         flag: "--purge",
         value_name: "N",
-        value: ValueKind::U64,
+        value: ValueKind::Count {
+            bits: Bits::B64,
+            min: 1,
+            get: |o| o.purge,
+        },
         help: "Extension, pcct only: every N samples of a thread, purge the contexts no \
                sample reached since the previous purge",
         default: Some("never"),
@@ -385,7 +433,11 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         flag: "--sample-threads",
         value_name: "N",
-        value: ValueKind::U32,
+        value: ValueKind::Count {
+            bits: Bits::B32,
+            min: 1,
+            get: |o| o.sample_threads.map(u64::from),
+        },
         help: "timer with --sampler=partial|self (wall clock): how many threads one tick \
                samples",
         default: Some("cores"),
@@ -434,6 +486,22 @@ pub static PROFILE_OPTIONS: &[OptionSpec] = &[
         config: entry("no_hold", |c| c.no_hold.then_some(Json::Bool(true))),
     },
 ];
+
+/// The counts given below their row's minimum, one usage error each
+/// (`--stride must be at least 1`), in table order; a count given with a
+/// profile it does not apply to is left to the applicability error.
+pub fn below_minimum(o: &ProfileOptions) -> impl Iterator<Item = String> + '_ {
+    let kind = o.profile.unwrap_or_default();
+    PROFILE_OPTIONS
+        .iter()
+        .filter(move |row| row.profiles.contains(&kind))
+        .filter_map(move |row| match row.value {
+            ValueKind::Count { min, get, .. } if get(o).is_some_and(|v| v < min) => {
+                Some(format!("{} must be at least {min}", row.flag))
+            }
+            _ => None,
+        })
+}
 
 /// The profile's `config` section: each option's entry, where the
 /// configuration records it.

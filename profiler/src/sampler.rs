@@ -163,7 +163,7 @@ struct Counters {
 /// interval, selection and walk `c` asks for (see [`vm::simsample`]).
 /// Returns false if `vm` simulates no machine.
 pub fn simulate(vm: &Vm, c: &crate::config::ProfileConfig) -> bool {
-    use crate::config::Walk;
+    use crate::config::WalkKind as Walk;
     use vm::simsample::{Protocol, Sampling, WalkCost};
     let protocol = match c.sampler {
         SamplerKind::Safepoint => Protocol::Global,
@@ -433,8 +433,8 @@ mod tests {
 
     #[test]
     fn options_resolve_only_where_they_apply() {
-        use crate::config::{Clock, ProfileKind, ProfileOptions};
-        let timer = |sampler: Option<&str>, threads: Option<u32>, clock: Option<Clock>| {
+        use crate::config::{ClockKind, ProfileKind, ProfileOptions};
+        let timer = |sampler: Option<&str>, threads: Option<u32>, clock: Option<ClockKind>| {
             ProfileOptions {
                 profile: Some(ProfileKind::Timer),
                 sampler: sampler.map(str::to_string),
@@ -452,7 +452,7 @@ mod tests {
         assert!(c.uses_sampler_thread());
         let c = timer(Some("partial"), Some(3), None).unwrap();
         assert_eq!((c.sampler, c.sample_threads), (SamplerKind::Partial, 3));
-        let c = timer(Some("self"), None, Some(Clock::Virtual)).unwrap();
+        let c = timer(Some("self"), None, Some(ClockKind::Virtual)).unwrap();
         assert!(!c.uses_sampler_thread());
         assert!(timer(Some("safepoint"), None, None).is_ok());
         // Usage errors.
@@ -463,11 +463,16 @@ mod tests {
             (
                 Some("safepoint"),
                 None,
-                Some(Clock::Virtual),
+                Some(ClockKind::Virtual),
                 "--clock=wall",
             ),
-            (Some("partial"), None, Some(Clock::Virtual), "--clock=wall"),
-            (None, Some(2), Some(Clock::Virtual), "--sample-threads"),
+            (
+                Some("partial"),
+                None,
+                Some(ClockKind::Virtual),
+                "--clock=wall",
+            ),
+            (None, Some(2), Some(ClockKind::Virtual), "--sample-threads"),
         ] {
             let e = timer(s, n, clock).unwrap_err();
             assert!(e.contains(needle), "{s:?} {n:?} {clock:?}: {e}");
@@ -491,7 +496,7 @@ mod tests {
 
     #[test]
     fn runnable_only_resolves_for_partial_safepoints_only() {
-        use crate::config::{Clock, ProfileKind, ProfileOptions};
+        use crate::config::{ClockKind, ProfileKind, ProfileOptions};
         let resolve = |profile, sampler: &str, clock| {
             ProfileOptions {
                 profile: Some(profile),
@@ -503,7 +508,7 @@ mod tests {
             .resolve(1)
         };
         for s in ["partial", "self"] {
-            let c = resolve(ProfileKind::Timer, s, Clock::Wall).unwrap();
+            let c = resolve(ProfileKind::Timer, s, ClockKind::Wall).unwrap();
             assert!(c.runnable_only, "{s}");
         }
         let off = ProfileOptions {
@@ -512,10 +517,10 @@ mod tests {
         };
         assert!(!off.resolve(1).unwrap().runnable_only);
         for (profile, s, clock) in [
-            (ProfileKind::Timer, "safepoint", Clock::Wall),
-            (ProfileKind::Timer, "self", Clock::Virtual),
-            (ProfileKind::Cbs, "", Clock::Wall),
-            (ProfileKind::Exhaustive, "", Clock::Wall),
+            (ProfileKind::Timer, "safepoint", ClockKind::Wall),
+            (ProfileKind::Timer, "self", ClockKind::Virtual),
+            (ProfileKind::Cbs, "", ClockKind::Wall),
+            (ProfileKind::Exhaustive, "", ClockKind::Wall),
         ] {
             let e = resolve(profile, s, clock).unwrap_err();
             assert!(
@@ -527,7 +532,7 @@ mod tests {
 
     #[test]
     fn no_hold_resolves_for_self_sampling_only() {
-        use crate::config::{Clock, ProfileKind, ProfileOptions};
+        use crate::config::{ClockKind, ProfileKind, ProfileOptions};
         let resolve = |profile, sampler: Option<&str>, clock| {
             ProfileOptions {
                 profile: Some(profile),
@@ -539,20 +544,20 @@ mod tests {
             .resolve(1)
         };
         assert!(
-            resolve(ProfileKind::Timer, None, Clock::Wall)
+            resolve(ProfileKind::Timer, None, ClockKind::Wall)
                 .unwrap()
                 .no_hold
         );
         assert!(
-            resolve(ProfileKind::Timer, Some("self"), Clock::Wall)
+            resolve(ProfileKind::Timer, Some("self"), ClockKind::Wall)
                 .unwrap()
                 .no_hold
         );
         for (profile, s, clock) in [
-            (ProfileKind::Timer, Some("partial"), Clock::Wall),
-            (ProfileKind::Timer, Some("safepoint"), Clock::Wall),
-            (ProfileKind::Timer, None, Clock::Virtual),
-            (ProfileKind::Cbs, None, Clock::Wall),
+            (ProfileKind::Timer, Some("partial"), ClockKind::Wall),
+            (ProfileKind::Timer, Some("safepoint"), ClockKind::Wall),
+            (ProfileKind::Timer, None, ClockKind::Virtual),
+            (ProfileKind::Cbs, None, ClockKind::Wall),
         ] {
             let e = resolve(profile, s, clock).unwrap_err();
             assert!(e.contains("--no-hold"), "{profile} {s:?} {clock:?}: {e}");

@@ -2,6 +2,13 @@
 //! owns the pieces of one run (the clock, the organizer thread, the sample
 //! queue), creates each thread's listener, and at the end turns the
 //! repositories into a [`Profile`].
+//!
+//! A session is run whole by [`run`]: start the profiler, create the VM
+//! with it as hooks, give it the VM (the wall-clock timer profile's
+//! sampler thread needs it: Hofer et al. 2015's safepoints), start what
+//! reads the live profile ([`Beside`]: the adaptive controller), run the
+//! program, stop that, finish the profile. The steps are private, so none
+//! can be forgotten.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,12 +19,12 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use vm::hooks::{ExecMode, Hooks, ThreadListener};
 use vm::loader::Program;
-use vm::runtime::Vm;
+use vm::runtime::{RunOutcome, Vm, VmOptions};
 use vm::thread::ThreadShared;
 
 use crate::clock::{LiveThreads, WallTimer};
-use crate::config::Walk;
-use crate::config::{Clock, ProfileConfig, ProfileKind, Record};
+use crate::config::WalkKind;
+use crate::config::{ClockKind, ProfileConfig, ProfileKind, RecordKind};
 use crate::dcg::DynamicCallGraph;
 use crate::exact::ExhaustiveListener;
 use crate::listeners::cbs::CounterBased;
@@ -27,7 +34,7 @@ use crate::listeners::timer::Timer;
 use crate::listeners::SamplingListener;
 use crate::organizer::{self, Repositories, Setup};
 use crate::records::cct::CallingContextTree;
-use crate::records::{self, RecordKind, RecordOutput};
+use crate::records::{self, RecordMaker, RecordOutput};
 use crate::sampler::SamplerThread;
 use crate::samples::{Message, Sample, SampleSink, TuneLink};
 use crate::tune::{IntervalBounds, IntervalTuner};
@@ -50,7 +57,7 @@ pub struct Profiler {
     to_organizer: Sender<Message>,
     pool: Receiver<Vec<Sample>>,
     /// Makes each thread's half of the calling-context record, if any.
-    record: Option<Box<dyn RecordKind>>,
+    record: Option<Box<dyn RecordMaker>>,
     /// The sampling interval: the timer period in ns (timer, cbs) or the
     /// counter's `--every`; `--tune` changes it.
     interval: Arc<AtomicU64>,
@@ -70,8 +77,8 @@ pub struct Profiler {
 
 impl Profiler {
     /// Starts a session for `program` (organizer thread, and for a wall
-    /// clock the timer thread).
-    pub fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
+    /// clock the timer thread). Only [`run`] starts one.
+    fn start(config: ProfileConfig, program: &Program) -> Arc<Profiler> {
         let (to_organizer, inbox) = unbounded();
         let (pool_tx, pool) = unbounded();
         let (record, repository) = match records::start(&config) {
@@ -96,9 +103,10 @@ impl Profiler {
             },
         );
         let live: LiveThreads = Arc::new(Mutex::new(Vec::new()));
-        let timer =
-            (config.uses_timer() && config.clock == Clock::Wall && !config.uses_sampler_thread())
-                .then(|| WallTimer::start(interval.clone(), live.clone()));
+        let timer = (config.uses_timer()
+            && config.clock == ClockKind::Wall
+            && !config.uses_sampler_thread())
+        .then(|| WallTimer::start(interval.clone(), live.clone()));
         Arc::new(Profiler {
             config,
             to_organizer,
@@ -117,8 +125,9 @@ impl Profiler {
     /// Gives the session its VM, once created (before [`Vm::run`]): a
     /// `--profile=timer` on the wall clock then starts its sampler thread,
     /// which requests safepoints of `vm` (see [`crate::sampler`]). Without
-    /// it such a profile takes no samples.
-    pub fn attach(&self, vm: &Arc<Vm>) {
+    /// it such a profile takes no samples, which is why only [`run`]
+    /// calls it.
+    fn attach(&self, vm: &Arc<Vm>) {
         let c = &self.config;
         if c.simulates_sampler() && crate::sampler::simulate(vm, c) {
             *self.simulated.lock() = Some(Arc::downgrade(vm));
@@ -169,16 +178,10 @@ impl Profiler {
     /// Ends the session after the run: stops the clock, lets the organizer
     /// fold what is queued, and builds the profile. Threads still stuck
     /// (a program stopped by a runtime error elsewhere) contribute what
-    /// they had handed over.
-    pub fn finish(&self, program: &Program, program_path: &str, run: RunFacts) -> Profile {
-        self.finish_streaming(program, program_path, run)
-            .into_profile()
-    }
-
-    /// As [`Self::finish`], but keeps the calling context tree as a tree,
-    /// to be written node by node ([`FinishedProfile::write_json`]) rather
-    /// than listed in memory: an exact CCT can have millions of contexts.
-    pub fn finish_streaming(
+    /// they had handed over. The calling context tree stays a tree, to be
+    /// written node by node ([`FinishedProfile::write_json`]) rather than
+    /// listed in memory: an exact CCT can have millions of contexts.
+    fn finish_streaming(
         &self,
         program: &Program,
         program_path: &str,
@@ -203,7 +206,7 @@ impl Profiler {
             .unwrap_or_default();
         let c = &self.config;
         let counting = c.counts_instructions();
-        let wall_ns = if c.uses_timer() && c.clock == Clock::Virtual && !c.simulates_sampler() {
+        let wall_ns = if c.uses_timer() && c.clock == ClockKind::Virtual && !c.simulates_sampler() {
             repos.max_cycles
         } else {
             run.wall_ns
@@ -267,7 +270,7 @@ impl Profiler {
                 interval: self.interval.clone(),
                 // Reproducible runs change the interval at points that
                 // depend only on the samples.
-                synchronous: c.clock == Clock::Virtual || c.kind == ProfileKind::Counter,
+                synchronous: c.clock == ClockKind::Virtual || c.kind == ProfileKind::Counter,
                 seen: self.interval.load(std::sync::atomic::Ordering::Relaxed),
             });
         }
@@ -276,7 +279,7 @@ impl Profiler {
             self.record.as_ref().map(|r| r.thread(thread.entry)),
             // The marked walk (the PCCT's and the ACCT's only walk) marks
             // the frames it examines, the executing one included.
-            c.walks_stacks() && c.walk == Walk::Marked,
+            c.walks_stacks() && c.walk == WalkKind::Marked,
         )
     }
 
@@ -289,6 +292,81 @@ impl Profiler {
     /// each thread draws its own reproducible sequence.
     fn rng_for(&self, id: u32) -> StdRng {
         StdRng::seed_from_u64(self.config.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+}
+
+/// What runs beside the program and reads the live profile (the adaptive
+/// controller): started by [`run`] once the VM and its profiler exist,
+/// stopped once the program has ended, before the profile is finished.
+pub trait Beside {
+    /// What it leaves when stopped.
+    type Report;
+    /// Stops it (the program has ended).
+    fn stop(self) -> Self::Report;
+}
+
+/// Nothing beside the program.
+impl Beside for () {
+    type Report = ();
+    fn stop(self) {}
+}
+
+/// Something or nothing beside the program.
+impl<B: Beside> Beside for Option<B> {
+    type Report = Option<B::Report>;
+    fn stop(self) -> Option<B::Report> {
+        self.map(B::stop)
+    }
+}
+
+/// What [`run`] leaves.
+pub struct Session<R> {
+    /// How the program ended.
+    pub outcome: RunOutcome,
+    /// The profile, unless the configuration was `--profile=none`; it is
+    /// taken however the program ended.
+    pub profile: Option<FinishedProfile>,
+    /// What the [`Beside`] left.
+    pub beside: R,
+}
+
+/// Runs `program` with `options` under the profile `config` (kind `none`:
+/// no profiler), the session's whole life in one call: the profiler
+/// started, given to the VM as its hooks and then the VM, `beside` started
+/// with the VM and the profiler, the program run, `beside` stopped, the
+/// profile finished (its `program` field is `program_path`). The profile
+/// is taken even when the program dies.
+pub fn run<B: Beside>(
+    program: Program,
+    mut options: VmOptions,
+    config: ProfileConfig,
+    program_path: &str,
+    beside: impl FnOnce(&Arc<Vm>, Option<&Arc<Profiler>>) -> B,
+) -> Session<B::Report> {
+    let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
+    if let Some(p) = &profiler {
+        options.hooks = Arc::clone(p) as Arc<dyn Hooks>;
+    }
+    let vm = Vm::new(program, options);
+    if let Some(p) = &profiler {
+        p.attach(&vm);
+    }
+    let beside = beside(&vm, profiler.as_ref());
+    let outcome = vm.run();
+    let beside = beside.stop();
+    let profile = profiler.map(|p| {
+        let facts = RunFacts {
+            // On a simulated machine, the run's length in virtual time.
+            wall_ns: outcome.virtual_ns.unwrap_or(outcome.wall_ns),
+            threads: outcome.threads as u64,
+            cycles: outcome.cycles.map(|c| c.cycles),
+        };
+        p.finish_streaming(&vm.program, program_path, facts)
+    });
+    Session {
+        outcome,
+        profile,
+        beside,
     }
 }
 
@@ -353,7 +431,7 @@ impl Hooks for Profiler {
                 trace_calls: false,
                 virtual_tick: None,
             },
-            ProfileKind::Timer | ProfileKind::Cbs if c.clock == Clock::Virtual => ExecMode {
+            ProfileKind::Timer | ProfileKind::Cbs if c.clock == ClockKind::Virtual => ExecMode {
                 count: true,
                 trace_calls: false,
                 virtual_tick: Some(c.interval_ns),
@@ -372,7 +450,7 @@ impl Hooks for Profiler {
             ProfileKind::None => return None,
             ProfileKind::Exhaustive => Box::new(ExhaustiveListener::new(
                 program.bodies.len(),
-                c.record.contains(&Record::Cct),
+                c.record.contains(&RecordKind::Cct),
                 self.sink(),
             )),
             ProfileKind::Timer => Box::new(SamplingListener::new(self.recorder(thread), Timer)),
@@ -391,7 +469,7 @@ impl Hooks for Profiler {
                 ))
             }
         };
-        if c.uses_timer() && c.clock == Clock::Wall {
+        if c.uses_timer() && c.clock == ClockKind::Wall {
             let mut live = self.live.lock();
             live.retain(|t| t.state() != vm::thread::ThreadState::Finished);
             live.push(thread.clone());

@@ -111,7 +111,7 @@ pub enum Command {
 
 /// The formats of `vm report`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReportFormat {
+pub enum ReportKind {
     /// The readable summary of `vm run --report`.
     Text,
     /// Collapsed stacks, one line per calling context.
@@ -140,7 +140,7 @@ pub struct ReportArgs {
     pub against: Option<PathBuf>,
     /// The report to write.
     #[arg(long, value_name = "FORMAT", default_value = "text")]
-    pub format: ReportFormat,
+    pub format: ReportKind,
     /// Write the report to FILE instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -166,11 +166,20 @@ fn parse_percent(s: &str) -> Result<f64, String> {
     }
 }
 
-/// A program file.
+/// A program file and `--max-source`: declared here once, flattened into
+/// the commands that read a program (`check`, `disasm`, `run`, `inline`).
 #[derive(Args, Debug)]
 pub struct FileArg {
     /// The program (`.bc` text).
     pub program: PathBuf,
+    #[command(flatten)]
+    pub limit: MaxSource,
+}
+
+/// `--max-source` at its default for programs and profiles of 256M
+/// (`vm report`, which reads large profiles, has its own of 1G).
+#[derive(Args, Debug)]
+pub struct MaxSource {
     /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
     /// whole; status 66
     #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
@@ -180,12 +189,8 @@ pub struct FileArg {
 /// Options of `vm disasm`.
 #[derive(Args, Debug)]
 pub struct DisasmArgs {
-    /// The program (`.bc` text).
-    pub program: PathBuf,
-    /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
-    /// whole; status 66
-    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
-    pub max_source: u64,
+    #[command(flatten)]
+    pub file: FileArg,
     /// Show the code as loaded without yieldpoints.
     #[arg(long)]
     pub no_yieldpoints: bool,
@@ -205,21 +210,15 @@ pub struct CompareArgs {
     /// unrounded numbers as values.
     #[arg(long)]
     pub json: bool,
-    /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
-    /// whole; status 66
-    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
-    pub max_source: u64,
+    #[command(flatten)]
+    pub limit: MaxSource,
 }
 
 /// Options of `vm run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The program (`.bc` text).
-    pub program: PathBuf,
-    /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
-    /// whole; status 66
-    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
-    pub max_source: u64,
+    #[command(flatten)]
+    pub file: FileArg,
     /// Load without yieldpoints (to measure their cost).
     #[arg(long)]
     pub no_yieldpoints: bool,

@@ -4,7 +4,7 @@ use super::args::FileArg;
 use super::{load_module, Failure};
 
 pub fn check(a: FileArg) -> Result<i32, Failure> {
-    let m = load_module(&a.program, a.max_source)?;
+    let m = load_module(&a.program, a.limit.max_source)?;
     eprintln!(
         "{}: ok ({} method{}, {} class{})",
         a.program.display(),

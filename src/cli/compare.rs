@@ -25,8 +25,8 @@ use super::args::CompareArgs;
 use super::{load_profile, Failure};
 
 pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
-    let profile = load_profile(&a.profile, a.max_source)?;
-    let reference = load_profile(&a.reference, a.max_source)?;
+    let profile = load_profile(&a.profile, a.limit.max_source)?;
+    let reference = load_profile(&a.reference, a.limit.max_source)?;
     for (p, path) in [(&profile, &a.profile), (&reference, &a.reference)] {
         if let Some(hint) = report::no_samples_hint(p) {
             eprintln!("vm: note: `{}`: {hint}", path.display());

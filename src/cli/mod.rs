@@ -10,6 +10,7 @@ mod inline;
 mod limits;
 mod profile_args;
 mod report;
+mod report_folded;
 mod run;
 
 use std::path::Path;

@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use profiler::config::{Applicability, ProfileKind, ProfileOptions};
-use profiler::options::{OptionSpec, ValueKind, ANY_PROFILE, PROFILE_OPTIONS};
+use profiler::options::{Bits, OptionSpec, ValueKind, ANY_PROFILE, PROFILE_OPTIONS};
 
-use super::args::ReportFormat;
+use super::args::ReportKind;
 
 /// The profiling options of `vm run` (docs/CLI.md explains each). An
 /// option that does not apply to the chosen `--profile` is a usage error,
@@ -55,7 +55,7 @@ pub struct ProfileArgs {
     /// for a browser: write the profile with --profile-out and use
     /// `vm report`
     #[arg(long, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
-    pub report: Option<ReportFormat>,
+    pub report: Option<ReportKind>,
 }
 
 impl ProfileArgs {
@@ -102,13 +102,17 @@ fn arg(o: &'static OptionSpec) -> Arg {
         .long(o.name())
         .help(o.help_with_default())
         .required(false);
-    if o.value == ValueKind::Switch {
+    if o.value.is_switch() {
         return arg.action(ArgAction::SetTrue);
     }
     let arg = arg.value_name(o.value_name).action(ArgAction::Set);
     match o.value {
-        ValueKind::U32 => arg.value_parser(clap::value_parser!(u32)),
-        ValueKind::U64 => arg.value_parser(clap::value_parser!(u64)),
+        ValueKind::Count {
+            bits: Bits::B32, ..
+        } => arg.value_parser(clap::value_parser!(u32)),
+        ValueKind::Count {
+            bits: Bits::B64, ..
+        } => arg.value_parser(clap::value_parser!(u64)),
         ValueKind::Parsed => arg.value_parser(move |s: &str| {
             (o.set)(&mut ProfileOptions::default(), s).map(|()| s.to_string())
         }),
@@ -138,8 +142,12 @@ impl FromArgMatches for TableOptions {
             let id = o.name();
             let value = match o.value {
                 ValueKind::Switch => m.get_flag(id).then(String::new),
-                ValueKind::U32 => m.get_one::<u32>(id).map(u32::to_string),
-                ValueKind::U64 => m.get_one::<u64>(id).map(u64::to_string),
+                ValueKind::Count {
+                    bits: Bits::B32, ..
+                } => m.get_one::<u32>(id).map(u32::to_string),
+                ValueKind::Count {
+                    bits: Bits::B64, ..
+                } => m.get_one::<u64>(id).map(u64::to_string),
                 ValueKind::Parsed | ValueKind::Text => m.get_one::<String>(id).cloned(),
             };
             if let Some(v) = value {

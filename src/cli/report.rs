@@ -9,6 +9,9 @@
 //! by file name, so `programs/examples/fib.bc` and `fib.bc` agree);
 //! `--tree` without `--format=dot`; a format that draws calling contexts
 //! given a profile without a `cct`; flamegraph or html to a terminal.
+//!
+//! `--format=folded -o FILE` is first tried streaming
+//! ([`report_folded`]), which falls back to the path of every format.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -16,38 +19,38 @@ use std::path::Path;
 use profile::report::{self, dot, flamegraph, folded, html, speedscope, text};
 use profile::Profile;
 
-use super::args::{ReportArgs, ReportFormat};
-use super::{load_profile, Failure, EXIT_NO_INPUT};
+use super::args::{ReportArgs, ReportKind};
+use super::{load_profile, report_folded, Failure, EXIT_NO_INPUT};
 
-fn name(f: ReportFormat) -> &'static str {
+fn name(f: ReportKind) -> &'static str {
     match f {
-        ReportFormat::Text => "text",
-        ReportFormat::Folded => "folded",
-        ReportFormat::Flamegraph => "flamegraph",
-        ReportFormat::Speedscope => "speedscope",
-        ReportFormat::Dot => "dot",
-        ReportFormat::Html => "html",
+        ReportKind::Text => "text",
+        ReportKind::Folded => "folded",
+        ReportKind::Flamegraph => "flamegraph",
+        ReportKind::Speedscope => "speedscope",
+        ReportKind::Dot => "dot",
+        ReportKind::Html => "html",
     }
 }
 
 pub fn report(a: ReportArgs) -> Result<i32, Failure> {
     let format = a.format;
     let fname = name(format);
-    if a.profiles.len() > 1 && format != ReportFormat::Speedscope {
+    if a.profiles.len() > 1 && format != ReportKind::Speedscope {
         return Err(Failure::usage(format!(
             "vm: {} profiles given, but only --format=speedscope puts several in one report; \
              give one profile for --format={fname}",
             a.profiles.len()
         )));
     }
-    if a.tree && format != ReportFormat::Dot {
+    if a.tree && format != ReportKind::Dot {
         return Err(Failure::usage(format!(
             "vm: --tree applies to --format=dot only, not --format={fname}"
         )));
     }
     let uses_against = matches!(
         format,
-        ReportFormat::Text | ReportFormat::Flamegraph | ReportFormat::Html
+        ReportKind::Text | ReportKind::Flamegraph | ReportKind::Html
     );
     if a.against.is_some() && !uses_against {
         return Err(Failure::usage(format!(
@@ -55,18 +58,23 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
         )));
     }
     if a.output.is_none()
-        && matches!(format, ReportFormat::Flamegraph | ReportFormat::Html)
+        && matches!(format, ReportKind::Flamegraph | ReportKind::Html)
         && std::io::stdout().is_terminal()
     {
         return Err(Failure::usage(format!(
             "vm: --format={fname} writes {} meant for a browser, not a terminal: add -o FILE \
              (or redirect stdout to a file)",
-            if format == ReportFormat::Html {
+            if format == ReportKind::Html {
                 "a page"
             } else {
                 "an SVG picture"
             }
         )));
+    }
+    if let (ReportKind::Folded, Some(out), [path]) = (format, &a.output, &a.profiles[..]) {
+        if report_folded::stream_to_file(path, out, a.max_source)? {
+            return Ok(0);
+        }
     }
     let mut profiles = Vec::new();
     for path in &a.profiles {
@@ -91,10 +99,10 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
         }
     }
     let needs_contexts = match format {
-        ReportFormat::Folded | ReportFormat::Speedscope => true,
-        ReportFormat::Flamegraph => true,
-        ReportFormat::Dot => a.tree,
-        ReportFormat::Text | ReportFormat::Html => false,
+        ReportKind::Folded | ReportKind::Speedscope => true,
+        ReportKind::Flamegraph => true,
+        ReportKind::Dot => a.tree,
+        ReportKind::Text | ReportKind::Html => false,
     };
     if needs_contexts {
         let mut all: Vec<(&Profile, &Path)> = profiles
@@ -106,7 +114,7 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
         }
         for (p, path) in all {
             if let Some(records) = report::missing_contexts(p) {
-                let what = if format == ReportFormat::Dot {
+                let what = if format == ReportKind::Dot {
                     "--format=dot --tree".to_string()
                 } else {
                     format!("--format={fname}")
@@ -145,20 +153,20 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let result = match format {
-        ReportFormat::Text => {
+        ReportKind::Text => {
             let mut s = text::summary(p);
             if let Some(r) = &reference {
                 s.push_str(&text::against(p, r, &against_name));
             }
             out.write_all(s.as_bytes())
         }
-        ReportFormat::Folded => folded::write(p.cct.as_deref().unwrap_or(&[]), &mut out),
-        ReportFormat::Flamegraph => match &reference {
+        ReportKind::Folded => folded::write(p.cct.as_deref().unwrap_or(&[]), &mut out),
+        ReportKind::Flamegraph => match &reference {
             Some(r) => flamegraph::differential(p, r, a.min_percent, true),
             None => flamegraph::svg(p, a.min_percent, true),
         }
         .and_then(|svg| out.write_all(&svg)),
-        ReportFormat::Speedscope => {
+        ReportKind::Speedscope => {
             let named: Vec<(&Profile, String)> = profiles
                 .iter()
                 .zip(&a.profiles)
@@ -174,7 +182,7 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
                 .map_err(std::io::Error::other)
                 .and_then(|()| out.write_all(b"\n"))
         }
-        ReportFormat::Dot => out.write_all(
+        ReportKind::Dot => out.write_all(
             if a.tree {
                 dot::tree(p, a.min_percent)
             } else {
@@ -182,7 +190,7 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
             }
             .as_bytes(),
         ),
-        ReportFormat::Html => html::page(
+        ReportKind::Html => html::page(
             p,
             reference.as_ref().map(|r| (r, against_name.as_str())),
             a.min_percent,

@@ -2,17 +2,16 @@
 //! write the profile (even when the program dies).
 
 use std::io::Write;
-use std::sync::Arc;
 
-use jit_sim::adaptive::{AdaptiveController, AdaptiveOptions, PrintLevel};
-use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions, Record};
+use jit_sim::adaptive::{AdaptiveOptions, PrintLevel};
+use jit_sim::session::Adaptive;
+use profiler::config::{ProfileConfig, ProfileKind, ProfileOptions, RecordKind};
 use profiler::session::FinishedProfile;
-use profiler::{Profiler, RunFacts};
 use vm::loader::Program;
 use vm::module::Module;
-use vm::runtime::{Vm, VmOptions};
+use vm::runtime::VmOptions;
 
-use super::args::{ProfileArgs, ReportFormat, RunArgs};
+use super::args::{ProfileArgs, ReportKind, RunArgs};
 use super::{load_module, Failure, EXIT_NO_INPUT};
 
 pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
@@ -33,7 +32,7 @@ pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
         a.profile.options.0.quantum = a.quantum;
     }
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
-    let module = load_module(&a.program, a.max_source)?;
+    let module = load_module(&a.file.program, a.file.limit.max_source)?;
     Ok(execute(&a, config, module)?.status)
 }
 
@@ -64,9 +63,9 @@ pub(super) fn set_globals(a: &RunArgs, module: &Module) -> Result<Vec<(u32, i64)
 }
 
 /// Runs `module` as `vm run` does, for `vm run` and `vm inline`: `--set`,
-/// the profiler (started before the run, attached to the VM, finished
-/// after it), `--profile-out` (opened before the run, written even when
-/// the program dies), `--report` and `--stats`.
+/// the session ([`jit_sim::session::run`]: the profiler and, with
+/// `--adaptive`, the controller), `--profile-out` (opened before the run,
+/// written even when the program dies), `--report` and `--stats`.
 pub(super) fn execute(
     a: &RunArgs,
     config: ProfileConfig,
@@ -74,75 +73,33 @@ pub(super) fn execute(
 ) -> Result<Executed, Failure> {
     check_report(a.profile.report, &config)?;
     let globals = set_globals(a, &module)?;
-    // Open the profile file before running, so a bad path is reported
-    // before the program's output rather than after it.
-    let mut profile_file = match &a.profile.profile_out {
-        Some(path) => Some(std::fs::File::create(path).map_err(|e| Failure {
-            status: EXIT_NO_INPUT,
-            message: format!("vm: cannot write `{}`: {e}", path.display()),
-        })?),
-        None => None,
-    };
-    // Should the system refuse memory past the emergency reserve, the
-    // unfinished file is removed (src/alloc.rs).
-    crate::alloc::writing_profile(a.profile.profile_out.as_deref());
-    // The same for the controller's timeline page; it is written at the
-    // end, and removed if that fails (no partial page).
-    if let Some(path) = a.html.as_ref().filter(|_| a.profile.adaptive) {
-        std::fs::File::create(path).map_err(|e| Failure {
-            status: EXIT_NO_INPUT,
-            message: format!("vm: cannot write `{}`: {e}", path.display()),
-        })?;
-    }
-    let program = Program::load(module, !a.no_yieldpoints);
-    let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
-    let mut options = VmOptions {
-        max_frames: a.max_frames as usize,
-        max_threads: a.max_threads as usize,
-        max_heap: a
-            .max_heap
-            .map_or_else(vm::memory::default_limit, |b| b as usize),
-        globals,
-        count: a.cycles,
-        machine: a.cores.map(|cores| vm::schedule::Machine {
-            cores: cores as usize,
-            quantum: a.quantum.unwrap_or(vm::schedule::DEFAULT_QUANTUM),
-        }),
-        ..VmOptions::default()
-    };
-    if let Some(p) = &profiler {
-        options.hooks = Arc::clone(p) as Arc<dyn vm::hooks::Hooks>;
-    }
-    let vm = Vm::new(program, options);
-    if let Some(p) = &profiler {
-        // The wall-clock timer profile samples through a sampler thread
-        // that needs the VM (see profiler::sampler).
-        p.attach(&vm);
-    }
+    let mut profile_file = open_outputs(a)?;
     let print = a
         .profile
         .print_compilation
         .and_then(PrintLevel::from_number)
         .unwrap_or_default();
-    let controller = match &profiler {
-        Some(p) if a.profile.adaptive => Some(AdaptiveController::start(
-            &vm,
-            p,
-            AdaptiveOptions::default(),
-            print,
-        )),
-        _ => None,
-    };
-    let outcome = vm.run();
+    let adaptive = a.profile.adaptive.then_some(Adaptive {
+        options: AdaptiveOptions::default(),
+        print,
+    });
+    let ran = jit_sim::session::run(
+        Program::load(module, !a.no_yieldpoints),
+        vm_options(a, globals),
+        config,
+        &a.file.program.display().to_string(),
+        adaptive,
+    );
+    let (outcome, profile) = (ran.outcome, ran.profile);
     let mut html_failed = false;
-    if let Some(c) = controller {
-        let report = c.finish();
+    if let Some(report) = ran.controller_report {
         if print >= PrintLevel::Report {
             // Decisions and estimates were printed as they happened.
             eprint!("{}", report.report());
         }
         if let Some(path) = &a.html {
-            let page = jit_sim::adaptive::html::page(&report, &a.program.display().to_string());
+            let page =
+                jit_sim::adaptive::html::page(&report, &a.file.program.display().to_string());
             if let Err(e) = std::fs::write(path, page) {
                 let _ = std::fs::remove_file(path);
                 eprintln!("vm: cannot write `{}`: {e}", path.display());
@@ -154,27 +111,10 @@ pub(super) fn execute(
     if html_failed && status == 0 {
         status = EXIT_NO_INPUT;
     }
-    let profile = profiler.map(|p| {
-        let facts = RunFacts {
-            // On a simulated machine, the run's length in virtual time.
-            wall_ns: outcome.virtual_ns.unwrap_or(outcome.wall_ns),
-            threads: outcome.threads as u64,
-            cycles: outcome.cycles.map(|c| c.cycles),
-        };
-        p.finish_streaming(&vm.program, &a.program.display().to_string(), facts)
-    });
     if let Some(finished) = &profile {
         if let Some(file) = &mut profile_file {
-            let path = a.profile.profile_out.as_ref().expect("file implies path");
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
-            let written = finished.write_json(&mut w).and_then(|()| w.flush());
-            drop(w);
-            crate::alloc::writing_profile(None);
-            if let Err(e) = written {
-                eprintln!("vm: cannot write `{}`: {e}", path.display());
-                if status == 0 {
-                    status = EXIT_NO_INPUT;
-                }
+            if !write_profile(a, file, finished) && status == 0 {
+                status = EXIT_NO_INPUT;
             }
         }
         if let Some(format) = a.profile.report {
@@ -190,6 +130,64 @@ pub(super) fn execute(
     Ok(Executed { status, profile })
 }
 
+/// Opens the files `vm run` writes before the program runs, so that a bad
+/// path is reported before the program's output rather than after it:
+/// `--profile-out` (returned, written at the end) and the controller's
+/// `--html` page (written at the end, and removed if that fails: no
+/// partial page).
+fn open_outputs(a: &RunArgs) -> Result<Option<std::fs::File>, Failure> {
+    let create = |path: &std::path::Path| {
+        std::fs::File::create(path).map_err(|e| Failure {
+            status: EXIT_NO_INPUT,
+            message: format!("vm: cannot write `{}`: {e}", path.display()),
+        })
+    };
+    let profile_file = a.profile.profile_out.as_deref().map(create).transpose()?;
+    // Should the system refuse memory past the emergency reserve, the
+    // unfinished file is removed (src/alloc.rs).
+    crate::alloc::writing_profile(a.profile.profile_out.as_deref());
+    if let Some(path) = a.html.as_ref().filter(|_| a.profile.adaptive) {
+        create(path)?;
+    }
+    Ok(profile_file)
+}
+
+/// Writes `finished` to the `--profile-out` file opened before the run;
+/// false (the message printed) if that fails.
+fn write_profile(a: &RunArgs, file: &mut std::fs::File, finished: &FinishedProfile) -> bool {
+    let path = a.profile.profile_out.as_ref().expect("file implies path");
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
+    let written = finished.write_json(&mut w).and_then(|()| w.flush());
+    drop(w);
+    crate::alloc::writing_profile(None);
+    match written {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("vm: cannot write `{}`: {e}", path.display());
+            false
+        }
+    }
+}
+
+/// The VM's options of `a`: its limits, `--set`'s `globals`, `--cycles`
+/// and the simulated machine ([`simulated_machine`] checked them).
+pub(super) fn vm_options(a: &RunArgs, globals: Vec<(u32, i64)>) -> VmOptions {
+    VmOptions {
+        max_frames: a.max_frames as usize,
+        max_threads: a.max_threads as usize,
+        max_heap: a
+            .max_heap
+            .map_or_else(vm::memory::default_limit, |b| b as usize),
+        globals,
+        count: a.cycles,
+        machine: a.cores.map(|cores| vm::schedule::Machine {
+            cores: cores as usize,
+            quantum: a.quantum.unwrap_or(vm::schedule::DEFAULT_QUANTUM),
+        }),
+        ..VmOptions::default()
+    }
+}
+
 /// The simulated machine `--cores` and `--quantum` ask for, checked
 /// (docs/CLI.md): `--cores` needs `--clock=virtual` and at least 1 core,
 /// `--quantum` needs `--cores` and at least 1 cycle.
@@ -202,7 +200,7 @@ pub(super) fn simulated_machine(a: &RunArgs) -> Result<bool, Failure> {
             None => Ok(false),
         };
     };
-    if a.profile.options.clock != Some(profiler::config::Clock::Virtual) {
+    if a.profile.options.clock != Some(profiler::config::ClockKind::Virtual) {
         return Err(Failure::usage(
             "vm: --cores needs --clock=virtual (the simulated cores run in virtual time)",
         ));
@@ -275,11 +273,11 @@ pub(super) fn resolve_profile(
 /// `--report=FORMAT`, checked before the program runs: the formats meant
 /// for a browser are refused (they are for `vm report`, from a file), and
 /// `folded` needs a calling-context record.
-fn check_report(format: Option<ReportFormat>, config: &ProfileConfig) -> Result<(), Failure> {
+fn check_report(format: Option<ReportKind>, config: &ProfileConfig) -> Result<(), Failure> {
     let what = match format {
-        None | Some(ReportFormat::Text | ReportFormat::Dot) => return Ok(()),
-        Some(ReportFormat::Folded) => {
-            if config.record.iter().any(|r| *r != Record::Dcg) {
+        None | Some(ReportKind::Text | ReportKind::Dot) => return Ok(()),
+        Some(ReportKind::Folded) => {
+            if config.record.iter().any(|r| *r != RecordKind::Dcg) {
                 return Ok(());
             }
             let records = if config.kind == ProfileKind::Exhaustive {
@@ -292,11 +290,9 @@ fn check_report(format: Option<ReportFormat>, config: &ProfileConfig) -> Result<
                  add {records}"
             )));
         }
-        Some(ReportFormat::Flamegraph) => ("flamegraph", "an SVG picture", "svg"),
-        Some(ReportFormat::Speedscope) => {
-            ("speedscope", "a file for the speedscope viewer", "json")
-        }
-        Some(ReportFormat::Html) => ("html", "a page", "html"),
+        Some(ReportKind::Flamegraph) => ("flamegraph", "an SVG picture", "svg"),
+        Some(ReportKind::Speedscope) => ("speedscope", "a file for the speedscope viewer", "json"),
+        Some(ReportKind::Html) => ("html", "a page", "html"),
     };
     let (name, thing, ext) = what;
     Err(Failure::usage(format!(
@@ -309,18 +305,18 @@ fn check_report(format: Option<ReportFormat>, config: &ProfileConfig) -> Result<
 /// Prints `--report=FORMAT` of a finished run on stderr, as `vm report
 /// --format=FORMAT` writes it from the profile file (the formats
 /// [`check_report`] lets through).
-fn print_report(format: ReportFormat, finished: &FinishedProfile) {
+fn print_report(format: ReportKind, finished: &FinishedProfile) {
     use profile::report::{dot, folded, text};
     // The contexts of a tree still to be written are listed for the
     // report (the file was written from the tree itself).
     let p = finished.to_profile();
     let out = match format {
-        ReportFormat::Folded => {
+        ReportKind::Folded => {
             let mut w = std::io::BufWriter::new(std::io::stderr().lock());
             let _ = folded::write(p.cct.as_deref().unwrap_or(&[]), &mut w).and_then(|()| w.flush());
             return;
         }
-        ReportFormat::Dot => dot::dcg(&p),
+        ReportKind::Dot => dot::dcg(&p),
         _ => text::summary(&p),
     };
     eprint!("{out}");

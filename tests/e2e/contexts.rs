@@ -61,7 +61,7 @@ pub(crate) fn paths(nodes: &[CctNode]) -> Vec<Path_> {
             None => Vec::new(),
         };
         if n.parent.is_some() {
-            p.push((n.method.clone(), n.line));
+            p.push((n.method.to_string(), n.line));
         }
         out.push(p);
     }

@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use crate::harness::{self, run_vm_in};
 
@@ -243,8 +244,22 @@ fn all_programs() -> Vec<PathBuf> {
     dirs.iter().flat_map(|d| harness::bc_files(d)).collect()
 }
 
+/// How many times the wall time of a program's plain run a profiled run
+/// may take before it counts as a hang (and never less than the header's
+/// `; timeout:` or [`harness::DEFAULT_TIMEOUT`]). Exhaustive counting with
+/// a calling context tree, the slowest configuration, took Havlak from
+/// 2.0 to 3.4 s of CPU (10 to 20 s of wall time at a load average of 21 on
+/// 2 cores); the rest is for a machine that gets busier between the two
+/// runs. A budget in the program's own time rather than a fixed minute:
+/// Havlak under `--record=cct` was killed at 60 s at a load of 20-48.
+const SLOWDOWN_BUDGET: u32 = 40;
+
 /// stdout and status of one run, normalised for comparison.
-fn outcome(path: &Path, extra: &[&str]) -> Result<(Option<i32>, String), String> {
+type Outcome = (Option<i32>, String);
+
+/// One run of `path` with `extra` options, allowed `budget` of wall time
+/// (at least the header's timeout): its outcome and its wall time.
+fn outcome(path: &Path, extra: &[&str], budget: Duration) -> Result<(Outcome, Duration), String> {
     let dir = path.parent().expect("parent");
     let name = path
         .file_name()
@@ -259,7 +274,7 @@ fn outcome(path: &Path, extra: &[&str]) -> Result<(Option<i32>, String), String>
     args.extend(e.args.iter().cloned());
     args.extend(extra.iter().map(|s| s.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let r = run_vm_in(dir, &args, e.timeout.max(harness::DEFAULT_TIMEOUT));
+    let r = run_vm_in(dir, &args, e.timeout.max(budget));
     if let Some(c) = r.crash() {
         return Err(c);
     }
@@ -269,7 +284,7 @@ fn outcome(path: &Path, extra: &[&str]) -> Result<(Option<i32>, String), String>
         lines.sort_unstable();
         out = lines.join("\n");
     }
-    Ok((r.status, out))
+    Ok(((r.status, out), r.elapsed))
 }
 
 #[test]
@@ -292,7 +307,7 @@ fn profiling_never_changes_output_or_status() {
                 };
                 let Some(path) = programs.get(i) else { break };
                 let shown = path.display().to_string();
-                let reference = match outcome(path, &[]) {
+                let (reference, plain) = match outcome(path, &[], harness::DEFAULT_TIMEOUT) {
                     Ok(o) => o,
                     Err(e) => {
                         failures.lock().unwrap().push(format!("{shown}: {e}"));
@@ -304,8 +319,9 @@ fn profiling_never_changes_output_or_status() {
                 } else {
                     PROFILES
                 };
+                let budget = (plain * SLOWDOWN_BUDGET).max(harness::DEFAULT_TIMEOUT);
                 for profile in profiles {
-                    match outcome(path, profile) {
+                    match outcome(path, profile, budget).map(|(o, _)| o) {
                         Ok(o) if o == reference => {}
                         Ok(o) => failures.lock().unwrap().push(format!(
                             "{shown} {}: status {:?} (plain {:?}), stdout {}",

@@ -432,3 +432,120 @@ fn no_ulimit_makes_the_vm_abort() {
         }
     }
 }
+
+/// Prints a line, sleeps 2 s, then grows forever: objects of `fields`
+/// fields, each with an array of 100 elements when `arrays`.
+fn ready_then_grow(fields: usize, arrays: bool) -> String {
+    let decl: String = (0..fields).map(|i| format!("  .field f{i}\n")).collect();
+    let pad = if arrays {
+        "  load n\n  push 100\n  newarray\n  putfield Big.f0\n"
+    } else {
+        ""
+    };
+    format!(
+        ".class Big\n  .field next\n{decl}.end\n\
+         .method main()\n  .locals head n\n  push 1\n  print\n  push 2000\n  sleep\n\
+         null\n  store head\nloop:\n  new Big\n  store n\n  load n\n  load head\n\
+         putfield Big.next\n{pad}  load n\n  store head\n  jmp loop\n.end\n"
+    )
+}
+
+/// Runs `vm run PROG --profile=exhaustive --profile-out=p.json` in `dir`;
+/// once it has printed its first line, lowers its address-space limit
+/// (`RLIMIT_AS`, as `prlimit --pid` does) far below what it already uses,
+/// so that every allocation needing more memory from the system is
+/// refused, before and after the reserve is given back. Status and stderr.
+fn run_then_starve(dir: &std::path::Path, prog: &str) -> (Option<i32>, String) {
+    use std::io::{BufRead, Read};
+    let mut child = std::process::Command::new(harness::VM)
+        .args(["run", prog, "--max-heap=1G", "--profile=exhaustive"])
+        .arg("--profile-out=p.json")
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("vm starts");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("read stdout");
+    assert_eq!(first, "1\n", "the program did not start");
+    let limit = libc::rlimit {
+        rlim_cur: 1 << 20,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: a plain system call on our own child, with a valid struct.
+    let set = unsafe {
+        libc::prlimit(
+            child.id() as libc::pid_t,
+            libc::RLIMIT_AS,
+            &limit,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(set, 0, "prlimit: {}", std::io::Error::last_os_error());
+    let mut stderr = String::new();
+    let mut err = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let _ = err.read_to_string(&mut stderr);
+        stderr
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > DEFAULT_TIMEOUT {
+            let _ = child.kill();
+            panic!("`vm run {prog}` did not end after its memory was taken away");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status.code(), reader.join().expect("stderr reader"))
+}
+
+/// Issue 16, item 3: the allocator's last word (src/alloc.rs). When the
+/// system refuses memory again after the 16 MiB reserve has been given
+/// back, the process prints one last line (what was refused, that the
+/// reserve is spent, that the profile was not written, what to do),
+/// removes the unfinished profile file, and exits with status 70: no
+/// abort, no Rust message, no empty or partial profile left behind.
+/// Reached here by taking the process's address space away under it
+/// (the limit below what it already uses, so giving back the reserve
+/// cannot bring it under): refused in the middle of the run (an object's
+/// fields, which the VM cannot do without), and refused first where the
+/// VM can do without (an array: the runtime error), then again while the
+/// profile is written.
+#[test]
+fn the_system_refusing_memory_past_the_reserve_is_the_last_line() {
+    let dir = harness::scratch("limits-past-the-reserve");
+    harness::write_program(&dir, "objects.bc", &ready_then_grow(500, false));
+    harness::write_program(&dir, "arrays.bc", &ready_then_grow(1, true));
+    for prog in ["objects.bc", "arrays.bc"] {
+        let _ = std::fs::remove_file(dir.join("p.json"));
+        let (status, stderr) = run_then_starve(&dir, prog);
+        assert_eq!(status, Some(70), "{prog}:\n{}", harness::clip(&stderr));
+        let last = stderr.lines().last().unwrap_or("");
+        assert!(
+            last.starts_with("vm: out of memory: the system refused ")
+                && last.ends_with(
+                    " bytes and the VM has no reserve left; the profile `p.json` was not \
+                     written (raise `ulimit -v` or lower --max-heap)"
+                ),
+            "{prog}: the last line is not the allocator's:\n{}",
+            harness::clip(&stderr)
+        );
+        assert!(stderr.ends_with('\n'), "{prog}: {stderr:?}");
+        for rust in ["memory allocation of", "panicked", "backtrace", "Aborted"] {
+            assert!(
+                !stderr.contains(rust),
+                "{prog}: `{rust}` on stderr:\n{}",
+                harness::clip(&stderr)
+            );
+        }
+        assert!(
+            !dir.join("p.json").exists(),
+            "{prog}: the unfinished profile was left behind"
+        );
+    }
+}

@@ -133,7 +133,7 @@ fn exhaustive_cct_of_whaley_fig9_keeps_each_recursion_depth() {
     // root, main, M, five A contexts, B: one path.
     let path: Vec<(String, Option<u32>, u64)> = cct
         .iter()
-        .map(|n| (n.method.clone(), n.line, n.calls))
+        .map(|n| (n.method.to_string(), n.line, n.calls))
         .collect();
     let mut want = vec![
         ("<root>".to_string(), None, 0),

@@ -308,7 +308,7 @@ fn hot_lists_are_sorted_and_agree_with_the_tree() {
         // Written caller first: `PARENT:LINE → METHOD`.
         let shown = match (top.line, top.parent.map(|q| by_id[&q])) {
             (Some(l), Some(parent)) => format!("{}:{l} \u{2192} {}", parent.method, top.method),
-            _ => top.method.clone(),
+            _ => top.method.to_string(),
         };
         assert!(
             first.contains(&format!(" {} ", hot.nodes[0].self_)) && first.ends_with(&shown),

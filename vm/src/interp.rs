@@ -22,6 +22,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::bodycount::BodyCounters;
 use crate::error::{RuntimeError, TraceEntry};
 use crate::frame::{Frame, ReturnWord};
 use crate::heap::{array_bytes, object_bytes, AllocPressure, Heap, MAX_ARRAY};
@@ -108,6 +109,8 @@ pub(crate) struct Interp<'vm> {
     next_event: u64,
     /// Bytes of the memory budget the value stack and frames hold.
     stack_charged: usize,
+    /// Cycles per body (counting modes only; see [`crate::bodycount`]).
+    bodies: BodyCounters,
 }
 
 impl<'vm> Interp<'vm> {
@@ -135,6 +138,7 @@ impl<'vm> Interp<'vm> {
             slice_end: u64::MAX,
             next_event: if tick == 0 { u64::MAX } else { tick },
             stack_charged: 0,
+            bodies: BodyCounters::default(),
         }
     }
 
@@ -206,6 +210,9 @@ impl<'vm> Interp<'vm> {
     pub(crate) fn run<M: Mode>(&mut self) -> Exit {
         if M::TRACE_CALLS {
             self.notify(|l, t| l.called(t));
+        }
+        if M::COUNT {
+            self.bodies.start(2 * self.prog.bodies.len());
         }
         let prog = self.prog;
         let control = &self.shared.control;
@@ -378,6 +385,9 @@ impl<'vm> Interp<'vm> {
                 body = callee;
                 code_start = body.code.as_ptr();
                 ip = code_start;
+                if M::COUNT {
+                    self.bodies.entered(self.frames.len() - 1, self.cycles);
+                }
                 if M::TRACE_CALLS {
                     self.pc = 0;
                     self.notify(|l, t| l.called(t));
@@ -410,6 +420,9 @@ impl<'vm> Interp<'vm> {
                     self.notify(|l, t| l.returning(t));
                 }
                 let frame = self.frames.pop().expect("a frame to return from");
+                if M::COUNT {
+                    self.bodies.left(frame.body, self.frames.len(), self.cycles);
+                }
                 let mut ret = frame.ret;
                 if ret.is_trampoline() {
                     ret = self.through_trampoline(ret, false);
@@ -1151,6 +1164,9 @@ impl<'vm> Interp<'vm> {
                 self.notify(|l, t| l.returning(t));
             }
             self.frames.pop();
+            if M::COUNT {
+                self.bodies.left(frame.body, self.frames.len(), self.cycles);
+            }
             let mut ret = frame.ret;
             if ret.is_trampoline() {
                 ret = self.through_trampoline(ret, true);
@@ -1375,6 +1391,11 @@ impl<'vm> Interp<'vm> {
     /// only, else zeros).
     pub(crate) fn counted(&self) -> (u64, u64) {
         (self.instructions, self.cycles)
+    }
+
+    /// The cycles per body (counting modes only, else empty).
+    pub(crate) fn body_counters(&self) -> &BodyCounters {
+        &self.bodies
     }
 }
 

@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod asm;
+pub mod bodycount;
 pub mod diag;
 pub mod disasm;
 pub mod error;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use crate::bodycount::BodyCount;
 use crate::error::{format_trace, RuntimeError, ThreadRefusal};
 use crate::hooks::{ExecMode, Hooks, NoHooks};
 use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
@@ -132,6 +133,9 @@ pub struct Vm {
     mode: ExecMode,
     instructions: AtomicU64,
     cycles: AtomicU64,
+    /// Per body id, what the ended threads' invocations spent (counting
+    /// modes only).
+    body_counts: Mutex<Vec<BodyCount>>,
     stopping: Mutex<Option<i32>>,
     file: String,
     /// When `run` started the program (the start of `RunOutcome::wall_ns`).
@@ -173,6 +177,7 @@ impl Vm {
             mode,
             instructions: AtomicU64::new(0),
             cycles: AtomicU64::new(0),
+            body_counts: Mutex::new(Vec::new()),
             stopping: Mutex::new(None),
             file,
             started_at: std::sync::OnceLock::new(),
@@ -230,12 +235,31 @@ impl Vm {
             threads: self.threads.count(),
             collections: self.collections.load(Ordering::Relaxed),
             wall_ns: started.elapsed().as_nanos() as u64,
-            cycles: self.mode.count.then(|| Counted {
-                cycles: self.cycles.load(Ordering::Relaxed),
-                instructions: self.instructions.load(Ordering::Relaxed),
-            }),
+            cycles: self.counted(),
             virtual_ns: self.sched.as_ref().map(Scheduler::makespan),
         }
+    }
+
+    /// Cycles and instructions the threads that ended executed, if the run
+    /// counts them (else `None`, and a plain run pays nothing for it).
+    pub fn counted(&self) -> Option<Counted> {
+        self.mode.count.then(|| Counted {
+            cycles: self.cycles.load(Ordering::Relaxed),
+            instructions: self.instructions.load(Ordering::Relaxed),
+        })
+    }
+
+    /// Per body id (see [`crate::install`]: `method` for the code loaded
+    /// at start, `methods + method` for the code installed later), the
+    /// invocations the threads that ended ran in it and the cycles they
+    /// spent, callees included ([`crate::bodycount`]). `None` if the run
+    /// does not count cycles.
+    pub fn body_counts(&self) -> Option<Vec<BodyCount>> {
+        self.mode.count.then(|| {
+            let mut counts = self.body_counts.lock().clone();
+            counts.resize(2 * self.program.bodies.len(), BodyCount::default());
+            counts
+        })
     }
 
     /// The waiting thread's periodic look at [`crate::memory`]: once the
@@ -417,6 +441,7 @@ impl Vm {
         if mode.count {
             self.instructions.fetch_add(instructions, Ordering::Relaxed);
             self.cycles.fetch_add(cycles, Ordering::Relaxed);
+            it.body_counters().add_to(&mut self.body_counts.lock());
         }
         drop(it);
         self.output.flush();

@@ -39,12 +39,9 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             }
         }
     }
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!("runs={runs} clock=virtual interval=1ms cbs=stride 3 samples 16"),
-        ),
+    let mut csv = Csv::experiment(
+        ctx,
+        &format!("runs={runs} clock=virtual interval=1ms cbs=stride 3 samples 16"),
         &[
             "program",
             "profile",

@@ -15,7 +15,7 @@
 
 use crate::csv::{num, Csv};
 use crate::runner::par_map;
-use crate::{markdown, plot, stats, suite, Context, Error};
+use crate::{markdown, plot, stats, Context, Error};
 
 /// The variants: name and `vm inline` options.
 const VARIANTS: [(&str, &[&str]); 5] = [
@@ -46,12 +46,7 @@ fn sampled(v: usize) -> bool {
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let seeds = ctx.runs(1, 3);
-    let default: &[&str] = if ctx.opts.quick {
-        suite::AWFY_QUICK
-    } else {
-        suite::AWFY
-    };
-    let programs = ctx.programs(default)?;
+    let programs = ctx.suite()?;
     let mut jobs = Vec::new();
     for pi in 0..programs.len() {
         for v in 0..VARIANTS.len() {
@@ -60,12 +55,9 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             }
         }
     }
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!("seeds={seeds} clock=virtual cycles=vm run --cycles"),
-        ),
+    let mut csv = Csv::experiment(
+        ctx,
+        &format!("seeds={seeds} clock=virtual cycles=vm run --cycles"),
         &[
             "program",
             "variant",

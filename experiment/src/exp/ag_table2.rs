@@ -21,7 +21,7 @@ use profile::Profile;
 use crate::csv::{num, Csv};
 use crate::exp::common;
 use crate::runner::par_map;
-use crate::{markdown, plot, stats, suite, Context, Error};
+use crate::{markdown, plot, stats, Context, Error};
 
 /// The paper's strides (columns).
 pub const STRIDES: [u64; 13] = [1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047, 4095, 8191];
@@ -70,12 +70,7 @@ fn grid(quick: bool) -> (Vec<usize>, Vec<usize>) {
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let runs = ctx.runs(1, 1);
-    let default: &[&str] = if ctx.opts.quick {
-        suite::AWFY_QUICK
-    } else {
-        suite::AWFY
-    };
-    let programs = ctx.programs(default)?;
+    let programs = ctx.suite()?;
     let exact = common::exact_profiles(ctx, &programs)?;
     let (rows, cols) = grid(ctx.opts.quick);
     let mut jobs = Vec::new();
@@ -88,9 +83,9 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             }
         }
     }
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(ctx, &format!("runs={runs} clock=virtual interval=1ms")),
+    let mut csv = Csv::experiment(
+        ctx,
+        &format!("runs={runs} clock=virtual interval=1ms"),
         &[
             "program",
             "samples",

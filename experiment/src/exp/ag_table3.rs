@@ -15,7 +15,7 @@
 use crate::csv::{num, Csv};
 use crate::exp::common;
 use crate::runner::{par_map, time_rounds};
-use crate::{markdown, plot, stats, suite, Context, Error};
+use crate::{markdown, plot, stats, Context, Error};
 
 /// The profiles compared: name and options.
 const PROFILES: [(&str, &[&str]); 3] = [
@@ -46,19 +46,9 @@ pub const PAPER: [(&str, [(f64, f64); 4]); 3] = [
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let seeds = if ctx.opts.quick { 1 } else { 3 };
     let rounds = ctx.runs(1, 5);
-    let default: &[&str] = if ctx.opts.quick {
-        suite::AWFY_QUICK
-    } else {
-        suite::AWFY
-    };
-    let programs = ctx.programs(default)?;
+    let programs = ctx.suite()?;
     let exact = common::exact_profiles(ctx, &programs)?;
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!("seeds={seeds} rounds={rounds} accuracy: clock=virtual; time: clock=wall, interleaved rounds"),
-        ),
+    let mut csv = Csv::experiment(ctx, &format!("seeds={seeds} rounds={rounds} accuracy: clock=virtual; time: clock=wall, interleaved rounds"),
         &["program", "measure", "profile", "run", "value"],
     )?;
     // Accuracy, in parallel.

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use profile::{metrics, CctNode, Profile};
 
 use crate::csv::{num, Csv};
+use crate::exp::common;
 use crate::runner::par_map;
 use crate::suite::Program;
 use crate::{markdown, plot, Context, Error};
@@ -123,7 +124,7 @@ impl Paths {
             Some(
                 *self
                     .ids
-                    .entry((parent, n.method.clone(), n.line))
+                    .entry((parent, n.method.to_string(), n.line))
                     .or_insert(next),
             )
         })
@@ -133,7 +134,9 @@ impl Paths {
     /// below it) is `None`.
     pub fn lookup(&self, nodes: &[CctNode]) -> Vec<Option<u32>> {
         walk(nodes, |parent, n| {
-            self.ids.get(&(parent, n.method.clone(), n.line)).copied()
+            self.ids
+                .get(&(parent, n.method.to_string(), n.line))
+                .copied()
         })
     }
 }
@@ -293,15 +296,12 @@ const COLUMNS: [&str; 13] = [
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let runs = ctx.runs(1, 5);
     let programs = programs(ctx)?;
-    let exact = exact_trees(ctx, &programs)?;
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
+    let exact = common::exact_each(ctx, &programs, &["--record=cct"], "exact trees", |p, _| {
+        Exact::new(p)
+    })?;
+    let mut csv = Csv::experiment(ctx, &format!(
                 "runs={runs} record=acct trigger=--profile=counter --every=N; exact: --profile=exhaustive --record=cct; bars: % of each tree's hottest edge, top {TOP} exact edges"
             ),
-        ),
         &COLUMNS,
     )?;
     for (p, e) in programs.iter().zip(&exact) {
@@ -331,30 +331,6 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
     );
     crate::write_file(&ctx.out_file("md"), &doc)?;
     Ok(table)
-}
-
-/// The exact CCT of every program, run in parallel.
-fn exact_trees(ctx: &Context, programs: &[Program]) -> Result<Vec<Exact>, Error> {
-    let vm = ctx.vm();
-    let mut out = Vec::new();
-    let mut progress =
-        crate::progress::Progress::new(ctx.exp.name, "exact trees", programs.len() as u64);
-    par_map(
-        ctx.opts.jobs,
-        programs,
-        |p| {
-            let args = ["--profile=exhaustive".to_string(), "--record=cct".into()];
-            let (profile, _) = vm.profile(p, &args, &format!("exact-{}", p.name))?;
-            Ok(Exact::new(profile))
-        },
-        |i, e| {
-            progress.step(&programs[i].name);
-            out.push(e);
-            Ok(())
-        },
-    )?;
-    progress.finish();
-    Ok(out)
 }
 
 /// `results[program][setting]`: one scored ACCT per seed.

@@ -124,14 +124,9 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             }
         }
     }
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
+    let mut csv = Csv::experiment(ctx, &format!(
                 "runs={runs} record=acct counter=--every N; timer and cbs: clock=virtual interval=100us, cbs stride 3 samples 16"
             ),
-        ),
         &[
             "trigger",
             "strategy",

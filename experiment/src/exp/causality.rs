@@ -204,14 +204,11 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             jobs.push((v, k));
         }
     }
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
-                "added={:.0}% of instructions; clock=virtual seed=1",
-                ADDED_SHARE * 100.0
-            ),
+    let mut csv = Csv::experiment(
+        ctx,
+        &format!(
+            "added={:.0}% of instructions; clock=virtual seed=1",
+            ADDED_SHARE * 100.0
         ),
         &[
             "program",

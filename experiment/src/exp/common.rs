@@ -13,19 +13,40 @@ pub fn exact_profiles(
     ctx: &Context,
     programs: &[Program],
 ) -> Result<Vec<(Profile, Vec<u8>)>, Error> {
+    exact_each(ctx, programs, &[], "exact profiles", |p, out| (p, out))
+}
+
+/// The exact profile with its calling context tree (`--profile=exhaustive
+/// --record=cct`) of every program, run in parallel.
+pub fn exact_trees(ctx: &Context, programs: &[Program]) -> Result<Vec<Profile>, Error> {
+    exact_each(ctx, programs, &["--record=cct"], "exact trees", |p, _| p)
+}
+
+/// Runs every program with `--profile=exhaustive` and the options `extra`,
+/// in parallel (progress shown as `what`), and keeps `keep(profile,
+/// stdout)` of each, in the programs' order.
+pub fn exact_each<T, K>(
+    ctx: &Context,
+    programs: &[Program],
+    extra: &[&str],
+    what: &str,
+    keep: K,
+) -> Result<Vec<T>, Error>
+where
+    T: Send,
+    K: Fn(Profile, Vec<u8>) -> T + Sync,
+{
     let vm = ctx.vm();
+    let mut args = vec!["--profile=exhaustive".to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
     let mut out = Vec::new();
-    let mut progress =
-        crate::progress::Progress::new(ctx.exp.name, "exact profiles", programs.len() as u64);
+    let mut progress = crate::progress::Progress::new(ctx.exp.name, what, programs.len() as u64);
     par_map(
         ctx.opts.jobs,
         programs,
         |p| {
-            vm.profile(
-                p,
-                &["--profile=exhaustive".to_string()],
-                &format!("exact-{}", p.name),
-            )
+            let (profile, stdout) = vm.profile(p, &args, &format!("exact-{}", p.name))?;
+            Ok(keep(profile, stdout))
         },
         |i, r| {
             progress.step(&programs[i].name);

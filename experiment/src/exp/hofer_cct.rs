@@ -72,17 +72,22 @@ struct Tree {
     index: HashMap<(usize, String, Option<u32>), usize>,
 }
 
+/// A tree's root: node 0, `<root>`, no calls.
+fn root() -> CctNode {
+    CctNode {
+        id: 0,
+        parent: None,
+        method: "<root>".into(),
+        line: None,
+        calls: 0,
+        self_: 0,
+    }
+}
+
 impl Default for Tree {
     fn default() -> Tree {
         Tree {
-            nodes: vec![CctNode {
-                id: 0,
-                parent: None,
-                method: "<root>".into(),
-                line: None,
-                calls: 0,
-                self_: 0,
-            }],
+            nodes: vec![root()],
             weight: vec![(0.0, 0.0)],
             index: HashMap::new(),
         }
@@ -159,27 +164,20 @@ mod tests {
     fn tree(nodes: &[(u64, u64, &str, Option<u32>, u64)]) -> Profile {
         let mut p = average(&[]);
         p.cct = Some(
-            std::iter::once(CctNode {
-                id: 0,
-                parent: None,
-                method: "<root>".into(),
-                line: None,
-                calls: 0,
-                self_: 0,
-            })
-            .chain(
-                nodes
-                    .iter()
-                    .map(|&(id, parent, method, line, calls)| CctNode {
-                        id,
-                        parent: Some(parent),
-                        method: method.into(),
-                        line,
-                        calls,
-                        self_: calls,
-                    }),
-            )
-            .collect(),
+            std::iter::once(root())
+                .chain(
+                    nodes
+                        .iter()
+                        .map(|&(id, parent, method, line, calls)| CctNode {
+                            id,
+                            parent: Some(parent),
+                            method: method.into(),
+                            line,
+                            calls,
+                            self_: calls,
+                        }),
+                )
+                .collect(),
         );
         p
     }

@@ -14,6 +14,8 @@
 
 use profile::Profile;
 
+use crate::csv::Csv;
+use crate::plot::{WhiskerPanel, WhiskerSeries};
 use crate::progress::Progress;
 use crate::runner::Vm;
 use crate::suite::Program;
@@ -136,6 +138,28 @@ pub fn describe(programs: &[Program]) -> String {
         .join(" ")
 }
 
+/// The programs ([`programs`]) and the CSV every `hofer-*` experiment
+/// writes: its header comments say `settings`, then the programs'.
+pub fn start(
+    ctx: &Context,
+    settings: &str,
+    columns: &[&str],
+) -> Result<(Vec<Program>, Csv), Error> {
+    let programs = programs(ctx)?;
+    let settings = format!("{settings}; programs: {}", describe(&programs));
+    let csv = Csv::experiment(ctx, &settings, columns)?;
+    Ok((programs, csv))
+}
+
+/// The CSV settings of the figures that average each technique's calling
+/// context trees over `runs` runs at [`ONE_MS`].
+pub fn average_settings(runs: usize) -> String {
+    format!(
+        "runs={runs} interval={ONE_MS} clock=wall, one process at a time; average CCT: mean \
+         of the runs' relative weights per context"
+    )
+}
+
 /// CPU seconds (user and system, all threads) of every child process
 /// waited for so far.
 fn children_cpu() -> f64 {
@@ -149,8 +173,8 @@ fn children_cpu() -> f64 {
     secs(r.ru_utime) + secs(r.ru_stime)
 }
 
-/// Like [`crate::runner::time_rounds`] (one process at a time, `rounds`
-/// rounds, the order rotated by one each round), and also measures each
+/// [`crate::runner::time_rounds`] (one process at a time, `rounds`
+/// rounds, the order rotated by one each round) that also measures each
 /// run's CPU time: `done(round, config, wall seconds, CPU seconds)`.
 pub fn time_rounds_cpu<D>(
     vm: &Vm,
@@ -161,18 +185,15 @@ pub fn time_rounds_cpu<D>(
 where
     D: FnMut(usize, usize, f64, f64) -> Result<(), Error>,
 {
-    let n = configs.len();
-    for round in 0..rounds {
-        for k in 0..n {
-            let c = (k + round) % n;
-            let cpu = children_cpu();
-            let start = std::time::Instant::now();
-            vm.run(&configs[c])?;
-            let wall = start.elapsed().as_secs_f64();
-            done(round, c, wall, children_cpu() - cpu)?;
-        }
-    }
-    Ok(())
+    // Only a run's child is waited for between two readings: the
+    // difference is that run's CPU time.
+    let mut cpu = children_cpu();
+    crate::runner::time_rounds(vm, configs, rounds, |round, c, wall| {
+        let now = children_cpu();
+        let used = now - cpu;
+        cpu = now;
+        done(round, c, wall, used)
+    })
 }
 
 /// `profiles[program][technique][run]`.
@@ -258,10 +279,7 @@ pub fn quartiles(values: &[f64]) -> (f64, f64, f64) {
 /// One whisker series per technique: for each program (the outer index of
 /// `per_program`, then the technique, then the runs), the quartiles of `f`
 /// over the runs.
-pub fn technique_series<T>(
-    per_program: &[Vec<Vec<T>>],
-    f: fn(&T) -> f64,
-) -> Vec<crate::plot::WhiskerSeries> {
+pub fn technique_series<T>(per_program: &[Vec<Vec<T>>], f: fn(&T) -> f64) -> Vec<WhiskerSeries> {
     TECHNIQUES
         .iter()
         .enumerate()
@@ -273,6 +291,55 @@ pub fn technique_series<T>(
             (tech.label.to_string(), v)
         })
         .collect()
+}
+
+/// The programs' names: the figures' groups.
+pub fn names(programs: &[Program]) -> Vec<String> {
+    programs.iter().map(|p| p.name.clone()).collect()
+}
+
+/// A panel of a number measured once per run (`f` of each run's entry in
+/// `per_program`): programs as groups, techniques as bars (medians) with
+/// quartile whiskers, the value axis fitted to them.
+pub fn run_panel<T>(
+    programs: &[Program],
+    per_program: &[Vec<Vec<T>>],
+    (title, y_desc): (&str, &str),
+    f: fn(&T) -> f64,
+) -> WhiskerPanel {
+    WhiskerPanel::new(
+        title,
+        y_desc,
+        names(programs),
+        technique_series(per_program, f),
+    )
+}
+
+/// The table rows of a number measured once per run: one row per program
+/// and technique, its `cells` from the technique's runs, and last the
+/// paper's statement, in the first row only.
+pub fn technique_rows<T>(
+    programs: &[Program],
+    per_program: &[Vec<Vec<T>>],
+    paper: &str,
+    cells: impl Fn(&[T]) -> Vec<String>,
+) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for (pi, prog) in programs.iter().enumerate() {
+        for (t, tech) in TECHNIQUES.iter().enumerate() {
+            let mut row = vec![prog.name.clone(), tech.label.to_string()];
+            row.extend(cells(&per_program[pi][t]));
+            let first = pi == 0 && t == 0;
+            row.push(if first { paper.into() } else { String::new() });
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// [`mq`] of `f` over `runs`.
+pub fn mq_of<T>(runs: &[T], f: fn(&T) -> f64, signed: bool) -> String {
+    mq(&runs.iter().map(f).collect::<Vec<_>>(), signed)
 }
 
 #[cfg(test)]

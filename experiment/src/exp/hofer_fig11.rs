@@ -14,8 +14,9 @@
 //! per-run means, not of single samples. Runs are profiled one process at
 //! a time, the techniques interleaved.
 
-use crate::csv::{num, Csv};
-use crate::exp::hofer_common::{self as common, mq, quartiles, ONE_MS, TECHNIQUES};
+use crate::csv::num;
+use crate::exp::hofer_common::{self as common, mq_of, ONE_MS, TECHNIQUES};
+use crate::stats::median;
 use crate::{markdown, plot, Context, Error};
 
 /// The CSV's columns.
@@ -49,16 +50,9 @@ struct Pause {
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let runs = ctx.runs(2, 5);
-    let programs = common::programs(ctx)?;
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
-                "runs={runs} interval={ONE_MS} clock=wall, one process at a time; programs: {}",
-                common::describe(&programs)
-            ),
-        ),
+    let (programs, mut csv) = common::start(
+        ctx,
+        &format!("runs={runs} interval={ONE_MS} clock=wall, one process at a time"),
         &COLUMNS,
     )?;
     let mut pauses: Vec<Vec<Vec<Pause>>> = programs
@@ -94,25 +88,16 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
         Ok(())
     })?;
     draw(ctx, &programs, &pauses)?;
-    let mut rows = Vec::new();
-    for (pi, prog) in programs.iter().enumerate() {
-        for (t, tech) in TECHNIQUES.iter().enumerate() {
-            let v = &pauses[pi][t];
-            let col = |f: fn(&Pause) -> f64| v.iter().map(f).collect::<Vec<f64>>();
-            rows.push(vec![
-                prog.name.clone(),
-                tech.label.into(),
-                mq(&col(|p| p.pause_us), false),
-                mq(&col(|p| p.held_us), false),
-                format!("{:.1}", quartiles(&col(|p| p.requested)).0),
-                if pi == 0 && t == 0 {
-                    PAPER.into()
-                } else {
-                    String::new()
-                },
-            ]);
-        }
-    }
+    let rows = common::technique_rows(&programs, &pauses, PAPER, |v| {
+        vec![
+            mq_of(v, |p| p.pause_us, false),
+            mq_of(v, |p| p.held_us, false),
+            format!(
+                "{:.1}",
+                median(&v.iter().map(|p| p.requested).collect::<Vec<_>>())
+            ),
+        ]
+    });
     let table = markdown::table(
         &[
             "program",
@@ -150,28 +135,25 @@ fn draw(
     programs: &[crate::suite::Program],
     pauses: &[Vec<Vec<Pause>>],
 ) -> Result<(), Error> {
-    let groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
-    let panel = |title: &str, y_desc: &str, f: fn(&Pause) -> f64| {
-        let series = common::technique_series(pauses, f);
-        plot::WhiskerPanel {
-            title: title.into(),
-            y_desc: y_desc.into(),
-            groups: groups.clone(),
-            y: plot::whisker_range(&series),
-            series,
-        }
-    };
     plot::whisker_panels(
         &ctx.out_file("svg"),
         &[
-            panel(
-                "Hofer et al. Fig. 11: pause per safepoint at 1 ms (request to release)",
-                "us per safepoint",
+            common::run_panel(
+                programs,
+                pauses,
+                (
+                    "Hofer et al. Fig. 11: pause per safepoint at 1 ms (request to release)",
+                    "us per safepoint",
+                ),
                 |p| p.pause_us,
             ),
-            panel(
-                "thread time held per safepoint (summed over threads)",
-                "us per safepoint",
+            common::run_panel(
+                programs,
+                pauses,
+                (
+                    "thread time held per safepoint (summed over threads)",
+                    "us per safepoint",
+                ),
                 |p| p.held_us,
             ),
         ],

@@ -14,9 +14,9 @@
 
 use profile::{metrics, Profile};
 
-use crate::csv::{num, Csv};
+use crate::csv::num;
 use crate::exp::hofer_cct;
-use crate::exp::hofer_common::{self as common, mq, Profiles, ONE_MS, TECHNIQUES};
+use crate::exp::hofer_common::{self as common, mq_of, Profiles, ONE_MS, TECHNIQUES};
 use crate::{markdown, plot, Context, Error};
 
 /// The paper's statement (Figure 12 has no numbers in the text).
@@ -29,17 +29,9 @@ type Stability = (f64, f64);
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let runs = ctx.runs(2, 10);
-    let programs = common::programs(ctx)?;
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
-                "runs={runs} interval={ONE_MS} clock=wall, one process at a time; average CCT: \
-                 mean of the runs' relative weights per context; programs: {}",
-                common::describe(&programs)
-            ),
-        ),
+    let (programs, mut csv) = common::start(
+        ctx,
+        &common::average_settings(runs),
         &[
             "program",
             "technique",
@@ -72,23 +64,9 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
         }
     }
     draw(ctx, &programs, &stability)?;
-    let mut rows = Vec::new();
-    for (pi, prog) in programs.iter().enumerate() {
-        for (t, tech) in TECHNIQUES.iter().enumerate() {
-            let s = &stability[pi][t];
-            rows.push(vec![
-                prog.name.clone(),
-                tech.label.into(),
-                mq(&s.iter().map(|x| x.0).collect::<Vec<_>>(), false),
-                mq(&s.iter().map(|x| x.1).collect::<Vec<_>>(), false),
-                if pi == 0 && t == 0 {
-                    PAPER.into()
-                } else {
-                    String::new()
-                },
-            ]);
-        }
-    }
+    let rows = common::technique_rows(&programs, &stability, PAPER, |s| {
+        vec![mq_of(s, |x| x.0, false), mq_of(s, |x| x.1, false)]
+    });
     let table = markdown::table(
         &[
             "program",
@@ -147,28 +125,24 @@ fn draw(
     programs: &[crate::suite::Program],
     stability: &[Vec<Vec<Stability>>],
 ) -> Result<(), Error> {
-    let groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
-    let panel = |title: &str, y_desc: &str, f: fn(&Stability) -> f64| {
-        let series = common::technique_series(stability, f);
-        plot::WhiskerPanel {
-            title: title.into(),
-            y_desc: y_desc.into(),
-            groups: groups.clone(),
-            y: (0.0, 135.0),
-            series,
-        }
+    let panel = |title_desc, f: fn(&Stability) -> f64| {
+        common::run_panel(programs, stability, title_desc, f).up_to(135.0)
     };
     plot::whisker_panels(
         &ctx.out_file("svg"),
         &[
             panel(
-                "Hofer et al. Fig. 12: overlap of each run's CCT with the average CCT",
-                "cct-overlap",
+                (
+                    "Hofer et al. Fig. 12: overlap of each run's CCT with the average CCT",
+                    "cct-overlap",
+                ),
                 |s| s.0,
             ),
             panel(
-                "hot-edge coverage (T = 0.1) of the average's hot contexts",
-                "hot-edge coverage %",
+                (
+                    "hot-edge coverage (T = 0.1) of the average's hot contexts",
+                    "hot-edge coverage %",
+                ),
                 |s| s.1,
             ),
         ],

@@ -14,7 +14,7 @@
 
 use profile::{metrics, Profile};
 
-use crate::csv::{num, Csv};
+use crate::csv::num;
 use crate::exp::hofer_cct;
 use crate::exp::hofer_common::{self as common, ONE_MS, TECHNIQUES};
 use crate::{markdown, plot, Context, Error};
@@ -41,17 +41,11 @@ fn short(t: usize) -> &'static str {
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let runs = ctx.runs(2, 10);
-    let programs = common::programs(ctx)?;
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
-                "runs={runs} interval={ONE_MS} clock=wall, one process at a time; average CCT: \
-                 mean of the runs' relative weights per context; coverage: of the reference's \
-                 hot contexts (T = 0.1) by the profile; programs: {}",
-                common::describe(&programs)
-            ),
+    let (programs, mut csv) = common::start(
+        ctx,
+        &format!(
+            "{}; coverage: of the reference's hot contexts (T = 0.1) by the profile",
+            common::average_settings(runs)
         ),
         &[
             "program",
@@ -61,7 +55,7 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             "hot_edge_coverage",
         ],
     )?;
-    let exact = exact_profiles(ctx, &programs)?;
+    let exact = crate::exp::common::exact_trees(ctx, &programs)?;
     let profiles = common::profiled_runs(ctx, &programs, ONE_MS, runs, |_, _, _, _| Ok(()))?;
     let mut pairs: Vec<Vec<Pair>> = Vec::new();
     for (pi, prog) in programs.iter().enumerate() {
@@ -108,19 +102,6 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
     );
     crate::write_file(&ctx.out_file("md"), &doc)?;
     Ok(table)
-}
-
-/// The exact CCT of every program (`--profile=exhaustive --record=cct`).
-fn exact_profiles(
-    ctx: &Context,
-    programs: &[crate::suite::Program],
-) -> Result<Vec<Profile>, Error> {
-    let vm = ctx.vm();
-    let args = ["--profile=exhaustive".to_string(), "--record=cct".into()];
-    programs
-        .iter()
-        .map(|p| Ok(vm.profile(p, &args, &format!("exact-{}", p.name))?.0))
-        .collect()
 }
 
 /// `profile` against `reference`.
@@ -192,7 +173,6 @@ fn draw(
     programs: &[crate::suite::Program],
     pairs: &[Vec<Pair>],
 ) -> Result<(), Error> {
-    let groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
     let one = |v: f64| (v, f64::NAN, f64::NAN);
     let pair_series = |f: fn(&Pair) -> f64| -> Vec<plot::WhiskerSeries> {
         technique_pairs()
@@ -219,12 +199,8 @@ fn draw(
             (short(t).to_string(), v)
         })
         .collect();
-    let panel = |title: &str, y_desc: &str, series: Vec<plot::WhiskerSeries>| plot::WhiskerPanel {
-        title: title.into(),
-        y_desc: y_desc.into(),
-        groups: groups.clone(),
-        y: (0.0, 140.0),
-        series,
+    let panel = |title: &str, y_desc: &str, series| {
+        plot::WhiskerPanel::new(title, y_desc, common::names(programs), series).up_to(140.0)
     };
     plot::whisker_panels(
         &ctx.out_file("svg"),

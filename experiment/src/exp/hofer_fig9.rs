@@ -12,7 +12,7 @@
 //! bars and error bars; the "G.Mean" group is the geometric mean of the
 //! programs' medians, as the paper's.
 
-use crate::csv::{num, Csv};
+use crate::csv::num;
 use crate::exp::hofer_common::{
     self as common, gmean_pct, mq, quartiles, time_rounds_cpu, INTERVALS, TECHNIQUES,
 };
@@ -41,20 +41,43 @@ struct Overheads {
     plain_ms: f64,
 }
 
+/// Which of [`Overheads`]' clocks: [`wall`] or [`cpu`].
+type Clock = fn(&Overheads) -> &Vec<Vec<f64>>;
+
+/// The wall-clock overheads.
+fn wall(o: &Overheads) -> &Vec<Vec<f64>> {
+    &o.wall
+}
+
+/// The CPU-time overheads.
+fn cpu(o: &Overheads) -> &Vec<Vec<f64>> {
+    &o.cpu
+}
+
+/// The G.Mean of technique `k` at interval `ii` on `clock`: the
+/// geometric mean of the programs' medians.
+fn gmean(results: &[Vec<Overheads>], ii: usize, k: usize, clock: Clock) -> f64 {
+    let medians: Vec<f64> = results
+        .iter()
+        .map(|r| quartiles(&clock(&r[ii])[k]).0)
+        .collect();
+    gmean_pct(&medians)
+}
+
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let rounds = ctx.runs(1, 5);
-    let programs = common::programs(ctx)?;
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
-                "rounds={rounds} clock=wall, one process at a time, interleaved rounds; programs: {}",
-                common::describe(&programs)
-            ),
-        ),
-        &["program", "interval", "technique", "round", "wall_s", "cpu_s"],
+    let (programs, mut csv) = common::start(
+        ctx,
+        &format!("rounds={rounds} clock=wall, one process at a time, interleaved rounds"),
+        &[
+            "program",
+            "interval",
+            "technique",
+            "round",
+            "wall_s",
+            "cpu_s",
+        ],
     )?;
     let vm = ctx.vm();
     let configs_per = TECHNIQUES.len() + 1;
@@ -159,15 +182,8 @@ fn table(programs: &[crate::suite::Program], results: &[Vec<Overheads>]) -> Stri
         }
         let mut row = vec!["**G.Mean**".to_string(), iname.to_string(), String::new()];
         for k in 0..TECHNIQUES.len() {
-            let g = |f: fn(&Overheads) -> &Vec<Vec<f64>>| {
-                gmean_pct(
-                    &results
-                        .iter()
-                        .map(|r| quartiles(&f(&r[ii])[k]).0)
-                        .collect::<Vec<_>>(),
-                )
-            };
-            row.push(format!("{:+.1} / {:+.1}", g(|o| &o.wall), g(|o| &o.cpu)));
+            let g = |f: Clock| gmean(results, ii, k, f);
+            row.push(format!("{:+.1} / {:+.1}", g(wall), g(cpu)));
         }
         row.push(PAPER[ii].1.to_string());
         rows.push(row);
@@ -183,37 +199,35 @@ fn draw(
     programs: &[crate::suite::Program],
     results: &[Vec<Overheads>],
 ) -> Result<(), Error> {
-    let mut groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
+    let mut groups = common::names(programs);
     groups.push("G.Mean".into());
-    let panel = |ii: usize, what: &str, f: fn(&Overheads) -> &Vec<Vec<f64>>| {
+    let panel = |ii: usize, what: &str, f: Clock| {
         let series: Vec<plot::WhiskerSeries> = TECHNIQUES
             .iter()
             .enumerate()
             .map(|(k, t)| {
                 let mut v: Vec<(f64, f64, f64)> =
                     results.iter().map(|r| quartiles(&f(&r[ii])[k])).collect();
-                let g = gmean_pct(&v.iter().map(|x| x.0).collect::<Vec<_>>());
-                v.push((g, f64::NAN, f64::NAN));
+                v.push((gmean(results, ii, k, f), f64::NAN, f64::NAN));
                 (t.label.to_string(), v)
             })
             .collect();
-        plot::WhiskerPanel {
-            title: format!(
+        plot::WhiskerPanel::new(
+            format!(
                 "Hofer et al. Fig. 9/10: overhead at {} ({what})",
                 INTERVALS[ii].0
             ),
-            y_desc: format!("{what} overhead %"),
-            groups: groups.clone(),
-            y: plot::whisker_range(&series),
+            format!("{what} overhead %"),
+            groups.clone(),
             series,
-        }
+        )
     };
     let mut panels = Vec::new();
     for ii in 0..INTERVALS.len() {
-        panels.push(panel(ii, "wall clock", |o| &o.wall));
+        panels.push(panel(ii, "wall clock", wall));
     }
     for ii in 0..INTERVALS.len() {
-        panels.push(panel(ii, "CPU time, all threads", |o| &o.cpu));
+        panels.push(panel(ii, "CPU time, all threads", cpu));
     }
     plot::whisker_panels(&ctx.out_file("svg"), &panels)
 }
@@ -221,14 +235,6 @@ fn draw(
 /// The reading: the G.Mean of every technique at each interval, wall
 /// clock and CPU time.
 fn reading(results: &[Vec<Overheads>]) -> String {
-    let g = |ii: usize, k: usize, f: fn(&Overheads) -> &Vec<Vec<f64>>| {
-        gmean_pct(
-            &results
-                .iter()
-                .map(|r| quartiles(&f(&r[ii])[k]).0)
-                .collect::<Vec<_>>(),
-        )
-    };
     let parts: Vec<String> = INTERVALS
         .iter()
         .enumerate()
@@ -237,8 +243,8 @@ fn reading(results: &[Vec<Overheads>]) -> String {
                 format!(
                     "{} {:+.1}% / {:+.1}%",
                     TECHNIQUES[k].label,
-                    g(ii, k, |o| &o.wall),
-                    g(ii, k, |o| &o.cpu)
+                    gmean(results, ii, k, wall),
+                    gmean(results, ii, k, cpu)
                 )
             };
             format!(

@@ -20,9 +20,10 @@ use std::collections::BTreeMap;
 use profile::{metrics, Profile};
 
 use crate::csv::{num, Csv};
+use crate::exp::common;
 use crate::runner::par_map;
 use crate::suite::Program;
-use crate::{markdown, plot, Context, Error};
+use crate::{markdown, plot, stats, Context, Error};
 
 /// The fixed intervals, microseconds of virtual time (`--quick`: two).
 const FIXED_US: [u64; 5] = [10, 30, 100, 300, 1000];
@@ -83,15 +84,10 @@ struct Tuned {
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let programs = programs(ctx)?;
-    let exact = exact_profiles(ctx, &programs)?;
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
+    let exact = common::exact_trees(ctx, &programs)?;
+    let mut csv = Csv::experiment(ctx, &format!(
                 "profile=timer clock=virtual record=ccmap seed=1; tuned: --tune from {INITIAL_US}us; exact: --profile=exhaustive --record=cct"
             ),
-        ),
         &COLUMNS,
     )?;
     let tuned = tuned_runs(ctx, &programs, &exact, &mut csv)?;
@@ -147,12 +143,7 @@ const SCALE: i64 = 10;
 /// `--quick`:
 /// [`crate::suite::AWFY_QUICK`] at their default sizes.
 fn programs(ctx: &Context) -> Result<Vec<Program>, Error> {
-    let quick = ctx.opts.quick;
-    let mut programs = ctx.programs(if quick {
-        crate::suite::AWFY_QUICK
-    } else {
-        crate::suite::AWFY
-    })?;
+    let mut programs = ctx.suite()?;
     for p in &mut programs {
         // Mandelbrot's `inner` is its problem size, checked against known
         // results: 750 is the largest, 14 times its suite size.
@@ -164,29 +155,6 @@ fn programs(ctx: &Context) -> Result<Vec<Program>, Error> {
         }
     }
     Ok(programs)
-}
-
-/// The exhaustive profile (with its CCT) of every program.
-fn exact_profiles(ctx: &Context, programs: &[Program]) -> Result<Vec<Profile>, Error> {
-    let vm = ctx.vm();
-    let mut out = Vec::new();
-    let mut progress =
-        crate::progress::Progress::new(ctx.exp.name, "exact profiles", programs.len() as u64);
-    par_map(
-        ctx.opts.jobs,
-        programs,
-        |p| {
-            let args = ["--profile=exhaustive".to_string(), "--record=cct".into()];
-            Ok(vm.profile(p, &args, &format!("exact-{}", p.name))?.0)
-        },
-        |i, p| {
-            progress.step(&programs[i].name);
-            out.push(p);
-            Ok(())
-        },
-    )?;
-    progress.finish();
-    Ok(out)
 }
 
 /// The timer's options at `interval_us`, and `--tune` when `tune`.
@@ -362,28 +330,9 @@ fn score(p: &Profile, exact: &Profile) -> Scored {
     let pct = |m: metrics::Metric| m.value().map_or(f64::NAN, |v| 100.0 * v);
     Scored {
         samples: p.run.samples,
-        calls_corr: 100.0 * pearson(&pairs),
+        calls_corr: 100.0 * stats::pearson(&pairs).unwrap_or(f64::NAN),
         self_corr: pct(metrics::method_correlation(p, exact)),
         overlap: metrics::cct_overlap(p, exact).value().unwrap_or(f64::NAN),
-    }
-}
-
-/// The Pearson correlation of the pairs; `NaN` when either side has no
-/// variance.
-fn pearson(pairs: &[(f64, f64)]) -> f64 {
-    let n = pairs.len() as f64;
-    let ma = pairs.iter().map(|p| p.0).sum::<f64>() / n;
-    let mb = pairs.iter().map(|p| p.1).sum::<f64>() / n;
-    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
-    for &(a, b) in pairs {
-        sab += (a - ma) * (b - mb);
-        saa += (a - ma) * (a - ma);
-        sbb += (b - mb) * (b - mb);
-    }
-    if saa == 0.0 || sbb == 0.0 {
-        f64::NAN
-    } else {
-        sab / (saa * sbb).sqrt()
     }
 }
 
@@ -474,15 +423,6 @@ fn reading(programs: &[Program], tuned: &[Tuned], fixed: &Fixed) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pearson_is_one_for_proportional_counts_and_undefined_without_variance() {
-        let p = pearson(&[(1.0, 10.0), (2.0, 20.0), (4.0, 40.0)]);
-        assert!((p - 1.0).abs() < 1e-12, "{p}");
-        let n = pearson(&[(1.0, 4.0), (2.0, 2.0), (3.0, 0.0)]);
-        assert!((n + 1.0).abs() < 1e-12, "{n}");
-        assert!(pearson(&[(1.0, 5.0), (2.0, 5.0)]).is_nan());
-    }
 
     #[test]
     fn the_best_fixed_interval_is_the_highest_overlap_ignoring_undefined_ones() {

@@ -87,6 +87,38 @@ pub fn runs(ctx: &Context) -> usize {
     ctx.runs(2, 5).max(2)
 }
 
+/// What both figures start with: the runs per configuration, the
+/// programs (the suite), their names, and the CSV.
+pub struct Start {
+    /// Runs per configuration ([`runs`]).
+    pub runs: usize,
+    /// The programs ([`Context::suite`]).
+    pub programs: Vec<Program>,
+    /// Their names: the tables' rows, the plots' groups.
+    pub names: Vec<String>,
+    /// The CSV, its settings line naming the runs, `profile` (the options
+    /// measured) and the two clocks.
+    pub csv: Csv,
+}
+
+/// The [`Start`] of a figure that measures the profile `profile`.
+pub fn start(ctx: &Context, profile: &str, columns: &[&str]) -> Result<Start, Error> {
+    let runs = runs(ctx);
+    let programs = ctx.suite()?;
+    let names = programs.iter().map(|p| p.name.clone()).collect();
+    let settings = format!(
+        "runs={runs} {profile} precision: clock=virtual, run k's interval longer by \
+         (k-1)/1000; time: clock=wall, interleaved rounds"
+    );
+    let csv = Csv::experiment(ctx, &settings, columns)?;
+    Ok(Start {
+        runs,
+        programs,
+        names,
+        csv,
+    })
+}
+
 /// A configuration whose precision is measured under the virtual clock.
 pub struct VirtualConfig {
     /// Profile options, without `--interval` and `--clock`.
@@ -307,28 +339,6 @@ pub fn pair_rows(
     Ok(())
 }
 
-/// Pearson's correlation coefficient of `(x, y)` points ("the covariances
-/// divided by the product of the standard deviations", section 6.1);
-/// `None` when either side has no variance.
-pub fn pearson(points: &[(f64, f64)]) -> Option<f64> {
-    let n = points.len() as f64;
-    if points.len() < 2 {
-        return None;
-    }
-    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for &(x, y) in points {
-        sxy += (x - mx) * (y - my);
-        sxx += (x - mx) * (x - mx);
-        syy += (y - my) * (y - my);
-    }
-    if sxx == 0.0 || syy == 0.0 {
-        return None;
-    }
-    Some((sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0))
-}
-
 /// A profile's calling contexts by path (`method:line` from the root
 /// down, the root left out): `(self, calls, detached)`, contexts with the
 /// same path summed; `detached` when the context hangs under `<detached>`
@@ -372,7 +382,7 @@ pub fn context_correlation(a: &Profile, b: &Profile) -> Option<f64> {
         both.entry((k, true)).or_default().1 = v.1 as f64;
     }
     let points: Vec<(f64, f64)> = both.into_values().collect();
-    pearson(&points)
+    stats::pearson(&points)
 }
 
 /// The hot-method precision of Figure 13: `vm compare`'s
@@ -484,6 +494,57 @@ pub fn interval_rows(
     rows
 }
 
+/// Our table ([`interval_rows`] under [`HEADERS`]) as Markdown.
+pub fn interval_table(
+    names: &[String],
+    overhead: &[Vec<Vec<f64>>],
+    precision: &[Vec<f64>],
+    paper: &[PaperRow],
+) -> String {
+    let mut headers = vec!["benchmark"];
+    headers.extend(HEADERS);
+    let rows = interval_rows(names, overhead, precision, paper);
+    crate::markdown::table(&headers, &rows)
+}
+
+/// Per interval, the [`geomean`] over the programs of
+/// `precision[program][interval]`.
+pub fn interval_means(precision: &[Vec<f64>]) -> Vec<f64> {
+    (0..INTERVALS.len())
+        .map(|k| geomean(&precision.iter().map(|p| p[k]).collect::<Vec<_>>()))
+        .collect()
+}
+
+/// One series of [`precision_bars`]: `values` (one per program), their
+/// [`geomean`], then `paper`.
+pub fn bar_series(label: String, mut values: Vec<f64>, paper: f64) -> crate::plot::Series {
+    values.push(geomean(&values));
+    values.push(paper);
+    (label, values)
+}
+
+/// The series of [`precision_bars`] for the three intervals:
+/// `precision[program][interval]` beside the paper's mean, labelled
+/// `{what}paper 1ms = 10us virtual` and so on.
+pub fn interval_series(
+    what: &str,
+    precision: &[Vec<f64>],
+    paper: &[(f64, f64); 3],
+) -> Vec<crate::plot::Series> {
+    INTERVALS
+        .iter()
+        .enumerate()
+        .map(|(k, iv)| {
+            let label = format!(
+                "{what}paper {} = {} virtual",
+                iv.paper,
+                show_ns(iv.virtual_ns)
+            );
+            bar_series(label, precision.iter().map(|p| p[k]).collect(), paper[k].1)
+        })
+        .collect()
+}
+
 /// Precision bars: one group per program, then the geometric mean, then
 /// the paper's; one series per entry of `series` (`values[program]`, the
 /// paper's value last), the y axis fitted to the values.
@@ -517,16 +578,6 @@ pub fn precision_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pearson_is_one_for_a_line_and_none_without_variance() {
-        let line = [(1.0, 3.0), (2.0, 5.0), (3.0, 7.0)];
-        assert!((pearson(&line).unwrap() - 1.0).abs() < 1e-12);
-        let down = [(1.0, 3.0), (2.0, 2.0), (3.0, 1.0)];
-        assert!((pearson(&down).unwrap() + 1.0).abs() < 1e-12);
-        assert_eq!(pearson(&[(1.0, 2.0), (1.0, 5.0)]), None);
-        assert_eq!(pearson(&[(1.0, 2.0)]), None);
-    }
 
     #[test]
     fn geomean_of_positive_values_else_the_mean() {

@@ -21,7 +21,7 @@
 
 use crate::csv::{num, Csv};
 use crate::exp::whaley::{self, PaperRow, Timed, VirtualConfig, INTERVALS};
-use crate::{markdown, suite, Context, Error};
+use crate::{markdown, Context, Error};
 
 /// Figure 13: machine, benchmark, then (overhead %, precision) at 1, 10
 /// and 50 ms. The paper prints the overhead as a run time in percent of
@@ -116,25 +116,12 @@ const COLUMNS: [&str; 6] = [
 
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
-    let runs = whaley::runs(ctx);
-    let default: &[&str] = if ctx.opts.quick {
-        suite::AWFY_QUICK
-    } else {
-        suite::AWFY
-    };
-    let programs = ctx.programs(default)?;
-    let names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
-                "runs={runs} profile=timer precision: clock=virtual, run k's interval longer by \
-                 (k-1)/1000; time: clock=wall, interleaved rounds"
-            ),
-        ),
-        &COLUMNS,
-    )?;
+    let whaley::Start {
+        runs,
+        programs,
+        names,
+        mut csv,
+    } = whaley::start(ctx, "profile=timer", &COLUMNS)?;
     let row = |csv: &mut Csv,
                p: usize,
                m: &str,
@@ -227,39 +214,19 @@ fn report(
     runs: usize,
 ) -> Result<String, Error> {
     let paper = whaley::paper_means(&PAPER);
-    let series: Vec<crate::plot::Series> = (0..3)
-        .map(|k| {
-            let mut v: Vec<f64> = precision.iter().map(|p| p[k]).collect();
-            v.push(whaley::geomean(&v));
-            v.push(paper[k].1);
-            let iv = &INTERVALS[k];
-            let label = format!(
-                "paper {} = {} virtual",
-                iv.paper,
-                whaley::show_ns(iv.virtual_ns)
-            );
-            (label, v)
-        })
-        .collect();
+    let series = whaley::interval_series("", precision, &paper);
     whaley::precision_bars(
         &ctx.out_file("svg"),
         "Whaley Figure 13: hot-method precision (timer), per benchmark",
         names,
         &series,
     )?;
-    let mut headers = vec!["benchmark"];
-    headers.extend(whaley::HEADERS);
-    let table = markdown::table(
-        &headers,
-        &whaley::interval_rows(names, overhead, precision, &PAPER),
-    );
+    let table = whaley::interval_table(names, overhead, precision, &PAPER);
     let wall_mean = |k: usize| {
         let v: Vec<f64> = wall.iter().filter(|w| w.0 == k).map(|w| w.1).collect();
         whaley::corr_cell(whaley::geomean(&v))
     };
-    let ours: Vec<f64> = (0..3)
-        .map(|k| whaley::geomean(&precision.iter().map(|p| p[k]).collect::<Vec<_>>()))
-        .collect();
+    let ours = whaley::interval_means(precision);
     let doc = markdown::document(
         "whaley-fig13: Whaley 2000, Figure 13",
         &format!(

@@ -178,25 +178,12 @@ fn our(k: usize) -> String {
 
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
-    let runs = whaley::runs(ctx);
-    let default: &[&str] = if ctx.opts.quick {
-        suite::AWFY_QUICK
-    } else {
-        suite::AWFY
-    };
-    let programs = ctx.programs(default)?;
-    let names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
-    let mut csv = Csv::create(
-        &ctx.out_file("csv"),
-        &crate::csv::comments(
-            ctx,
-            &format!(
-                "runs={runs} profile=timer record=pcct precision: clock=virtual, run k's \
-                 interval longer by (k-1)/1000; time: clock=wall, interleaved rounds"
-            ),
-        ),
-        &COLUMNS,
-    )?;
+    let whaley::Start {
+        runs,
+        programs,
+        names,
+        mut csv,
+    } = whaley::start(ctx, "profile=timer record=pcct", &COLUMNS)?;
     let mut m = precision(ctx, &programs, &names, runs, &mut csv)?;
     time(ctx, &programs, &names, runs, &mut csv, &mut m)?;
     report(ctx, &names, &m, runs)
@@ -336,11 +323,6 @@ fn time(
     Ok(())
 }
 
-/// The geometric mean over the programs of `f(program)`.
-fn geo(n: usize, f: impl Fn(usize) -> f64) -> f64 {
-    whaley::geomean(&(0..n).map(f).collect::<Vec<_>>())
-}
-
 /// The buffer table: per program and buffer, detached % / precision /
 /// contexts; then the mean overhead at 1 ms of the timed buffers.
 fn buffer_table(names: &[String], m: &Measured) -> String {
@@ -376,39 +358,25 @@ fn buffer_table(names: &[String], m: &Measured) -> String {
 
 /// Writes the SVG and the Markdown; returns the tables.
 fn report(ctx: &Context, names: &[String], m: &Measured, runs: usize) -> Result<String, Error> {
-    let n = names.len();
     let paper = whaley::paper_means(&PAPER);
     let paper13 = whaley::paper_means(&super::whaley_fig13::PAPER);
-    let mut series: Vec<crate::plot::Series> = (0..3)
-        .map(|k| {
-            let mut v: Vec<f64> = m.context.iter().map(|p| p[k]).collect();
-            v.push(whaley::geomean(&v));
-            v.push(paper[k].1);
-            let iv = &INTERVALS[k];
-            let label = format!("PCCT, paper {} = {} virtual", iv.paper, our(k));
-            (label, v)
-        })
-        .collect();
-    let mut methods: Vec<f64> = m.method.iter().map(|p| p[0]).collect();
-    methods.push(whaley::geomean(&methods));
-    methods.push(paper13[0].1);
-    series.push(("hot methods of the same runs, 1 ms".into(), methods));
+    let mut series = whaley::interval_series("PCCT, ", &m.context, &paper);
+    series.push(whaley::bar_series(
+        "hot methods of the same runs, 1 ms".into(),
+        m.method.iter().map(|p| p[0]).collect(),
+        paper13[0].1,
+    ));
     whaley::precision_bars(
         &ctx.out_file("svg"),
         "Whaley Figure 14: PCCT precision (nodes and edges), per benchmark",
         names,
         &series,
     )?;
-    let mut headers = vec!["benchmark"];
-    headers.extend(whaley::HEADERS);
     let pcct_ovh: Vec<Vec<Vec<f64>>> = m.overhead.iter().map(|o| o[1..4].to_vec()).collect();
-    let table = markdown::table(
-        &headers,
-        &whaley::interval_rows(names, &pcct_ovh, &m.context, &PAPER),
-    );
+    let table = whaley::interval_table(names, &pcct_ovh, &m.context, &PAPER);
     let buffers = buffer_table(names, m);
-    let ctx_prec: Vec<f64> = (0..3).map(|k| geo(n, |p| m.context[p][k])).collect();
-    let meth_prec: Vec<f64> = (0..3).map(|k| geo(n, |p| m.method[p][k])).collect();
+    let ctx_prec = whaley::interval_means(&m.context);
+    let meth_prec = whaley::interval_means(&m.method);
     let timer_ovh: Vec<f64> = m.overhead.iter().map(|o| stats::median(&o[0])).collect();
     let pcct_1ms: Vec<f64> = m.overhead.iter().map(|o| stats::median(&o[1])).collect();
     let c = whaley::corr_cell;

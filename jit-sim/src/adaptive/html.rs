@@ -4,8 +4,9 @@
 //! The page holds the report as JSON and a small script that draws it: a
 //! time axis with every wake-up (coloured by what it came to) and every
 //! recompilation, and a table of the recompilations with the model's
-//! figures (past time, expected benefit, compile cost), the call sites
-//! inlined and what the profile said afterwards. Nothing is fetched: the
+//! figures (past time, expected benefit, compile cost), the saving measured
+//! in cycles beside the expected benefit ([`super::saving`]), the call
+//! sites inlined and what the profile said afterwards. Nothing is fetched: the
 //! style and the script are in the page, put together by the skeleton all
 //! the VM's pages share ([`profile::html`]). The script marks the body
 //! `data-rendered="yes"` when it is done, so a headless browser can tell a
@@ -15,7 +16,7 @@ use std::fmt::Write as _;
 
 use profile::html::{esc, Page};
 
-use super::{AdaptiveReport, LookOutcome};
+use super::{AdaptiveReport, LookOutcome, Saving};
 
 /// `s` as a JSON string literal (the page makes it safe inside its
 /// `<script>` element).
@@ -44,6 +45,22 @@ fn num(x: f64) -> String {
     } else {
         "0".into()
     }
+}
+
+/// `x` as JSON, `null` when absent.
+fn opt_num(x: Option<f64>) -> String {
+    x.filter(|x| x.is_finite())
+        .map_or_else(|| "null".into(), num)
+}
+
+/// The measured saving's fields of a compilation's JSON object.
+fn saving_json(saving: Option<&Saving>) -> String {
+    format!(
+        "\"actual_ms\":{},\"ratio\":{},\"measured\":{}",
+        opt_num(saving.and_then(Saving::actual_ms)),
+        opt_num(saving.and_then(Saving::ratio)),
+        json_str(&saving.map_or_else(|| "not measured".to_string(), Saving::detail))
+    )
 }
 
 /// The report as the JSON the page's script reads.
@@ -92,7 +109,7 @@ pub fn data_json(report: &AdaptiveReport, program: &str) -> String {
             s,
             "{{\"number\":{},\"at\":{},\"method\":{},\"size_before\":{},\"size_after\":{},\
              \"past_ms\":{},\"benefit_ms\":{},\"cost_ms\":{},\"compile_ms\":{},\
-             \"installed\":{},\"inlined\":[{}],\"after\":{}}}",
+             \"installed\":{},\"inlined\":[{}],\"after\":{},{}}}",
             c.number,
             ms(c.at),
             json_str(&c.name),
@@ -107,7 +124,8 @@ pub fn data_json(report: &AdaptiveReport, program: &str) -> String {
                 Err(e) => e,
             }),
             inlined.join(","),
-            json_str(&after)
+            json_str(&after),
+            saving_json(report.savings.get(i))
         );
     }
     s.push_str("],\"declined\":[");
@@ -198,6 +216,8 @@ const SCRIPT: &str = r#"
       [c.number, 'n'], [c.at.toFixed(1) + 'ms', 'n'], [c.method, ''],
       [c.size_before + ' \u2192 ' + c.size_after, 'n'],
       [f3(c.past_ms) + 'ms', 'n past'], [f3(c.benefit_ms) + 'ms', 'n benefit'],
+      [c.actual_ms === null ? '\u2013' : f3(c.actual_ms) + 'ms', 'n actual'],
+      [c.ratio === null ? '\u2013' : c.ratio.toFixed(2), 'n ratio'], [c.measured, 'measured'],
       [f3(c.cost_ms) + 'ms', 'n cost'], [f3(c.compile_ms) + 'ms', 'n'],
       [c.inlined.join(', '), 'inlined'], [c.installed === 'yes' ? c.after : 'not installed: ' + c.installed, '']
     ];
@@ -205,7 +225,7 @@ const SCRIPT: &str = r#"
     tbody.appendChild(tr);
   }
   if (!d.compilations.length) {
-    tbody.appendChild(el('tr', {}, '')).appendChild(el('td', {colspan: 10}, 'Nothing was recompiled.'));
+    tbody.appendChild(el('tr', {}, '')).appendChild(el('td', {colspan: 13}, 'Nothing was recompiled.'));
   }
   const ul = document.getElementById('declined');
   for (const m of d.declined) ul.appendChild(el('li', {class: 'declined'}, m.method + ': ' + m.reason));
@@ -234,11 +254,17 @@ pub fn page(report: &AdaptiveReport, program: &str) -> String {
          <p>The model: past time of the inlined callees through the inlined \
          edges; expected benefit, the share of it that is call overhead, over a \
          future as long as the past; compile cost, proportional to the size \
-         produced. <em>After</em> is what the profile said later (the share of \
-         the samples in the method and what it inlined, which inlining also \
-         moves: see docs/ADAPTIVE.md).</p>\n\
+         produced. <em>Actual saving</em> is what the new code saved, counted \
+         in cycles per call of the old and the new code (callees included) \
+         and put in the estimate's terms: time at the run's own rate, over a \
+         future as long as the past; <em>ratio</em> is actual over expected \
+         (only with <code>--clock=virtual</code> or <code>--cycles</code>, \
+         which count cycles). <em>After</em> is what the profile said later \
+         (the share of the samples in the method and what it inlined, which \
+         inlining also moves: see docs/ADAPTIVE.md).</p>\n\
          <table id=\"compilations\"><thead><tr><th>#</th><th>at</th><th>method</th>\
-         <th>instrs</th><th>past time</th><th>expected benefit</th><th>compile cost</th>\
+         <th>instrs</th><th>past time</th><th>expected benefit</th><th>actual saving</th>\
+         <th>ratio</th><th>cycles measured</th><th>compile cost</th>\
          <th>compiled in</th><th>inlined</th><th>after</th></tr></thead><tbody></tbody></table>\n\
          <h2>Not recompiled</h2>\n<ul id=\"declined\"></ul>",
         p = esc(program),
@@ -262,6 +288,52 @@ mod tests {
     fn strings_are_json_strings() {
         assert_eq!(json_str("a</script>\"\\"), "\"a</script>\\\"\\\\\"");
         assert_eq!(json_str("\u{1}\n"), "\"\\u0001\\n\"");
+    }
+
+    #[test]
+    fn each_compilation_carries_its_saving_or_null_with_why() {
+        use crate::adaptive::{Compilation, Estimate, RunClock};
+        use vm::bodycount::BodyCount;
+        let c = Compilation {
+            number: 1,
+            at: std::time::Duration::from_millis(10),
+            method: 1,
+            name: "f".into(),
+            estimate: Estimate {
+                time_ns: 1e6,
+                benefit_ns: 100e3,
+                cost_ns: 9e3,
+                size: 9,
+            },
+            inlined: vec!["@3 g".into()],
+            size: (4, 9),
+            compile_time: std::time::Duration::from_micros(50),
+            installed: Ok(()),
+        };
+        let run = RunClock {
+            ended_ns: 30e6,
+            cycles: 540_000,
+        };
+        let count = |calls, cycles| BodyCount { calls, cycles };
+        let r = AdaptiveReport {
+            compilations: vec![c.clone(), Compilation { number: 2, ..c }],
+            savings: vec![
+                Saving::of(100e3, 10e6, run, count(50, 5000), count(1000, 60_000), None),
+                Saving::of(100e3, 10e6, run, count(50, 5000), count(0, 0), None),
+            ],
+            ..AdaptiveReport::default()
+        };
+        let json = data_json(&r, "p.bc");
+        assert!(
+            json.contains(
+                "\"actual_ms\":1.000000,\"ratio\":10.000000,\"measured\":\"100.0 -> 60.0"
+            ),
+            "{json}"
+        );
+        assert!(
+            json.contains("\"actual_ms\":null,\"ratio\":null,\"measured\":\"no after data: "),
+            "{json}"
+        );
     }
 
     #[test]

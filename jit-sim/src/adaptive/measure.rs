@@ -13,8 +13,9 @@
 //! sample is credited to follows the profile's rules (a timer tick is
 //! noticed at the next yieldpoint, and at a prologue it is the caller's),
 //! and inlining removes the callees' yieldpoints, so the share moves for
-//! that reason too. Turning it into time would need the cycles each
-//! method's code executes, which the VM does not count per method.
+//! that reason too. What a recompilation saved in time is measured from
+//! the cycles each version of the method's code spent per call, which the
+//! VM counts when it counts cycles ([`super::saving`]).
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -27,6 +27,7 @@
 pub mod html;
 pub mod measure;
 pub mod model;
+pub mod saving;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -43,6 +44,7 @@ use crate::inline::{self, Target};
 use crate::policy::{self, EdgeWeights, PolicyKind, SiteDecision, Thresholds};
 pub use measure::{InlinedTree, Measured};
 pub use model::{Estimate, InlinedEdge, Model};
+pub use saving::{RunClock, Saving};
 
 /// How the controller works.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -197,6 +199,9 @@ pub struct AdaptiveReport {
     /// What the profile says of each compilation after it (same order as
     /// `compilations`; filled in when the controller stops).
     pub measured: Vec<Measured>,
+    /// What each compilation saved, counted in cycles (same order as
+    /// `compilations`; filled in when the controller stops).
+    pub savings: Vec<Saving>,
     /// The model's minimum of method samples.
     pub min_samples: u64,
     /// The controller's period.
@@ -285,6 +290,7 @@ impl AdaptiveReport {
                 measured
             );
         }
+        s.push_str(&saving::table(&self.compilations, &self.savings));
         for d in &self.declined {
             let _ = writeln!(s, "vm: adaptive: not recompiled: {}: {}", d.name, d.reason);
         }
@@ -486,6 +492,44 @@ impl<'a> Controller<'a> {
                 )
             })
             .collect();
+        self.report.savings = self.savings(elapsed);
+    }
+
+    /// What each compilation saved, from the VM's cycles per body (the
+    /// program has ended: every thread's counts are in).
+    fn savings(&self, elapsed: Duration) -> Vec<Saving> {
+        let counts = self.vm.body_counts();
+        let run = RunClock {
+            ended_ns: elapsed.as_nanos() as f64,
+            cycles: self.vm.counted().map_or(0, |c| c.cycles),
+        };
+        let methods = self.module.methods.len();
+        self.report
+            .compilations
+            .iter()
+            .zip(&self.report.measured)
+            .map(|(c, measured)| {
+                let Some(counts) = &counts else {
+                    return Saving::not_counted();
+                };
+                if let Err(why) = &c.installed {
+                    return Saving::Unmeasured(format!("not installed: {why}"));
+                }
+                let inside = match measured {
+                    Measured::Inside(outer) => Some(outer.as_str()),
+                    _ => None,
+                };
+                let body = |id: usize| counts.get(id).copied().unwrap_or_default();
+                Saving::of(
+                    c.estimate.benefit_ns,
+                    c.at.as_nanos() as f64,
+                    run,
+                    body(c.method as usize),
+                    body(methods + c.method as usize),
+                    inside,
+                )
+            })
+            .collect()
     }
 
     /// The decisions of one look.

@@ -18,7 +18,7 @@ use std::fmt::Write;
 
 use std::collections::HashMap;
 
-use crate::{metrics, CctNode, Profile};
+use crate::{metrics, CctNode, MethodName, Profile};
 
 /// How many methods, edges and contexts each list of the summary shows.
 pub const TOP: usize = 10;
@@ -608,8 +608,8 @@ fn differences(
 /// [`metrics::cct_overlap`] counts them).
 #[derive(Default)]
 struct Paths {
-    keys: HashMap<(u32, String, Option<u32>), u32>,
-    parts: Vec<(u32, String, Option<u32>)>,
+    keys: HashMap<(u32, MethodName, Option<u32>), u32>,
+    parts: Vec<(u32, MethodName, Option<u32>)>,
 }
 
 const NO_PARENT: u32 = u32::MAX;
@@ -655,7 +655,7 @@ impl Paths {
             let (pk, method, line) = &self.parts[cur as usize];
             names.push(match line_below {
                 Some(l) => format!("{method}:{l}"),
-                None => method.clone(),
+                None => method.to_string(),
             });
             line_below = *line;
             cur = *pk;
@@ -693,7 +693,7 @@ fn context(cct: &[CctNode], lookup: &Lookup, i: usize) -> String {
         }
         parts.push(match line_below {
             Some(l) => format!("{}:{l}", n.method),
-            None => n.method.clone(),
+            None => n.method.to_string(),
         });
         line_below = n.line;
         cur = n.parent.and_then(|p| lookup.get(p));

@@ -126,7 +126,7 @@ impl<'a> Full<'a> {
         if self.cct.is_empty() {
             return Ok(());
         }
-        let mut path = String::new();
+        let mut path: Vec<u8> = Vec::new();
         let mut stack: Vec<(u32, usize)> = self
             .children(0)
             .iter()
@@ -137,12 +137,12 @@ impl<'a> Full<'a> {
             let node = &self.cct[i as usize];
             path.truncate(len);
             if len > 0 {
-                path.push(';');
+                path.push(b';');
             }
-            path.push_str(&node.method);
+            path.extend_from_slice(node.method.as_bytes());
             let own = self.own[i as usize];
             if own > 0 {
-                writeln!(w, "{path} {own}")?;
+                super::folded::line(w, &path, own)?;
             }
             let here = path.len();
             stack.extend(self.children(i as usize).iter().rev().map(|&c| (c, here)));
@@ -181,7 +181,7 @@ impl<'a> Full<'a> {
                     let n = &self.cct[c];
                     let id = nodes.len();
                     nodes.push(PNode {
-                        method: n.method.clone(),
+                        method: n.method.to_string(),
                         line: n.line,
                         self_: self.own[c],
                         total: t,

@@ -7,7 +7,7 @@ use crate::config::{DEFAULT_EVERY, DEFAULT_SAMPLES, DEFAULT_STRIDE};
 fn example(o: &OptionSpec) -> &'static str {
     match o.value {
         ValueKind::Switch => "",
-        ValueKind::U32 | ValueKind::U64 => "7",
+        ValueKind::Count { .. } => "7",
         ValueKind::Parsed | ValueKind::Text => match o.flag {
             "--profile" => "timer",
             "--interval" => "2ms",
@@ -42,12 +42,7 @@ fn each_row_stores_its_own_option() {
 fn flags_are_unique_and_well_formed() {
     for (i, o) in PROFILE_OPTIONS.iter().enumerate() {
         assert!(o.flag.starts_with("--") && o.name() == &o.flag[2..]);
-        assert_eq!(
-            o.value == ValueKind::Switch,
-            o.value_name.is_empty(),
-            "{}",
-            o.flag
-        );
+        assert_eq!(o.value.is_switch(), o.value_name.is_empty(), "{}", o.flag);
         assert!(
             !o.help.ends_with('.') && !o.help.contains("[default"),
             "{}",
@@ -65,7 +60,7 @@ fn flags_are_unique_and_well_formed() {
 fn bad_values_are_refused_with_a_reason() {
     for o in PROFILE_OPTIONS
         .iter()
-        .filter(|o| o.value == ValueKind::Parsed)
+        .filter(|o| matches!(o.value, ValueKind::Parsed))
     {
         let e = (o.set)(&mut ProfileOptions::default(), "sideways").unwrap_err();
         assert!(
@@ -198,5 +193,55 @@ fn the_config_section_records_what_the_profile_used() {
     assert_eq!(
         (section.purge, section.seed, section.sampler),
         (Some(4), Some(9), None)
+    );
+}
+
+#[test]
+fn each_count_s_minimum_comes_from_its_row() {
+    let mut counts = 0;
+    for o in PROFILE_OPTIONS {
+        let ValueKind::Count { min, get, .. } = o.value else {
+            continue;
+        };
+        counts += 1;
+        let kind = *o.profiles.last().unwrap();
+        let mut options = ProfileOptions {
+            profile: Some(kind),
+            ..Default::default()
+        };
+        (o.set)(&mut options, "7").unwrap();
+        assert_eq!(get(&options), Some(7), "{}", o.flag);
+        assert_eq!(below_minimum(&options).count(), 0, "{}", o.flag);
+        if min == 0 {
+            continue;
+        }
+        (o.set)(&mut options, &(min - 1).to_string()).unwrap();
+        let said: Vec<String> = below_minimum(&options).collect();
+        assert_eq!(said, [format!("{} must be at least {min}", o.flag)]);
+        // Given with a profile it does not apply to, only the
+        // applicability error is reported.
+        if let Some(other) = ALL_PROFILES.iter().find(|k| !o.profiles.contains(k)) {
+            options.profile = Some(*other);
+            assert_eq!(below_minimum(&options).count(), 0, "{}", o.flag);
+        }
+    }
+    assert!(counts >= 7, "the counts of the table: {counts}");
+}
+
+#[test]
+fn minimums_are_reported_in_table_order_after_applicability() {
+    let mut options = ProfileOptions {
+        profile: Some(ProfileKind::Cbs),
+        ..Default::default()
+    };
+    for (flag, value) in [("--every", "0"), ("--samples", "0"), ("--stride", "0")] {
+        let o = PROFILE_OPTIONS.iter().find(|o| o.flag == flag).unwrap();
+        (o.set)(&mut options, value).unwrap();
+    }
+    assert_eq!(
+        options.resolve(1).unwrap_err(),
+        "--every does not apply to --profile=cbs (it applies to --profile=counter)\n\
+         --stride must be at least 1\n\
+         --samples must be at least 1"
     );
 }

@@ -38,7 +38,7 @@
 //! PCCT).
 //!
 //! **Adding a record**: a folder here with its two halves and a `start`
-//! function, a name in [`crate::config::Record`], and an arm in [`start`].
+//! function, a name in [`crate::config::RecordKind`], and an arm in [`start`].
 
 pub mod acct;
 pub mod ccmap;
@@ -54,7 +54,7 @@ use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 use vm::loader::Program;
 
-use crate::config::{ProfileConfig, ProfileKind, Record};
+use crate::config::{ProfileConfig, ProfileKind, RecordKind};
 use crate::samples::SampleSink;
 use cct::CallingContextTree;
 use profile::{CctNode, HotLists};
@@ -133,7 +133,7 @@ pub trait Repository: Send {
 }
 
 /// One run's record: makes each thread's half.
-pub trait RecordKind: Send + Sync {
+pub trait RecordMaker: Send + Sync {
     /// The record of a thread whose entry method is `entry`.
     fn thread(&self, entry: u32) -> Box<dyn ThreadRecord>;
 }
@@ -143,7 +143,7 @@ pub trait RecordKind: Send + Sync {
 pub struct Started {
     /// Makes each thread's half for a sampling profile's listeners (none
     /// for the exhaustive profile, whose listener builds its own tree).
-    pub kind: Option<Box<dyn RecordKind>>,
+    pub kind: Option<Box<dyn RecordMaker>>,
     /// The organizer's half.
     pub repository: Box<dyn Repository>,
 }
@@ -154,16 +154,24 @@ pub struct Started {
 /// [`crate::exact`]).
 pub fn start(c: &ProfileConfig) -> Option<Started> {
     if c.kind == ProfileKind::Exhaustive {
-        return c.record.contains(&Record::Cct).then(cct::start_exhaustive);
+        return c
+            .record
+            .contains(&RecordKind::Cct)
+            .then(cct::start_exhaustive);
     }
-    let r = [Record::Cct, Record::Pcct, Record::Acct, Record::Ccmap]
-        .into_iter()
-        .find(|&r| c.samples_record(r))?;
+    let r = [
+        RecordKind::Cct,
+        RecordKind::Pcct,
+        RecordKind::Acct,
+        RecordKind::Ccmap,
+    ]
+    .into_iter()
+    .find(|&r| c.samples_record(r))?;
     Some(match r {
-        Record::Cct => cct::start(c),
-        Record::Pcct => pcct::start(c),
-        Record::Acct => acct::start(c),
-        Record::Ccmap => ccmap::start(c),
-        Record::Dcg => unreachable!("the DCG is not a calling-context record"),
+        RecordKind::Cct => cct::start(c),
+        RecordKind::Pcct => pcct::start(c),
+        RecordKind::Acct => acct::start(c),
+        RecordKind::Ccmap => ccmap::start(c),
+        RecordKind::Dcg => unreachable!("the DCG is not a calling-context record"),
     })
 }

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use jit_sim::inline::{CallSite, Decision, Outcome};
 use jit_sim::policy::record::{self, Record, Verdict};
 use jit_sim::policy::{self, EdgeWeights, PolicyKind, Thresholds};
-use profiler::config::{Clock, ProfileKind};
+use profiler::config::{ClockKind, ProfileKind};
 use serde_json::json;
 use vm::module::Module;
 
@@ -108,19 +108,19 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
     }
     check_clash(&a)?;
     let t = thresholds(&a, kind)?;
-    let clock = a.run.profile.options.clock.unwrap_or(Clock::Virtual);
-    let module = load_module(&a.run.program, a.run.max_source)?;
+    let clock = a.run.profile.options.clock.unwrap_or(ClockKind::Virtual);
+    let module = load_module(&a.run.file.program, a.run.file.limit.max_source)?;
     if jit_sim::inline::call_sites(&module).is_empty() {
         return Err(Failure::usage(format!(
             "vm: --compare: {} has no call site, so there is nothing to inline",
-            a.run.program.display()
+            a.run.file.program.display()
         )));
     }
     let log_file = a.log.as_deref().map(Pending::create).transpose()?;
     let html_file = a.run.html.as_deref().map(Pending::create).transpose()?;
     let original = runs::measure(&a.run, module.clone())?;
     let (views, seed) = run_views(&mut a, &kinds, kind, &t, &module, &original, clock)?;
-    let program = a.run.program.display().to_string();
+    let program = a.run.file.program.display().to_string();
     let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
     let mut out = format!(
         "vm: comparing {} on {program} with --policy={} (seed {seed}, --clock={clock})\n",
@@ -160,7 +160,7 @@ fn run_views(
     t: &Thresholds,
     module: &Module,
     original: &Ran,
-    clock: Clock,
+    clock: ClockKind,
 ) -> Result<(Vec<View>, u64), Failure> {
     // One seed for every run: the given one, or one drawn by the first.
     let mut seed = a.run.profile.options.seed;

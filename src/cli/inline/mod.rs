@@ -297,14 +297,14 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     }
     super::run::simulated_machine(&a.run)?;
     let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
-    let module = load_module(&a.run.program, a.run.max_source)?;
+    let module = load_module(&a.run.file.program, a.run.file.limit.max_source)?;
     let explain_at = match &a.explain {
         Some(spec) => Some(explore::parse_site(spec, &module)?),
         None => None,
     };
     let advice = match &a.advice {
         Some(path) => {
-            let bytes = super::limits::read_bounded(path, a.run.max_source)?;
+            let bytes = super::limits::read_bounded(path, a.run.file.limit.max_source)?;
             let text = String::from_utf8(bytes).map_err(|_| Failure {
                 status: super::EXIT_INVALID,
                 message: format!("vm: `{}` is not UTF-8 text", path.display()),
@@ -323,7 +323,10 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     let advice_file = open(&a.advice_out)?;
     let html_file = open(&a.run.html)?;
     let (status, profile) = match &a.from_profile {
-        Some(file) => (0, Some(super::load_profile(file, a.run.max_source)?)),
+        Some(file) => (
+            0,
+            Some(super::load_profile(file, a.run.file.limit.max_source)?),
+        ),
         None => run_program(&a.run, config, module.clone())?,
     };
 
@@ -338,7 +341,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
     let decisions = policy::decisions(&verdicts);
     let (optimized, outcomes) = runs::inline_with(&module, &decisions, &t.budget())?;
     let records = record::records(&module, &verdicts, &outcomes, &weights, Some(&t));
-    let program = a.run.program.display().to_string();
+    let program = a.run.file.program.display().to_string();
     let run = explore::run_record(
         &program,
         match &advice {
@@ -412,7 +415,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
 
 /// The program's source text (empty if it cannot be read again).
 fn source_text(a: &RunArgs) -> String {
-    super::limits::read_bounded(&a.program, a.max_source)
+    super::limits::read_bounded(&a.file.program, a.file.limit.max_source)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default()
 }

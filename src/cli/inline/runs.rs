@@ -3,16 +3,13 @@
 //! printed, and a counting run that measures the simulated cycles of a
 //! program (the cost model of `--cycles`).
 
-use std::sync::Arc;
-
 use jit_sim::inline::{Budget, Decision, Outcome};
 use profile::Profile;
-use profiler::config::{ProfileConfig, ProfileKind};
-use profiler::{Profiler, RunFacts};
+use profiler::config::ProfileConfig;
 use vm::loader::Program;
 use vm::module::Module;
 use vm::output::Output;
-use vm::runtime::{Vm, VmOptions};
+use vm::runtime::VmOptions;
 
 use super::super::args::RunArgs;
 use super::super::Failure;
@@ -38,37 +35,22 @@ pub fn run_captured(
     count: bool,
 ) -> Result<Ran, Failure> {
     let globals = super::super::run::set_globals(a, &module)?;
-    let program = Program::load(module, !a.no_yieldpoints);
-    let profiler = (config.kind != ProfileKind::None).then(|| Profiler::start(config, &program));
     let (output, buf) = Output::capture();
-    let mut options = VmOptions {
-        max_frames: a.max_frames as usize,
-        max_threads: a.max_threads as usize,
-        max_heap: a
-            .max_heap
-            .map_or_else(vm::memory::default_limit, |b| b as usize),
+    let options = VmOptions {
         globals,
         count,
         output,
-        ..VmOptions::default()
+        machine: None,
+        ..super::super::run::vm_options(a, Vec::new())
     };
-    if let Some(p) = &profiler {
-        options.hooks = Arc::clone(p) as Arc<dyn vm::hooks::Hooks>;
-    }
-    let vm = Vm::new(program, options);
-    if let Some(p) = &profiler {
-        p.attach(&vm);
-    }
-    let outcome = vm.run();
-    let profile = profiler.map(|p| {
-        let facts = RunFacts {
-            wall_ns: outcome.wall_ns,
-            threads: outcome.threads as u64,
-            cycles: outcome.cycles.map(|c| c.cycles),
-        };
-        p.finish_streaming(&vm.program, &a.program.display().to_string(), facts)
-            .into_profile()
-    });
+    let ran = jit_sim::session::run(
+        Program::load(module, !a.no_yieldpoints),
+        options,
+        config,
+        &a.file.program.display().to_string(),
+        None,
+    );
+    let (outcome, profile) = (ran.outcome, ran.profile.map(|p| p.into_profile()));
     let output = buf.lock().clone();
     Ok(Ran {
         status: outcome.status,

@@ -60,8 +60,8 @@ use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 
 use super::cct::CctRepository;
-use super::{RecordKind, Started, ThreadRecord};
-use crate::config::{AcctUpdate, ProfileConfig, SampledBit};
+use super::{RecordMaker, Started, ThreadRecord};
+use crate::config::{AcctUpdateKind, ProfileConfig, SampledBitKind};
 use crate::samples::SampleSink;
 pub use recorder::AcctRecorder;
 
@@ -69,7 +69,7 @@ pub use recorder::AcctRecorder;
 /// merges them as calling context trees.
 pub fn start(c: &ProfileConfig) -> Started {
     Started {
-        kind: Some(Box::new(AcctKind {
+        kind: Some(Box::new(AcctMaker {
             update: c.acct_update,
             bit: c.sampled_bit,
         })),
@@ -77,12 +77,12 @@ pub fn start(c: &ProfileConfig) -> Started {
     }
 }
 
-struct AcctKind {
-    update: AcctUpdate,
-    bit: SampledBit,
+struct AcctMaker {
+    update: AcctUpdateKind,
+    bit: SampledBitKind,
 }
 
-impl RecordKind for AcctKind {
+impl RecordMaker for AcctMaker {
     fn thread(&self, entry: u32) -> Box<dyn ThreadRecord> {
         Box::new(AcctRecorder::new(self.update, self.bit, entry))
     }

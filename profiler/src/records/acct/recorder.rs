@@ -6,15 +6,15 @@
 use vm::frame::{Frame, ReturnWord};
 use vm::instr::YieldKind;
 
-use crate::config::{AcctUpdate, SampledBit};
+use crate::config::{AcctUpdateKind, SampledBitKind};
 use crate::records::cct::{CallingContextTree, NO_LINE};
 use crate::records::frames::{credited_depth, FrameInfo};
 
 /// One thread's ACCT and its splice state.
 pub struct AcctRecorder {
     tree: CallingContextTree,
-    update: AcctUpdate,
-    bit: SampledBit,
+    update: AcctUpdateKind,
+    bit: SampledBitKind,
     /// P_acct: the node of the top frame at the previous walk, and that
     /// frame's index in the stack.
     last: Option<(u32, usize)>,
@@ -25,7 +25,7 @@ pub struct AcctRecorder {
 impl AcctRecorder {
     /// A recorder for a thread entering `entry` (its context counts the
     /// thread as one call).
-    pub fn new(update: AcctUpdate, bit: SampledBit, entry: u32) -> AcctRecorder {
+    pub fn new(update: AcctUpdateKind, bit: SampledBitKind, entry: u32) -> AcctRecorder {
         let tree = CallingContextTree::for_thread(entry);
         AcctRecorder {
             tree,
@@ -40,8 +40,8 @@ impl AcctRecorder {
     #[inline]
     fn is_sampled(&self, f: &Frame, i: usize) -> bool {
         match self.bit {
-            SampledBit::Mark => f.ret.is_marked(),
-            SampledBit::ReturnAddress => {
+            SampledBitKind::Mark => f.ret.is_marked(),
+            SampledBitKind::ReturnAddress => {
                 f.ret.is_trampoline() && f.ret.payload() == i as u64 && i < self.saved.len()
             }
         }
@@ -50,8 +50,8 @@ impl AcctRecorder {
     /// Turns the sampled bit of frame `f`, at index `i`, on.
     fn set_sampled(&mut self, f: &mut Frame, i: usize) {
         match self.bit {
-            SampledBit::Mark => f.ret = f.ret.marked(),
-            SampledBit::ReturnAddress => {
+            SampledBitKind::Mark => f.ret = f.ret.marked(),
+            SampledBitKind::ReturnAddress => {
                 if f.ret.is_trampoline() {
                     return;
                 }
@@ -136,7 +136,7 @@ impl AcctRecorder {
                 s.line(&self.real(&frames[j - 1]), &self.real(&frames[j]))
             };
             node = self.tree.child(node, s.method(&frames[j]), line);
-            if self.update == AcctUpdate::AllNewEdges && j > 0 {
+            if self.update == AcctUpdateKind::AllNewEdges && j > 0 {
                 self.tree.node_mut(node).calls += 1;
             }
             let mut f = frames[j];
@@ -169,7 +169,7 @@ impl AcctRecorder {
             return;
         }
         let node = self.place(s, frames);
-        if self.update == AcctUpdate::LastEdge {
+        if self.update == AcctUpdateKind::LastEdge {
             self.tree.node_mut(node).calls += 1;
         }
     }
@@ -193,14 +193,14 @@ mod tests {
 
     /// Fake's call-site line is the callee's return pc: resolve it first,
     /// as the real program does through [`AcctRecorder::real`].
-    fn both_bits() -> [SampledBit; 2] {
-        [SampledBit::Mark, SampledBit::ReturnAddress]
+    fn both_bits() -> [SampledBitKind; 2] {
+        [SampledBitKind::Mark, SampledBitKind::ReturnAddress]
     }
 
     #[test]
     fn splices_below_the_last_sampled_frame() {
         for bit in both_bits() {
-            let mut r = AcctRecorder::new(AcctUpdate::LastEdge, bit, 0);
+            let mut r = AcctRecorder::new(AcctUpdateKind::LastEdge, bit, 0);
             let mut st = vec![entry(0), frame(1, 5), frame(2, 7)];
             let c = r.place(&Fake, &mut st);
             assert_eq!(path(r.tree(), c), vec![(0, NO_LINE), (1, 5), (2, 7)]);
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn return_address_replacement_keeps_the_real_words() {
-        let mut r = AcctRecorder::new(AcctUpdate::LastEdge, SampledBit::ReturnAddress, 0);
+        let mut r = AcctRecorder::new(AcctUpdateKind::LastEdge, SampledBitKind::ReturnAddress, 0);
         let mut st = vec![entry(0), frame(1, 5), frame(2, 7)];
         let words: Vec<ReturnWord> = st.iter().map(|f| f.ret).collect();
         r.place(&Fake, &mut st);
@@ -262,7 +262,7 @@ mod tests {
     #[test]
     fn update_strategies_figure_6_by_hand() {
         let run = |update| {
-            let mut r = AcctRecorder::new(update, SampledBit::Mark, 0);
+            let mut r = AcctRecorder::new(update, SampledBitKind::Mark, 0);
             let mut st = vec![entry(0), frame(1, 2)]; // main -> a
             for _ in 0..2 {
                 st.push(frame(2, 3)); // a -> b
@@ -284,16 +284,16 @@ mod tests {
         };
         // last-edge: only b -> c, once per sample: 6. b is credited the
         // six prologue method samples.
-        assert_eq!(run(AcctUpdate::LastEdge), (1, 0, 0, 6, 6));
+        assert_eq!(run(AcctUpdateKind::LastEdge), (1, 0, 0, 6, 6));
         // all-new-edges: main -> a new once, a -> b new at the first
         // sample of each b (2), b -> c new at every sample (6).
-        assert_eq!(run(AcctUpdate::AllNewEdges), (1, 1, 2, 6, 6));
+        assert_eq!(run(AcctUpdateKind::AllNewEdges), (1, 1, 2, 6, 6));
     }
 
     #[test]
     fn deep_stacks_need_no_recursion() {
         for bit in both_bits() {
-            let mut r = AcctRecorder::new(AcctUpdate::AllNewEdges, bit, 0);
+            let mut r = AcctRecorder::new(AcctUpdateKind::AllNewEdges, bit, 0);
             let mut st = vec![entry(0)];
             for _ in 0..100_000 {
                 st.push(frame(1, 3));

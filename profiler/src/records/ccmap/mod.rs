@@ -129,8 +129,8 @@ use crossbeam::channel::{unbounded, Receiver, Sender};
 use vm::hooks::ThreadCtx;
 use vm::loader::Program;
 
-use super::{Examination, Part, RecordKind, RecordOutput, Repository, Started, ThreadRecord};
-use crate::config::{ProfileConfig, Walk};
+use super::{Examination, Part, RecordMaker, RecordOutput, Repository, Started, ThreadRecord};
+use crate::config::{ProfileConfig, WalkKind};
 pub use crate::records::cct::{NO_LINE, ROOT_METHOD};
 use crate::samples::SampleSink;
 use buffer::StackBuffer;
@@ -160,7 +160,7 @@ pub struct SampledFrame {
 pub fn start(c: &ProfileConfig) -> Started {
     let (pool_tx, pool) = unbounded();
     Started {
-        kind: Some(Box::new(CcmapKind {
+        kind: Some(Box::new(CcmapMaker {
             walk: c.walk,
             max_walk: c.max_walk,
             pool,
@@ -173,13 +173,13 @@ pub fn start(c: &ProfileConfig) -> Started {
     }
 }
 
-struct CcmapKind {
-    walk: Walk,
+struct CcmapMaker {
+    walk: WalkKind,
     max_walk: u32,
     pool: Receiver<StackBuffer>,
 }
 
-impl RecordKind for CcmapKind {
+impl RecordMaker for CcmapMaker {
     fn thread(&self, _entry: u32) -> Box<dyn ThreadRecord> {
         Box::new(StackRecorder {
             walk: self.walk,
@@ -193,7 +193,7 @@ impl RecordKind for CcmapKind {
 /// A thread's walked stacks, on their way to the organizer's CC-Map.
 pub struct StackRecorder {
     /// How to walk.
-    pub walk: Walk,
+    pub walk: WalkKind,
     /// Frames one walk may examine.
     pub max_walk: u32,
     /// The thread's flat buffer.

@@ -32,7 +32,7 @@ use vm::frame::Frame;
 
 use super::buffer::{StackBuffer, StackRecord, WalkEnd};
 use super::SampledFrame;
-use crate::config::Walk;
+use crate::config::WalkKind;
 use crate::records::frames::FrameInfo;
 
 /// Copies the stack of `frames` (bottom first) into `buffer`, top first,
@@ -42,7 +42,7 @@ pub fn record<S: FrameInfo + ?Sized>(
     buffer: &mut StackBuffer,
     s: &S,
     frames: &mut [Frame],
-    walk: Walk,
+    walk: WalkKind,
     max_walk: usize,
     call: bool,
     self_at: Option<u8>,
@@ -52,7 +52,7 @@ pub fn record<S: FrameInfo + ?Sized>(
         return 0;
     }
     let max_walk = max_walk.max(1);
-    let marking = walk == Walk::Marked;
+    let marking = walk == WalkKind::Marked;
     let mut i = n;
     let mut examined = 0;
     let end = loop {
@@ -97,7 +97,7 @@ mod tests {
     fn walk_and_rebuild(
         rb: &mut StackRebuilder,
         frames: &mut [Frame],
-        walk: Walk,
+        walk: WalkKind,
         max_walk: usize,
     ) -> (Vec<(u32, Option<u32>)>, bool, usize, WalkEnd) {
         let mut buf = StackBuffer::default();
@@ -117,7 +117,8 @@ mod tests {
     fn a_full_walk_copies_the_whole_stack_top_first() {
         let mut rb = StackRebuilder::default();
         let mut frames = vec![entry(0), frame(1, 5), frame(2, 7)];
-        let (s, complete, examined, end) = walk_and_rebuild(&mut rb, &mut frames, Walk::Full, 256);
+        let (s, complete, examined, end) =
+            walk_and_rebuild(&mut rb, &mut frames, WalkKind::Full, 256);
         assert_eq!(s, vec![(2, Some(7)), (1, Some(5)), (0, None)]);
         assert!(complete);
         assert_eq!((examined, end), (3, WalkEnd::Complete));
@@ -126,7 +127,7 @@ mod tests {
             "full never marks"
         );
         // Cut at two frames.
-        let (s, complete, _, end) = walk_and_rebuild(&mut rb, &mut frames, Walk::Full, 2);
+        let (s, complete, _, end) = walk_and_rebuild(&mut rb, &mut frames, WalkKind::Full, 2);
         assert_eq!(s, vec![(2, Some(7)), (1, Some(5))]);
         assert!(!complete);
         assert_eq!(end, WalkEnd::Cut);
@@ -136,7 +137,8 @@ mod tests {
     fn a_marked_walk_reads_only_new_frames_and_the_organizer_rebuilds_the_rest() {
         let mut rb = StackRebuilder::default();
         let mut frames = vec![entry(0), frame(1, 5), frame(2, 7)];
-        let (s, complete, examined, _) = walk_and_rebuild(&mut rb, &mut frames, Walk::Marked, 16);
+        let (s, complete, examined, _) =
+            walk_and_rebuild(&mut rb, &mut frames, WalkKind::Marked, 16);
         assert_eq!((s.len(), complete, examined), (3, true, 3));
         assert!(frames.iter().all(|f| f.ret.is_marked()));
         // Return from 2, call 3 then 4: the walk examines 4, 3 and the
@@ -144,12 +146,14 @@ mod tests {
         frames.truncate(2);
         frames.push(frame(3, 6));
         frames.push(frame(4, 9));
-        let (s, complete, examined, end) = walk_and_rebuild(&mut rb, &mut frames, Walk::Marked, 16);
+        let (s, complete, examined, end) =
+            walk_and_rebuild(&mut rb, &mut frames, WalkKind::Marked, 16);
         assert_eq!(s, vec![(4, Some(9)), (3, Some(6)), (1, Some(5)), (0, None)]);
         assert!(complete);
         assert_eq!((examined, end), (3, WalkEnd::Marked));
         // The same stack again: only the (marked) top frame is examined.
-        let (s2, complete, examined, _) = walk_and_rebuild(&mut rb, &mut frames, Walk::Marked, 16);
+        let (s2, complete, examined, _) =
+            walk_and_rebuild(&mut rb, &mut frames, WalkKind::Marked, 16);
         assert_eq!((s2, complete, examined), (s, true, 1));
     }
 
@@ -160,21 +164,22 @@ mod tests {
         for k in 0..6 {
             frames.push(frame(1, 10 + k));
         }
-        let (s, complete, examined, end) = walk_and_rebuild(&mut rb, &mut frames, Walk::Marked, 3);
+        let (s, complete, examined, end) =
+            walk_and_rebuild(&mut rb, &mut frames, WalkKind::Marked, 3);
         assert_eq!(
             (s.len(), complete, examined, end),
             (3, false, 3, WalkEnd::Cut)
         );
         assert!(!frames[3].ret.is_marked(), "below the cut stays unmarked");
         frames.push(frame(2, 20));
-        let (s, complete, _, end) = walk_and_rebuild(&mut rb, &mut frames, Walk::Marked, 3);
+        let (s, complete, _, end) = walk_and_rebuild(&mut rb, &mut frames, WalkKind::Marked, 3);
         assert_eq!(end, WalkEnd::Marked);
         assert_eq!(s.len(), 4);
         assert!(!complete);
         // Back below the cut: the walk goes on past unmarked frames down
         // to the marked entry frame, and the stack is whole again.
         frames.truncate(3);
-        let (s, complete, _, _) = walk_and_rebuild(&mut rb, &mut frames, Walk::Marked, 16);
+        let (s, complete, _, _) = walk_and_rebuild(&mut rb, &mut frames, WalkKind::Marked, 16);
         assert_eq!(s.len(), 3);
         assert!(complete);
     }
@@ -186,7 +191,8 @@ mod tests {
         for _ in 0..100_000 {
             frames.push(frame(1, 3));
         }
-        let (s, complete, _, _) = walk_and_rebuild(&mut rb, &mut frames, Walk::Full, usize::MAX);
+        let (s, complete, _, _) =
+            walk_and_rebuild(&mut rb, &mut frames, WalkKind::Full, usize::MAX);
         assert_eq!(s.len(), 100_001);
         assert!(complete);
     }

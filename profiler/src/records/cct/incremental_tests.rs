@@ -24,7 +24,7 @@ type FlatNode = (String, Option<u32>, u64, u64, Option<u64>);
 fn flat(t: &CallingContextTree) -> Vec<FlatNode> {
     t.to_flat(|m| format!("m{m}"))
         .into_iter()
-        .map(|n| (n.method, n.line, n.calls, n.self_, n.parent))
+        .map(|n| (n.method.into(), n.line, n.calls, n.self_, n.parent))
         .collect()
 }
 

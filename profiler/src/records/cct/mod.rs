@@ -65,8 +65,8 @@ use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 use vm::loader::Program;
 
-use super::{Part, RecordKind, RecordOutput, Repository, Started, ThreadRecord};
-use crate::config::{ProfileConfig, Walk};
+use super::{Part, RecordMaker, RecordOutput, Repository, Started, ThreadRecord};
+use crate::config::{ProfileConfig, WalkKind};
 use crate::samples::SampleSink;
 pub use recorder::ContextRecorder;
 pub use tree::{CallingContextTree, DETACHED_METHOD, NO_LINE, ROOT_METHOD};
@@ -75,7 +75,7 @@ pub use tree::{CallingContextTree, DETACHED_METHOD, NO_LINE, ROOT_METHOD};
 /// tree, the organizer merges them.
 pub fn start(c: &ProfileConfig) -> Started {
     Started {
-        kind: Some(Box::new(CctKind {
+        kind: Some(Box::new(CctMaker {
             walk: c.walk,
             max_walk: c.max_walk,
         })),
@@ -96,12 +96,12 @@ pub fn start_exhaustive() -> Started {
     }
 }
 
-struct CctKind {
-    walk: Walk,
+struct CctMaker {
+    walk: WalkKind,
     max_walk: u32,
 }
 
-impl RecordKind for CctKind {
+impl RecordMaker for CctMaker {
     fn thread(&self, entry: u32) -> Box<dyn ThreadRecord> {
         Box::new(ContextRecorder::new(self.walk, self.max_walk, entry))
     }

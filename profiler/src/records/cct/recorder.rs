@@ -9,13 +9,13 @@ use vm::instr::YieldKind;
 use super::incremental::{IncrementalWalk, Weight, RETRIEVE_AT};
 use super::tree::CallingContextTree;
 use super::{full, marked};
-use crate::config::Walk;
+use crate::config::WalkKind;
 use crate::records::frames::{credited_depth, FrameInfo};
 
 /// One thread's calling context tree, built from its samples.
 pub struct ContextRecorder {
     tree: CallingContextTree,
-    walk: Walk,
+    walk: WalkKind,
     max_walk: usize,
     /// `--walk=incremental`: the traces not yet folded into `tree`.
     incremental: Option<IncrementalWalk>,
@@ -25,13 +25,13 @@ impl ContextRecorder {
     /// A recorder walking with `walk`, examining at most `max_walk` frames
     /// per sample, for a thread whose entry method is `entry` (its context
     /// counts the thread as one call).
-    pub fn new(walk: Walk, max_walk: u32, entry: u32) -> ContextRecorder {
+    pub fn new(walk: WalkKind, max_walk: u32, entry: u32) -> ContextRecorder {
         let tree = CallingContextTree::for_thread(entry);
         ContextRecorder {
             tree,
             walk,
             max_walk: (max_walk as usize).max(1),
-            incremental: (walk == Walk::Incremental).then(IncrementalWalk::new),
+            incremental: (walk == WalkKind::Incremental).then(IncrementalWalk::new),
         }
     }
 
@@ -41,10 +41,10 @@ impl ContextRecorder {
     /// and then walks the whole stack as `full` does.
     pub fn context<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) -> u32 {
         match self.walk {
-            Walk::Marked => marked::context(&mut self.tree, s, frames, self.max_walk),
-            Walk::Top => full::context(&mut self.tree, s, frames, 1),
-            Walk::Full => full::context(&mut self.tree, s, frames, self.max_walk),
-            Walk::Incremental => {
+            WalkKind::Marked => marked::context(&mut self.tree, s, frames, self.max_walk),
+            WalkKind::Top => full::context(&mut self.tree, s, frames, 1),
+            WalkKind::Full => full::context(&mut self.tree, s, frames, self.max_walk),
+            WalkKind::Incremental => {
                 self.retrieve(s, frames);
                 full::context(&mut self.tree, s, frames, usize::MAX)
             }
@@ -154,7 +154,7 @@ mod tests {
 
     #[test]
     fn method_samples_at_a_prologue_credit_the_caller() {
-        for walk in [Walk::Full, Walk::Marked] {
+        for walk in [WalkKind::Full, WalkKind::Marked] {
             let mut r = ContextRecorder::new(walk, 16, 0);
             let mut frames = vec![entry(0), frame(1, 10), frame(2, 20)];
             r.method_sample(&Fake, &mut frames, YieldKind::Prologue);
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn incremental_samples_fold_into_the_same_tree_when_retrieved() {
-        let mut r = ContextRecorder::new(Walk::Incremental, u32::MAX, 0);
+        let mut r = ContextRecorder::new(WalkKind::Incremental, u32::MAX, 0);
         let mut frames = vec![entry(0), frame(1, 10), frame(2, 20)];
         r.method_sample(&Fake, &mut frames, YieldKind::Prologue);
         r.edge_sample(&Fake, &mut frames);
@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn an_entry_frame_alone_has_no_edge() {
-        let mut r = ContextRecorder::new(Walk::Full, 256, 3);
+        let mut r = ContextRecorder::new(WalkKind::Full, 256, 3);
         let mut frames = vec![entry(3)];
         r.edge_sample(&Fake, &mut frames);
         r.method_sample(&Fake, &mut frames, YieldKind::Prologue);

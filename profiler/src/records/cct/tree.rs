@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use profile::CctNode;
+use profile::{CctNode, MethodName};
 
 /// "No line": the root and the threads' entry methods.
 pub const NO_LINE: u32 = u32::MAX;
@@ -262,7 +262,7 @@ impl CallingContextTree {
         };
         // Names once per distinct pair, and the order of pairs by (name,
         // line), so that sorting children compares two integers.
-        let names: Vec<String> = self.keys.iter().map(|&(m, _)| name_of(m)).collect();
+        let names: Vec<MethodName> = self.keys.iter().map(|&(m, _)| name_of(m).into()).collect();
         let mut by_name: Vec<u32> = (0..self.keys.len() as u32).collect();
         by_name.sort_by(|&a, &b| {
             (&names[a as usize], self.keys[a as usize].1)
@@ -287,7 +287,7 @@ impl CallingContextTree {
 /// [`CallingContextTree::flat_iter`]). Depth-first with an explicit stack.
 pub struct FlatIter<'a> {
     tree: &'a CallingContextTree,
-    names: Vec<String>,
+    names: Vec<MethodName>,
     rank: Vec<u32>,
     stack: Vec<(u32, Option<u64>)>,
     kids: Vec<(u32, u32)>,

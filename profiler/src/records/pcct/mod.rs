@@ -71,7 +71,7 @@ use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 use vm::loader::Program;
 
-use super::{Part, RecordKind, RecordOutput, Repository, Started, ThreadRecord};
+use super::{Part, RecordMaker, RecordOutput, Repository, Started, ThreadRecord};
 use crate::config::ProfileConfig;
 use crate::records::frames::{credited_depth, FrameInfo};
 use crate::samples::SampleSink;
@@ -84,7 +84,7 @@ pub const HOT_IN_PROFILE: usize = 20;
 /// merges them.
 pub fn start(c: &ProfileConfig) -> Started {
     Started {
-        kind: Some(Box::new(PcctKind {
+        kind: Some(Box::new(PcctMaker {
             max_walk: c.max_walk,
             purge: c.purge,
         })),
@@ -92,12 +92,12 @@ pub fn start(c: &ProfileConfig) -> Started {
     }
 }
 
-struct PcctKind {
+struct PcctMaker {
     max_walk: u32,
     purge: Option<u64>,
 }
 
-impl RecordKind for PcctKind {
+impl RecordMaker for PcctMaker {
     fn thread(&self, entry: u32) -> Box<dyn ThreadRecord> {
         Box::new(PcctRecorder::new(self.max_walk, self.purge, entry))
     }

@@ -337,7 +337,7 @@ impl Pcct {
             out.push(CctNode {
                 id,
                 parent,
-                method: name_of(n.method),
+                method: name_of(n.method).into(),
                 line: (n.line != NO_LINE).then_some(n.line),
                 calls: self.calls(i),
                 self_: self.time(i),

@@ -47,7 +47,7 @@ fn sampled_counts_go_to_the_top_and_the_credited_frame_in_every_tree() {
     let got: Vec<_> = map
         .to_cct_nodes(name)
         .iter()
-        .map(|n| (n.method.clone(), n.calls, n.self_))
+        .map(|n| (n.method.to_string(), n.calls, n.self_))
         .collect();
     assert_eq!(
         got,

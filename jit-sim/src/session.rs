@@ -1,0 +1,67 @@
+//! One run of a program as `vm run` and `vm inline` make it: profiled
+//! under a configuration and, with `--adaptive`, recompiled while it runs
+//! by the [`AdaptiveController`]. The command line only parses, opens its
+//! files, calls [`run`] and prints what it returns.
+//!
+//! The session's steps (profiler started, VM created with it, the
+//! profiler given the VM, the controller started, the program run, the
+//! controller stopped, the profile finished) are
+//! [`profiler::session::run`]'s; this adds the controller, which lives in
+//! this crate (Jikes RVM's controller over the profiler's listeners and
+//! organizer: Arnold et al.'s adaptive optimization system).
+
+use profiler::config::ProfileConfig;
+use profiler::session::{Beside, FinishedProfile};
+use vm::loader::Program;
+use vm::runtime::{RunOutcome, VmOptions};
+
+use crate::adaptive::{AdaptiveController, AdaptiveOptions, AdaptiveReport, PrintLevel};
+
+/// `--adaptive`: how the controller works and what it prints as it goes.
+#[derive(Clone, Copy, Debug)]
+pub struct Adaptive {
+    /// The controller's policy, model and period.
+    pub options: AdaptiveOptions,
+    /// What it prints on stderr while the program runs.
+    pub print: PrintLevel,
+}
+
+/// What [`run`] leaves.
+pub struct SessionOutcome {
+    /// How the program ended.
+    pub outcome: RunOutcome,
+    /// The profile, unless the configuration was `--profile=none`; taken
+    /// however the program ended.
+    pub profile: Option<FinishedProfile>,
+    /// The controller's report, if it ran.
+    pub controller_report: Option<AdaptiveReport>,
+}
+
+impl Beside for AdaptiveController {
+    type Report = AdaptiveReport;
+    fn stop(self) -> AdaptiveReport {
+        self.finish()
+    }
+}
+
+/// Runs `program` with `vm_options` under `profile`, with the adaptive
+/// controller if `adaptive` is given and there is a profile to read
+/// (kind `none`: no profiler, and no controller either); `program_path`
+/// names the program in the profile.
+pub fn run(
+    program: Program,
+    vm_options: VmOptions,
+    profile: ProfileConfig,
+    program_path: &str,
+    adaptive: Option<Adaptive>,
+) -> SessionOutcome {
+    let s = profiler::session::run(program, vm_options, profile, program_path, |vm, p| {
+        let (a, p) = adaptive.zip(p)?;
+        Some(AdaptiveController::start(vm, p, a.options, a.print))
+    });
+    SessionOutcome {
+        outcome: s.outcome,
+        profile: s.profile,
+        controller_report: s.beside,
+    }
+}

@@ -1,0 +1,213 @@
+//! The invariants of docs/ARCHITECTURE.md ("Invariants of the layers"),
+//! each checked on the sources, so that breaking one fails a test:
+//!
+//! - the crates are layered: the binary over `jit-sim` over `profiler`
+//!   over `vm`, `profile` and `experiment` beside them, and no crate
+//!   depends on one above it (checked on each `Cargo.toml`);
+//! - the profiler reaches into the VM only through the modules it is
+//!   allowed, and holds the `Vm` itself in two modules only;
+//! - `jit-sim` works on modules and installs code, never touching frames,
+//!   threads or the interpreter;
+//! - the binary creates no VM: every run goes through the session
+//!   (`jit_sim::session::run`).
+//!
+//! tests/e2e/architecture.rs checks the offline `profile` and `experiment`
+//! crates' own rules.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The workspace crates, as their manifests name them.
+const CRATES: &[&str] = &["vm", "profile", "profiler", "jit-sim", "experiment"];
+
+/// The workspace crates `manifest` depends on, in any dependency table
+/// (`[dependencies]`, `[dev-dependencies]`, `[build-dependencies]`).
+fn workspace_dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut in_deps = false;
+    let mut out = BTreeSet::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line.ends_with("dependencies]");
+            continue;
+        }
+        let name = line.split(['=', '.']).next().unwrap_or("").trim();
+        if in_deps && CRATES.contains(&name) {
+            out.insert(name.to_string());
+        }
+    }
+    out
+}
+
+fn manifest(dir: &str) -> String {
+    std::fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap()
+}
+
+#[test]
+fn each_crate_depends_only_on_crates_below_it() {
+    // The layers, bottom up: what each crate may use.
+    let allowed: &[(&str, &[&str])] = &[
+        ("vm", &[]),
+        ("profile", &[]),
+        ("profiler", &["vm", "profile"]),
+        ("jit-sim", &["vm", "profile", "profiler"]),
+        ("experiment", &["profile"]),
+        (".", CRATES),
+    ];
+    for (dir, may) in allowed {
+        let deps = workspace_dependencies(&manifest(dir));
+        for d in &deps {
+            assert!(
+                may.contains(&d.as_str()),
+                "{dir}/Cargo.toml depends on `{d}`, above it or beside it (allowed: {may:?})"
+            );
+        }
+    }
+    // The reader sees real dependencies (it would see these).
+    let jit = workspace_dependencies(&manifest("jit-sim"));
+    assert!(jit.contains("profiler") && jit.contains("vm"), "{jit:?}");
+    assert_eq!(workspace_dependencies(&manifest(".")).len(), CRATES.len());
+}
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &str) -> Vec<PathBuf> {
+    let mut dirs = vec![root().join(dir)];
+    let mut files = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 3, "no sources found under {dir}");
+    files
+}
+
+/// The modules of crate `krate` that the code (comments left out) of
+/// `path` names, as `krate::module`.
+fn modules_used(path: &Path, krate: &str) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let needle = format!("{krate}::");
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find(&needle) {
+            let before = rest[..i].chars().last();
+            rest = &rest[i + needle.len()..];
+            // `jit_vm::` or `self.vm::` are not the crate.
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                continue;
+            }
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '{')
+                .collect();
+            out.insert(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_profiler_uses_only_the_vm_modules_it_is_allowed() {
+    // Everywhere: the extension points (hooks), what a listener reads of
+    // a thread and its frames, and the loaded code it names.
+    let anywhere = ["hooks", "frame", "thread", "instr", "loader"];
+    // The many-thread samplers request safepoints of the VM, and the
+    // session creates it: only there is the `Vm` held.
+    let holders = ["sampler.rs", "session.rs"];
+    let mut seen = BTreeSet::new();
+    for path in sources("profiler/src") {
+        let file = path.file_name().unwrap().to_str().unwrap();
+        for m in modules_used(&path, "vm") {
+            let ok = anywhere.contains(&m.as_str())
+                || (holders.contains(&file) && (m == "runtime" || m == "safepoint"));
+            assert!(ok, "{} uses vm::{m}", path.display());
+            seen.insert(m);
+        }
+    }
+    assert!(
+        seen.contains("hooks") && seen.contains("runtime"),
+        "the scan reads the profiler's imports: {seen:?}"
+    );
+}
+
+#[test]
+fn jit_sim_works_on_modules_and_installs_code() {
+    // Bytecode: modules, their verification, printing and costs; the
+    // controller's loading and installing of recompiled code, and the
+    // cycles each code version spent (what a recompilation saved).
+    let allowed = [
+        "module",
+        "verify",
+        "diag",
+        "opcode",
+        "printer",
+        "loader",
+        "install",
+        "runtime",
+        "bodycount",
+    ];
+    let mut seen = BTreeSet::new();
+    for path in sources("jit-sim/src") {
+        for m in modules_used(&path, "vm") {
+            assert!(
+                allowed.contains(&m.as_str()),
+                "{} uses vm::{m}: jit-sim works on modules, never on frames, threads \
+                 or the interpreter",
+                path.display()
+            );
+            seen.insert(m);
+        }
+    }
+    assert!(seen.contains("module"), "{seen:?}");
+}
+
+#[test]
+fn the_vm_names_none_of_its_clients() {
+    for path in sources("vm/src") {
+        for client in ["profiler", "jit_sim", "experiment", "profile"] {
+            assert!(
+                modules_used(&path, client).is_empty(),
+                "{} names `{client}::`",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_binary_runs_programs_only_through_the_session() {
+    let mut calls = 0;
+    for path in sources("src") {
+        let text: String = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for forbidden in [
+            "Vm::new",
+            "Profiler::start",
+            ".attach(",
+            "AdaptiveController::start",
+        ] {
+            assert!(
+                !text.contains(forbidden),
+                "{} calls {forbidden}: run programs with jit_sim::session::run",
+                path.display()
+            );
+        }
+        calls += text.matches("jit_sim::session::run(").count();
+    }
+    // `vm run` (and `vm inline`'s runs) and the study modes' captured runs.
+    assert!(calls >= 2, "the session is called {calls} times");
+}
