@@ -559,13 +559,6 @@ impl ProfileOptions {
         // virtual time: every option applies as on the wall clock.
         let simulated = clock == ClockKind::Virtual && self.cores.is_some();
         let clock = if simulated { ClockKind::Wall } else { clock };
-        if simulated && self.walk == Some(WalkKind::Incremental) {
-            problems.push(
-                "--walk=incremental is not supported with --cores yet (its trampolines are \
-                 corrupted by the simulated walks: issue 20)"
-                    .into(),
-            );
-        }
         if simulated && self.tune {
             problems.push(
                 "--tune does not apply with --cores (the simulated machine's sampler ticks at a \

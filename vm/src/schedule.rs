@@ -13,8 +13,9 @@
 //! thread has a *lane*: the virtual time at which it is ready to run. A
 //! *slice* is one stretch of a thread on one core. The next slice is chosen
 //! deterministically: the core free earliest (ties: the lower core number)
-//! and the ready thread ready earliest (ties: the lower thread id); the slice
-//! starts at the later of the two times. The thread runs until
+//! and, of the threads ready by then, the one in line longest (a run queue;
+//! ties: the lower thread id), or if none is, the thread ready earliest; the
+//! slice starts at the later of the two times. The thread runs until
 //!
 //! - its quantum (`--quantum` cycles of its own execution) has run out, at
 //!   its next yieldpoint: it is ready again at the slice's end;
@@ -308,6 +309,12 @@ impl Scheduler {
     pub fn finish(&self, id: u32, cycles: u64) {
         let mut s = self.state.lock();
         let end = self.end_slice(&mut s, id, cycles);
+        Self::mark_finished(&mut s, id, end);
+        self.dispatch(&mut s);
+    }
+
+    /// Thread `id` ended at virtual time `end`: its joiners become ready.
+    fn mark_finished(s: &mut State, id: u32, end: u64) {
         s.lanes[id as usize].status = Status::Finished;
         s.lanes[id as usize].end_at = end;
         for l in s.lanes.iter_mut() {
@@ -317,7 +324,27 @@ impl Scheduler {
                 l.queued = l.ready_at;
             }
         }
-        self.dispatch(&mut s);
+    }
+
+    /// Thread `id` panicked (see `Vm::thread_panicked`): it ends where its
+    /// slice started, and, if it held the baton, hands it on. Ending an
+    /// ended thread does nothing.
+    pub fn abandon(&self, id: u32) {
+        let mut s = self.state.lock();
+        let lane = &s.lanes[id as usize];
+        match lane.status {
+            Status::Finished => {}
+            Status::Running => {
+                let cycles = lane.slice_cycles;
+                drop(s);
+                self.finish(id, cycles);
+            }
+            _ => {
+                let at = lane.ready_at;
+                Self::mark_finished(&mut s, id, at);
+                self.dispatch(&mut s);
+            }
+        }
     }
 
     /// The program is stopping: every thread waiting in `join` becomes
@@ -371,16 +398,6 @@ impl Scheduler {
         while self.tick_due(s) {
             self.resolve_tick(s);
         }
-        let Some(id) = s
-            .lanes
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.status == Status::Ready)
-            .min_by_key(|(i, l)| (l.ready_at, l.queued, *i))
-            .map(|(i, _)| i)
-        else {
-            return;
-        };
         let (core, free) = s
             .core_free
             .iter()
@@ -388,6 +405,9 @@ impl Scheduler {
             .enumerate()
             .min_by_key(|&(i, t)| (t, i))
             .expect("at least one core");
+        let Some(id) = next_thread(&s.lanes, free) else {
+            return;
+        };
         let lane = &mut s.lanes[id];
         lane.status = Status::Running;
         lane.core = core;
@@ -546,6 +566,28 @@ impl Scheduler {
     }
 }
 
+/// The thread the core free at `free` runs next: of the threads ready by
+/// then, the one in line longest (`queued`, then the lower id: a run
+/// queue, first in first out); if none is, the one ready earliest. Without
+/// a sampler `queued` is when a thread became ready, so this is the thread
+/// ready earliest; with one, a thread held at a safepoint keeps its place
+/// in line, and a thread that a partial safepoint let pass at once cannot
+/// overtake the threads it was waiting behind (it would take the core at
+/// every tick and starve them).
+fn next_thread(lanes: &[Lane], free: u64) -> Option<usize> {
+    let ready = || {
+        lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.status == Status::Ready)
+    };
+    ready()
+        .filter(|(_, l)| l.ready_at <= free)
+        .min_by_key(|(i, l)| (l.queued, l.ready_at, *i))
+        .or_else(|| ready().min_by_key(|(i, l)| (l.ready_at, l.queued, *i)))
+        .map(|(i, _)| i)
+}
+
 /// A running thread's current virtual time, given its cycle count.
 fn now_of(lane: &Lane, cycles: u64) -> u64 {
     lane.slice_start + cycles.saturating_sub(lane.slice_cycles)
@@ -658,9 +700,15 @@ mod tests {
         // find it blocked, each takes its sample; it wakes at 10 510.
         s.sleep(0, 10, 10_500, 2);
         assert_eq!(s.take_walks(0, true), 10);
+        // Only the last tick's walk can outlast the sleep.
+        use crate::simcost::*;
+        let walked = 10_000 + COORDINATOR_PER_THREAD_CYCLES + 2 * WALK_FRAME_CYCLES;
         let t = s.sampling_totals().unwrap();
-        assert_eq!((t.safepoints, t.pause_cycles), (10, 0));
-        assert_eq!(s.state.lock().lanes[0].slice_start, 10_510);
+        assert_eq!(
+            (t.safepoints, t.pause_cycles),
+            (10, walked.saturating_sub(10_510))
+        );
+        assert_eq!(s.state.lock().lanes[0].slice_start, walked.max(10_510));
     }
 
     #[test]
@@ -672,5 +720,52 @@ mod tests {
         // Pretend thread 1 waits for 0 (it never got to run here).
         s.state.lock().lanes[1].status = Status::Joining(0);
         assert_eq!(s.join(0, 10, 1, 1), Err(NobodyToRun));
+    }
+
+    #[test]
+    fn a_panicked_thread_hands_the_baton_on() {
+        let s = machine(1);
+        s.register(0, None);
+        s.begin(0);
+        s.register(1, Some((0, 0)));
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                s.begin(1);
+                // Thread 1 panics in its slice, 30 cycles after it started.
+                s.state.lock().lanes[1].slice_cycles = 30;
+                s.abandon(1);
+                s.abandon(1);
+            });
+            // Thread 0 waits for 1: the abandoned thread ends the wait.
+            assert!(s.join(0, 10, 1, 1).is_ok());
+            s.finish(0, 20);
+        });
+        let st = s.state.lock();
+        assert_eq!(st.lanes[1].status, Status::Finished);
+        assert_eq!(st.lanes[1].end_at, st.lanes[1].slice_start);
+    }
+
+    #[test]
+    fn a_thread_let_pass_does_not_overtake_the_ones_in_line() {
+        let s = machine(1);
+        for id in 0..3 {
+            s.register(id, None);
+        }
+        let mut st = s.state.lock();
+        // Thread 2 went on at the tick (ready at 100, in line since 100);
+        // 0 and 1 were held until 103 and 106 but in line since 50 and 60.
+        for (id, ready, queued) in [(0, 106, 50), (1, 103, 60), (2, 100, 100)] {
+            st.lanes[id].status = Status::Ready;
+            st.lanes[id].ready_at = ready;
+            st.lanes[id].queued = queued;
+        }
+        // The core is free at 110: all three are ready, 0 has waited longest.
+        assert_eq!(next_thread(&st.lanes, 110), Some(0));
+        // Free at 104: 0 is not ready yet; 1 is before 2 in line.
+        assert_eq!(next_thread(&st.lanes, 104), Some(1));
+        // Free at 90: nobody is ready, the earliest is.
+        assert_eq!(next_thread(&st.lanes, 90), Some(2));
+        st.lanes[1].status = Status::Finished;
+        assert_eq!(next_thread(&st.lanes, 104), Some(2));
     }
 }
