@@ -7,8 +7,10 @@
 # exhaustive one (`vm compare`, cct-overlap). Every number is exact and the
 # same on every run and machine: the runs are deterministic (--seed).
 #
-# For tests/programs/samplers/many.bc at 2, 8 and 32 threads (three in four
-# computing), with a core per thread and with 2 cores (32 threads: also 8),
+# For tests/programs/samplers/many.bc at 2, 8 and 32 threads (all computing
+# unless BUSY says otherwise: a sleeping thread ends the run at the end of
+# a sleep, which hides what the samplers cost the computing threads), with
+# a core per thread and with 2 cores (32 threads: also 8),
 # at 10 ms and 1 ms: the plain run's length (--profile=none), then each
 # technique's: overhead = its length / the plain length - 1.
 #
@@ -21,6 +23,9 @@
 #   WORK         iterations all computing threads make together
 #                (default 600000)
 #   DEPTH        frames every thread descends first (default 0)
+#   BUSY         computing threads per run, as a fraction: "all" (default)
+#                or "3/4" (the rest sleep 1 ms at a time)
+#   TECHNIQUES   which techniques, by name (default: all five)
 #   RESULTS_DIR  where the profiles and the table go (default
 #                bench-results/samplers_simulated/)
 #   VM           a vm binary to use instead of building the release one
@@ -36,6 +41,8 @@ threads_list="${THREADS:-2 8 32}"
 intervals="${INTERVALS:-10ms 1ms}"
 work="${WORK:-600000}"
 depth="${DEPTH:-0}"
+busy="${BUSY:-all}"
+wanted="${TECHNIQUES:-}"
 positive WORK "$work"
 need python3
 
@@ -48,6 +55,7 @@ techniques=(
     "partial+full|--sampler=partial --walk=full"
     "self+full|--sampler=self --walk=full"
     "self+marked|--sampler=self --walk=marked"
+    "self+incremental|--sampler=self --walk=incremental"
 )
 
 # virtual_ns ARGS...: the run's length in virtual cycles (--stats).
@@ -67,8 +75,12 @@ table="$results/table.md"
 } >"$table"
 
 for n in $threads_list; do
-    computing=$(( n * 3 / 4 > 0 ? n * 3 / 4 : 1 ))
-    prog=("$root/tests/programs/samplers/many.bc" --set "threads=$n"
+    case "$busy" in
+        all) computing=$n ;;
+        3/4) computing=$(( n * 3 / 4 > 0 ? n * 3 / 4 : 1 )) ;;
+        *) die "BUSY must be all or 3/4, not $busy" ;;
+    esac
+    prog=("$root/tests/programs/samplers/many.bc" --set "threads=$n" --set "busy=$computing"
           --set "work=$((work / computing))" --set "depth=$depth")
     core_counts="$n"
     [[ "$n" -gt 2 ]] && core_counts+=" 2"
@@ -83,6 +95,7 @@ for n in $threads_list; do
         for interval in $intervals; do
             for t in "${techniques[@]}"; do
                 name="${t%%|*}"
+                if [[ -n "$wanted" && " $wanted " != *" $name "* ]]; then continue; fi
                 read -r -a opts <<<"${t#*|}"
                 out="$results/$name-$n-$cores-$interval.json"
                 nice -n 10 "$vm" run "${prog[@]}" "${sim[@]}" --profile=timer \
