@@ -142,6 +142,13 @@ pub struct ConfigSection {
     /// themselves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_hold: Option<bool>,
+    /// `vm run --cores=N`: the run's simulated machine had N cores
+    /// (docs/SAMPLERS.md, "Simulated cores").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u64>,
+    /// With `cores`: the scheduler's quantum in cycles (`--quantum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<u64>,
 }
 
 /// `run`: facts about the run that produced the profile.
@@ -182,6 +189,15 @@ pub struct RunSection {
     /// Sampler thread: nanoseconds its ticks came late, summed over ticks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub late_ns: Option<u64>,
+    /// Simulated machine (`--cores`, `--profile=timer`): cycles of virtual
+    /// time threads stood stopped at the sampler's safepoints, from
+    /// arriving (or waking) to running again, summed over threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_cycles: Option<u64>,
+    /// Simulated machine: cycles of stack walking, by the sampler thread
+    /// or the threads themselves (trampolines included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walk_cycles: Option<u64>,
     /// `--tune` with timer or cbs: the timer period at the end of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_interval_ns: Option<u64>,

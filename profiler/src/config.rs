@@ -215,6 +215,11 @@ pub struct ProfileOptions {
     pub runnable_only: bool,
     /// `--no-hold` (an extension: self-sampling threads are not held).
     pub no_hold: bool,
+    /// `vm run --cores` (with `--clock=virtual`): the simulated machine's
+    /// cores, set by the command, not a row of [`PROFILE_OPTIONS`].
+    pub cores: Option<u32>,
+    /// `vm run --quantum`, with `cores`.
+    pub quantum: Option<u64>,
 }
 
 /// A complete, valid profile configuration.
@@ -260,6 +265,10 @@ pub struct ProfileConfig {
     /// `--no-hold`: a self-sampling thread goes on as soon as it has walked
     /// itself.
     pub no_hold: bool,
+    /// The simulated machine's cores (`--cores`), if the run simulates one.
+    pub cores: Option<u32>,
+    /// Its quantum in cycles (`--quantum`, or the default), with `cores`.
+    pub quantum: Option<u64>,
 }
 
 /// Default `--interval`: 1 ms.
@@ -366,6 +375,10 @@ impl ProfileOptions {
             sample_threads,
             runnable_only,
             no_hold,
+            cores: self.cores,
+            quantum: self
+                .cores
+                .map(|_| self.quantum.unwrap_or(vm::schedule::DEFAULT_QUANTUM)),
         })
     }
 
@@ -542,6 +555,17 @@ impl ProfileOptions {
             return (sampler, 1, false);
         }
         let clock = self.clock.unwrap_or_default();
+        // On a simulated machine (`--cores`) the samplers tick in its
+        // virtual time: every option applies as on the wall clock.
+        let simulated = clock == ClockKind::Virtual && self.cores.is_some();
+        let clock = if simulated { ClockKind::Wall } else { clock };
+        if simulated && self.tune {
+            problems.push(
+                "--tune does not apply with --cores (the simulated machine's sampler ticks at a \
+                 fixed --interval)"
+                    .into(),
+            );
+        }
         if clock == ClockKind::Virtual && sampler != SamplerKind::SelfSampling {
             problems.push(format!(
                 "--sampler={sampler} needs --clock=wall: its sampler thread ticks in real time \
@@ -570,6 +594,7 @@ impl ProfileOptions {
         }
         let n = self
             .sample_threads
+            .or(self.cores.filter(|_| simulated))
             .unwrap_or_else(crate::sampler::default_sample_threads)
             .max(1);
         (sampler, n, self.runnable_only)
@@ -641,6 +666,13 @@ impl ProfileConfig {
     /// (`--profile=timer` on the wall clock; see [`crate::sampler`])?
     pub fn uses_sampler_thread(&self) -> bool {
         self.kind == ProfileKind::Timer && self.clock == ClockKind::Wall
+    }
+
+    /// Does the simulated machine run this profile's sampler in virtual
+    /// time (`--profile=timer --clock=virtual --cores=N`; see
+    /// [`vm::simsample`])?
+    pub fn simulates_sampler(&self) -> bool {
+        self.kind == ProfileKind::Timer && self.clock == ClockKind::Virtual && self.cores.is_some()
     }
 
     /// Is this profile driven by a timer tick?

@@ -511,8 +511,12 @@ pub fn config_section(c: &ProfileConfig) -> ConfigSection {
         .filter_map(|o| o.config)
         .filter_map(|e| Some((e.key.to_string(), (e.value)(c)?)))
         .collect();
-    serde_json::from_value(Json::Object(entries))
-        .expect("every `config` entry of PROFILE_OPTIONS is a field of ConfigSection")
+    let mut section: ConfigSection = serde_json::from_value(Json::Object(entries))
+        .expect("every `config` entry of PROFILE_OPTIONS is a field of ConfigSection");
+    // The simulated machine (`vm run --cores`), an option of the command.
+    section.cores = c.cores.map(u64::from);
+    section.quantum = c.quantum;
+    section
 }
 
 #[cfg(test)]

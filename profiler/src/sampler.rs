@@ -34,7 +34,10 @@
 //! thread samples itself at each tick of its own virtual clock, held by
 //! nobody (the behaviour of `--profile=timer` before samplers existed, and
 //! still that of `--profile=cbs`). The other two samplers need a real clock
-//! and are a usage error with `--clock=virtual` ([`crate::config`]).
+//! and are a usage error with `--clock=virtual` ([`crate::config`]),
+//! except on a simulated machine (`--clock=virtual --cores=N`): there all
+//! three run their protocols in the machine's virtual time ([`simulate`],
+//! [`vm::simsample`]), ticked by the scheduler instead of a thread.
 //!
 //! The counters ([`SamplerTotals`]) go into the profile's `run` section:
 //! samples requested and taken, safepoints, and the time threads spent
@@ -106,30 +109,8 @@ pub fn default_sample_threads() -> u32 {
 }
 
 /// Section 3.1: how `n` samples are divided between `runnable` and
-/// `waiting` threads. Returns (runnable samples, waiting samples).
-///
-/// With enough samples for every thread, every thread is sampled.
-/// Otherwise the waiting threads' share is `n × waiting / (runnable +
-/// waiting)` samples, in proportion to their numbers as the paper asks,
-/// and its fraction is rounded up with that probability (`u` is a uniform
-/// draw from [0, 1)): the division is exact on average. The paper's
-/// example, 4 samples for 15 runnable and 6 waiting threads, is 1.14
-/// waiting samples: 1 on 86% of ticks and 2 on the others. Rounding to the
-/// nearest instead would be biased wherever a share is a fraction of one
-/// sample: 2 samples for 6 runnable and 2 waiting threads (0.5 waiting
-/// samples) would go half to the waiting threads, a quarter of the
-/// threads, on every tick.
-pub fn divide(n: usize, runnable: usize, waiting: usize, u: f64) -> (usize, usize) {
-    let total = runnable + waiting;
-    if total <= n {
-        return (runnable, waiting);
-    }
-    let share = (n * waiting) as f64 / total as f64;
-    let w = share.floor() as usize + usize::from(u < share.fract());
-    let w = w.min(waiting).min(n);
-    let r = (n - w).min(runnable);
-    (r, w)
-}
+/// `waiting` threads (shared with the simulated machine's samplers).
+pub use vm::simsample::divide;
 
 /// How a partial safepoint (`partial`, `self`) chooses its threads and
 /// holds them.
@@ -175,6 +156,47 @@ struct Counters {
     pause_ns: AtomicU64,
     late_ns: AtomicU64,
     timed_out: AtomicU64,
+}
+
+/// Runs this profile's sampler on the simulated machine of `vm`
+/// (`--clock=virtual --cores=N`), in virtual time, with the protocol,
+/// interval, selection and walk `c` asks for (see [`vm::simsample`]).
+/// Returns false if `vm` simulates no machine.
+pub fn simulate(vm: &Vm, c: &crate::config::ProfileConfig) -> bool {
+    use crate::config::WalkKind as Walk;
+    use vm::simsample::{Protocol, Sampling, WalkCost};
+    let protocol = match c.sampler {
+        SamplerKind::Safepoint => Protocol::Global,
+        SamplerKind::Partial => Protocol::Partial,
+        SamplerKind::SelfSampling if c.no_hold => Protocol::SelfAndGoOn,
+        SamplerKind::SelfSampling => Protocol::SelfThenPark,
+    };
+    let max = c.max_walk as usize;
+    let walk = match c.walk {
+        Walk::Top => WalkCost::Full(1),
+        Walk::Full => WalkCost::Full(max),
+        Walk::Marked => WalkCost::Marked(max),
+        Walk::Incremental => WalkCost::Incremental,
+    };
+    vm.simulate_sampling(Sampling {
+        protocol,
+        interval: c.interval_ns.max(1),
+        threads: c.sample_threads.max(1) as usize,
+        runnable_only: c.runnable_only,
+        walk,
+        seed: c.seed,
+    })
+}
+
+/// The profile's `run` counters of a simulated sampler (its pause and
+/// walk cycles have keys of their own).
+pub fn simulated_totals(t: vm::simsample::SimTotals) -> SamplerTotals {
+    SamplerTotals {
+        safepoints: t.safepoints,
+        requested: t.requested,
+        taken: t.taken,
+        ..SamplerTotals::default()
+    }
 }
 
 /// The yieldpoint a thread is stopped at: from the instruction at its pc

@@ -68,6 +68,9 @@ pub struct Profiler {
     /// `--profile=timer` on the wall clock: the sampler thread, started by
     /// [`Profiler::attach`] (see [`crate::sampler`]).
     sampler: Mutex<Option<SamplerThread>>,
+    /// On a simulated machine, the VM whose scheduler runs the sampler
+    /// ([`crate::sampler::simulate`]).
+    simulated: Mutex<Option<std::sync::Weak<Vm>>>,
     /// Samples a thread buffers before handing them to the organizer
     /// ([`Profiler::hand_over_every`]).
     batch: AtomicUsize,
@@ -118,6 +121,7 @@ impl Profiler {
             live,
             timer: Mutex::new(timer),
             sampler: Mutex::new(None),
+            simulated: Mutex::new(None),
             batch: AtomicUsize::new(crate::samples::BUFFER_SAMPLES),
         }))
     }
@@ -129,6 +133,9 @@ impl Profiler {
     /// calls it. An error if the system refuses the sampler thread.
     fn attach(&self, vm: &Arc<Vm>) -> Result<(), StartError> {
         let c = &self.config;
+        if c.simulates_sampler() && crate::sampler::simulate(vm, c) {
+            *self.simulated.lock() = Some(Arc::downgrade(vm));
+        }
         if c.uses_sampler_thread() {
             let mut s = self.sampler.lock();
             if s.is_none() {
@@ -185,10 +192,10 @@ impl Profiler {
         program_path: &str,
         run: RunFacts,
     ) -> FinishedProfile {
-        let (sampled, repos) = self.stop_threads();
+        let (sampled, simulated, repos) = self.stop_threads();
         let c = &self.config;
         let counting = c.counts_instructions();
-        let wall_ns = if c.uses_timer() && c.clock == ClockKind::Virtual {
+        let wall_ns = if c.uses_timer() && c.clock == ClockKind::Virtual && !c.simulates_sampler() {
             repos.max_cycles
         } else {
             run.wall_ns
@@ -215,9 +222,11 @@ impl Profiler {
                 safepoints: sampled.map(|s| s.safepoints),
                 samples_requested: sampled.map(|s| s.requested),
                 samples_taken: sampled.map(|s| s.taken),
-                held_ns: sampled.map(|s| s.held_ns),
-                pause_ns: sampled.map(|s| s.pause_ns),
-                late_ns: sampled.map(|s| s.late_ns),
+                held_ns: sampled.filter(|_| simulated.is_none()).map(|s| s.held_ns),
+                pause_ns: sampled.filter(|_| simulated.is_none()).map(|s| s.pause_ns),
+                late_ns: sampled.filter(|_| simulated.is_none()).map(|s| s.late_ns),
+                pause_cycles: simulated.map(|s| s.pause_cycles),
+                walk_cycles: simulated.map(|s| s.walk_cycles),
                 final_interval_ns: tune.as_ref().filter(|_| !counter).map(|t| t.last),
                 final_every: tune.as_ref().filter(|_| counter).map(|t| t.last),
                 interval_changes: tune.as_ref().map(|t| t.changes),
@@ -241,12 +250,25 @@ impl Profiler {
     }
 
     /// Stops the session's threads (clock, sampler, organizer after what
-    /// is queued): what the sampler did and what the organizer built.
-    fn stop_threads(&self) -> (Option<SamplerTotals>, Repositories) {
+    /// is queued): what the sampler did (the simulated sampler's totals
+    /// also apart, for their cycle keys) and what the organizer built.
+    fn stop_threads(
+        &self,
+    ) -> (
+        Option<SamplerTotals>,
+        Option<vm::simsample::SimTotals>,
+        Repositories,
+    ) {
         if let Some(t) = self.timer.lock().take() {
             t.stop();
         }
         let sampled = self.sampler.lock().take().map(SamplerThread::stop);
+        let simulated = self
+            .simulated
+            .lock()
+            .take()
+            .and_then(|vm| vm.upgrade().and_then(|vm| vm.simulated_sampling()));
+        let sampled = sampled.or_else(|| simulated.map(crate::sampler::simulated_totals));
         let _ = self.to_organizer.send(Message::Finish);
         let repos = self
             .organizer
@@ -254,7 +276,7 @@ impl Profiler {
             .take()
             .and_then(|h| h.join().ok())
             .unwrap_or_default();
-        (sampled, repos)
+        (sampled, simulated, repos)
     }
 
     /// The sample recorder of `thread`: its buffer, and with a
@@ -436,6 +458,12 @@ impl Hooks for Profiler {
             ProfileKind::Exhaustive => ExecMode {
                 count: true,
                 trace_calls: true,
+                virtual_tick: None,
+            },
+            // The simulated machine ticks for every thread at once.
+            ProfileKind::Timer if c.simulates_sampler() => ExecMode {
+                count: true,
+                trace_calls: false,
                 virtual_tick: None,
             },
             ProfileKind::Timer | ProfileKind::Cbs if c.clock == ClockKind::Virtual => ExecMode {

@@ -20,10 +20,16 @@ pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
             "vm: --html applies only with --adaptive (the controller's timeline)",
         ));
     }
-    if simulated_machine(&a)? && !ticking(&a.profile) {
-        // --clock=virtual asked for the simulated machine; no tick of this
-        // profile reads it.
-        a.profile.options.clock = None;
+    if simulated_machine(&a)? {
+        if !ticking(&a.profile) {
+            // --clock=virtual asked for the simulated machine; no tick of
+            // this profile reads it.
+            a.profile.options.clock = None;
+        }
+        // The profile's config records the machine; a timer profile's
+        // sampler runs on it (profiler::sampler::simulate).
+        a.profile.options.0.cores = a.cores.map(|c| c as u32);
+        a.profile.options.0.quantum = a.quantum;
     }
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
     let module = load_module(&a.file.program, a.file.limit.max_source)?;
@@ -346,8 +352,12 @@ fn random_seed() -> u64 {
 /// `--stats`: one line a script can parse.
 fn stats_line(o: &vm::runtime::RunOutcome) -> String {
     let rss = peak_rss_kb().map_or("unknown".to_string(), |kb| kb.to_string());
+    // On a simulated machine (--cores), the run's length in virtual time.
+    let simulated = o
+        .virtual_ns
+        .map_or(String::new(), |ns| format!(" virtual-ns {ns}"));
     format!(
-        "vm: stats: wall-ms {:.1} threads {} gc {} peak-rss-kb {}",
+        "vm: stats: wall-ms {:.1} threads {} gc {} peak-rss-kb {}{simulated}",
         o.wall_ns as f64 / 1e6,
         o.threads,
         o.collections,

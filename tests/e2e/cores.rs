@@ -548,3 +548,263 @@ fn bad_machines_are_usage_errors() {
         assert_eq!(r.stdout, "1\n");
     }
 }
+
+/// The many-thread samplers on the simulated machine, as `vm run` names
+/// them (docs/SAMPLERS.md, "Simulated cores").
+const SAMPLERS: [&[&str]; 6] = [
+    &["--sampler=safepoint"],
+    &["--sampler=partial"],
+    &["--sampler=self"],
+    &["--sampler=self", "--walk=marked", "--record=cct"],
+    &["--sampler=self", "--walk=incremental", "--record=cct"],
+    &["--sampler=safepoint", "--walk=incremental", "--record=cct"],
+];
+
+/// Every sampler on 1, 2 and 8 simulated cores, ticking every 100 us of
+/// virtual time, leaves the output of the threads' and samplers' programs
+/// as it is on real threads (sorted, where their order is free).
+#[test]
+fn every_sampler_leaves_the_output_on_1_2_and_8_cores() {
+    let mut programs = thread_programs();
+    programs.retain(|p| {
+        let s = p.to_string_lossy();
+        s.contains("/threads/") || s.contains("/samplers/")
+    });
+    assert!(programs.len() >= 10, "found {} programs", programs.len());
+    let mut report = String::new();
+    for sampler in SAMPLERS {
+        for cores in CORES {
+            let mut extra = vec![
+                "--clock=virtual",
+                cores,
+                "--profile=timer",
+                "--interval=100us",
+                "--seed=5",
+            ];
+            extra.extend_from_slice(sampler);
+            for p in &programs {
+                for f in check_program(p, &extra) {
+                    let _ = writeln!(report, "\n=== {} ({})", p.display(), extra.join(" "));
+                    let _ = writeln!(report, "  - {}", f.replace('\n', "\n    "));
+                }
+            }
+        }
+    }
+    assert!(report.is_empty(), "{report}");
+}
+
+/// One run of `tests/programs/samplers/many.bc` (`threads` threads, all
+/// computing) on `cores` simulated cores with `profile`: its
+/// profile (None for `--profile=none`) and its length in virtual time.
+fn many_run(
+    dir: &Path,
+    threads: u32,
+    cores: u32,
+    profile: &[&str],
+) -> (Option<serde_json::Value>, u64) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let prog = root.join("tests/programs/samplers/many.bc");
+    let out = dir.join("many.json");
+    let _ = std::fs::remove_file(&out);
+    // Every thread computes: a sleeper would end the run at the end of
+    // its sleep, whatever the samplers cost the computing threads.
+    let busy = format!("busy={threads}");
+    let (threads, cores) = (format!("threads={threads}"), format!("--cores={cores}"));
+    let mut args = vec![
+        "run",
+        prog.to_str().unwrap(),
+        "--set",
+        &threads,
+        "--set",
+        &busy,
+        "--set",
+        "work=20000",
+        "--clock=virtual",
+        &cores,
+        "--stats",
+    ];
+    args.extend_from_slice(profile);
+    let sampled = profile.contains(&"--profile=timer");
+    let out_arg = format!("--profile-out={}", out.display());
+    if sampled {
+        args.push(&out_arg);
+        args.push("--seed=9");
+    }
+    let r = run_in(dir, &args);
+    r.assert_status(0);
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("vm: stats:"))
+        .unwrap_or_else(|| panic!("{}: no stats line in {}", r.cmd, r.stderr));
+    let ns = line
+        .split_whitespace()
+        .skip_while(|w| *w != "virtual-ns")
+        .nth(1)
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("{}: no virtual-ns in {line}", r.cmd));
+    (sampled.then(|| json(&out)), ns)
+}
+
+/// What the model implies: a global safepoint holds every thread while
+/// the sampler thread walks every stack, a partial one holds a few, and
+/// self-sampling threads walk themselves in parallel; so on the same run
+/// the thread-cycles paused are strictly ordered, every sampler makes the
+/// run longer than `--profile=none` on the same cores, and the profile's
+/// `run.wall_ns` is that length.
+#[test]
+fn pause_and_walk_cycles_follow_the_protocols() {
+    let dir = harness::scratch("cores_pause");
+    for (threads, cores) in [(8, 8), (8, 2)] {
+        let (_, plain) = many_run(&dir, threads, cores, &["--profile=none"]);
+        let mut pauses = Vec::new();
+        for sampler in ["safepoint", "partial", "self"] {
+            let s = format!("--sampler={sampler}");
+            let (p, ns) = many_run(
+                &dir,
+                threads,
+                cores,
+                &["--profile=timer", "--interval=100us", "--record=cct", &s],
+            );
+            let p = p.expect("a profile");
+            let run = &p["run"];
+            let what = format!("{sampler} on {threads} threads, {cores} cores");
+            let pause = run["pause_cycles"].as_u64().expect("pause_cycles");
+            let walk = run["walk_cycles"].as_u64().expect("walk_cycles");
+            assert!(pause > 0 && walk > 0, "{what}: {run}");
+            assert!(ns > plain, "{what}: {ns} cycles, plain {plain}");
+            assert_eq!(run["wall_ns"].as_u64(), Some(ns), "{what}");
+            assert!(
+                run["safepoints"].as_u64().unwrap_or(0) > 10,
+                "{what}: {run}"
+            );
+            assert_eq!(run["samples_taken"], run["samples"], "{what}: {run}");
+            assert_eq!(p["config"]["cores"].as_u64(), Some(u64::from(cores)));
+            assert_eq!(p["config"]["quantum"].as_u64(), Some(100_000));
+            assert!(run.get("held_ns").is_none(), "{what}: a real-time key");
+            pauses.push(pause);
+        }
+        assert!(
+            pauses[0] > pauses[1] && pauses[0] > pauses[2],
+            "{threads} threads, {cores} cores: pauses safepoint, partial, self {pauses:?}"
+        );
+    }
+}
+
+/// The samplers with their options, twice with the same seed: the same
+/// output and byte for byte the same profile.
+#[test]
+fn simulated_samplers_are_deterministic() {
+    let dir = harness::scratch("cores_sampler_seed");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let prog = root.join("tests/programs/samplers/many.bc");
+    let prog = prog.to_str().unwrap();
+    let extras: [&[&str]; 7] = [
+        &["--sampler=safepoint"],
+        &["--sampler=partial", "--sample-threads=3"],
+        &["--sampler=self", "--walk=full"],
+        &["--sampler=self", "--walk=incremental"],
+        &[
+            "--sampler=safepoint",
+            "--walk=incremental",
+            "--set",
+            "depth=6",
+        ],
+        &["--sampler=self", "--no-hold", "--walk=marked"],
+        &["--sampler=partial", "--runnable-only"],
+    ];
+    for extra in extras {
+        let mut runs = Vec::new();
+        for i in 0..2 {
+            let out = dir.join(format!("s{i}.json"));
+            let out_arg = format!("--profile-out={}", out.display());
+            let mut args = vec![
+                "run",
+                prog,
+                "--set",
+                "threads=12",
+                "--set",
+                "work=20000",
+                "--clock=virtual",
+                "--cores=4",
+                "--profile=timer",
+                "--interval=200us",
+                "--record=cct",
+                "--seed=4",
+                &out_arg,
+            ];
+            args.extend_from_slice(extra);
+            let r = run_in(&dir, &args);
+            r.assert_status(0);
+            runs.push((r.stdout, std::fs::read(&out).expect("profile written")));
+        }
+        assert_eq!(runs[0].0, runs[1].0, "{extra:?}: stdout");
+        assert!(runs[0].1 == runs[1].1, "{extra:?}: the profiles differ");
+        let p: serde_json::Value = serde_json::from_slice(&runs[0].1).unwrap();
+        assert!(p["run"]["samples"].as_u64().unwrap_or(0) > 0, "{extra:?}");
+    }
+}
+
+/// The sampler options that shape a partial safepoint apply on the
+/// simulated machine; what still does not apply is a usage error.
+#[test]
+fn sampler_options_on_the_simulated_machine() {
+    let dir = harness::scratch("cores_sampler_options");
+    harness::write_program(
+        &dir,
+        "p.bc",
+        ".method main()\n  push 1\n  print\n  push 0\n  ret\n.end\n",
+    );
+    let sim = [
+        "run",
+        "p.bc",
+        "--clock=virtual",
+        "--cores=2",
+        "--profile=timer",
+    ];
+    for good in [
+        &["--sampler=safepoint"][..],
+        &["--sampler=partial", "--sample-threads=2", "--runnable-only"],
+        &["--sampler=self", "--no-hold"],
+    ] {
+        let mut all = sim.to_vec();
+        all.extend_from_slice(good);
+        let r = run_in(&dir, &all);
+        r.assert_status(0);
+        assert_eq!(r.stdout, "1\n", "{}", r.cmd);
+    }
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--sampler=safepoint", "--sample-threads=2"],
+            "--sample-threads",
+        ),
+        (&["--sampler=partial", "--no-hold"], "--no-hold"),
+        (
+            &["--sampler=safepoint", "--runnable-only"],
+            "--runnable-only",
+        ),
+        (&["--tune"], "--tune does not apply with --cores"),
+        (&["--sampler=partial", "--sample-threads=0"], "at least 1"),
+    ];
+    for (args, message) in cases {
+        let mut all = sim.to_vec();
+        all.extend_from_slice(args);
+        let r = run_in(&dir, &all);
+        r.assert_status(2);
+        assert!(r.stdout.is_empty(), "{}: the program ran", r.cmd);
+        assert!(r.stderr.contains(message), "{}: {}", r.cmd, r.stderr);
+    }
+    // Without --cores the virtual clock still has no sampler thread.
+    let r = run_in(
+        &dir,
+        &[
+            "run",
+            "p.bc",
+            "--clock=virtual",
+            "--profile=timer",
+            "--sampler=partial",
+        ],
+    );
+    r.assert_status(2);
+    assert!(r.stderr.contains("--clock=wall"), "{}", r.stderr);
+}

@@ -1081,8 +1081,9 @@ impl<'vm> Interp<'vm> {
             // The quantum ran out: the simulated core goes to the next
             // thread, and this one waits for its next slice.
             if let Some(s) = &self.vm.sched {
-                let end = s.yield_core(self.shared.id, self.cycles);
+                let end = s.yield_core(self.shared.id, self.cycles, self.frames.len());
                 self.slice_end = end;
+                self.simulated_walks();
             }
             if self.shared.requests.load(Ordering::SeqCst) & request::STOP != 0 {
                 return Some(Exit::Stopped);
@@ -1096,6 +1097,19 @@ impl<'vm> Interp<'vm> {
             self.shared.control.store(1, Ordering::SeqCst);
         }
         None
+    }
+
+    /// Takes the samples the simulated machine's safepoints asked of this
+    /// thread while it was stopped ([`crate::schedule`]): its frames are
+    /// still those it stopped with, so its own listener walks them now.
+    fn simulated_walks(&mut self) {
+        let Some(s) = &self.vm.sched else { return };
+        let can_walk = self.listener.is_some() && !self.frames.is_empty();
+        for _ in 0..s.take_walks(self.shared.id, can_walk) {
+            if can_walk {
+                self.notify(|l, t| l.safepoint(t));
+            }
+        }
     }
 
     /// The pointers a parked or blocked thread publishes (see
@@ -1352,7 +1366,8 @@ impl<'vm> Interp<'vm> {
             // is ready `ms` later.
             let ns = (ms.max(0) as u64).saturating_mul(crate::schedule::CYCLES_PER_MS);
             self.park(ThreadState::Sleeping);
-            let end = s.sleep(self.shared.id, self.cycles, ns);
+            let end = s.sleep(self.shared.id, self.cycles, ns, self.frames.len());
+            self.simulated_walks();
             self.unpark();
             self.set_slice_end(end);
             return self.vm.is_stopping();
@@ -1411,8 +1426,11 @@ impl<'vm> Interp<'vm> {
         if let Some(s) = &self.vm.sched {
             // Waits (in virtual time) until the target has ended; then
             // `wait_finished` below returns at once.
-            match s.join(self.shared.id, self.cycles, target.id) {
-                Ok(end) => self.set_slice_end(end),
+            match s.join(self.shared.id, self.cycles, target.id, self.frames.len()) {
+                Ok(end) => {
+                    self.set_slice_end(end);
+                    self.simulated_walks();
+                }
                 Err(crate::schedule::NobodyToRun) => {
                     self.shared.waiting_on.store(-1, Ordering::SeqCst);
                     self.unpark();

@@ -55,6 +55,8 @@ pub mod printer;
 pub mod runtime;
 pub mod safepoint;
 pub mod schedule;
+pub mod simcost;
+pub mod simsample;
 pub mod superinstr;
 pub mod thread;
 pub mod translate;

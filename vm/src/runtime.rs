@@ -39,6 +39,10 @@ use crate::value::Value;
 /// Exit status of a runtime error or an uncaught exception in `main`'s thread.
 pub const STATUS_RUNTIME_ERROR: i32 = 70;
 
+/// Exit status of a run one of whose VM threads panicked (a bug of the VM
+/// or of a profiler): Rust's own status for a panic.
+pub const STATUS_INTERNAL_ERROR: i32 = 101;
+
 /// Default of [`VmOptions::max_threads`] (`--max-threads`).
 pub const DEFAULT_MAX_THREADS: usize = 4096;
 
@@ -387,6 +391,10 @@ impl Vm {
         method: MethodId,
         args: Vec<SharedValue>,
     ) {
+        // A panic below ends the thread as stopped and the run with
+        // STATUS_INTERNAL_ERROR rather than leaving it waiting for this
+        // thread (or, on a simulated machine, for its baton) forever.
+        let _guard = PanicGuard { vm: self, shared };
         // On a simulated machine, nothing runs before the thread's first
         // slice (creating its listener included).
         let slice_end = self.sched.as_ref().map(|s| s.begin(shared.id));
@@ -512,6 +520,47 @@ impl Vm {
         )
     }
 
+    /// A VM thread is unwinding from a panic (a VM or profiler bug, whose
+    /// message the panic hook has printed): stops the program with
+    /// [`STATUS_INTERNAL_ERROR`] and ends the thread as stopped, releasing
+    /// its simulated core, so that the run ends instead of hanging.
+    fn thread_panicked(&self, shared: &ThreadShared) {
+        if self.stop(STATUS_INTERNAL_ERROR) {
+            eprintln!(
+                "vm: internal error: thread {} panicked (a bug of the VM or its profiler)",
+                shared.id
+            );
+        }
+        self.output.flush();
+        if shared.result().is_none() {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            shared.finish(ThreadResult::Stopped);
+        }
+        if let Some(s) = &self.sched {
+            s.abandon(shared.id);
+        }
+        self.safepoints.notify();
+        self.threads.notify_change();
+    }
+
+    /// On a simulated machine, runs the many-thread sampler `sampling`
+    /// in virtual time ([`crate::simsample`]); call before [`Vm::run`].
+    /// Returns false (and does nothing) without a simulated machine.
+    pub fn simulate_sampling(&self, sampling: crate::simsample::Sampling) -> bool {
+        match &self.sched {
+            Some(s) => {
+                s.set_sampling(sampling);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// What the simulated sampler did, if one runs.
+    pub fn simulated_sampling(&self) -> Option<crate::simsample::SimTotals> {
+        self.sched.as_ref().and_then(Scheduler::sampling_totals)
+    }
+
     /// Total time threads have spent parked at safepoints, summed over
     /// threads.
     pub fn parked_ns(&self) -> u64 {
@@ -544,5 +593,19 @@ impl Runtime for Arc<Vm> {
 
     fn is_stopping(&self) -> bool {
         Vm::is_stopping(self)
+    }
+}
+
+/// Calls [`Vm::thread_panicked`] if its VM thread unwinds from a panic.
+struct PanicGuard<'a> {
+    vm: &'a Vm,
+    shared: &'a ThreadShared,
+}
+
+impl Drop for PanicGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.vm.thread_panicked(self.shared);
+        }
     }
 }

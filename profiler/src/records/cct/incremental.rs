@@ -244,19 +244,43 @@ impl IncrementalWalk {
             return;
         }
         let caller = top - 1;
-        if self.cso != NONE && self.objects[self.cso as usize].depth as usize == caller {
+        let (above, below) = self.chain_around(caller);
+        if below != NONE && self.objects[below as usize].depth as usize == caller {
             // The same activation of the caller: the top frame already
-            // returns through the CSO's trampoline.
+            // returns through that skeleton's trampoline.
             debug_assert!(frames[top].ret.is_trampoline());
-            self.objects[tfo as usize].parent = self.cso;
+            self.objects[tfo as usize].parent = below;
             return;
         }
-        // No CSO, or one for a frame further down: a new CSO between the
-        // TFO and the former one.
-        let skel = self.skeleton(caller, self.cso, frames[top].ret);
+        // No skeleton for the caller: a new one on the chain, between the
+        // skeletons of the frames above and below it.
+        let skel = self.skeleton(caller, below, frames[top].ret);
         self.patch(frames, top, skel);
         self.objects[tfo as usize].parent = skel;
-        self.cso = skel;
+        match above {
+            NONE => self.cso = skel,
+            a => self.objects[a as usize].parent = skel,
+        }
+    }
+
+    /// Where the frame at `depth` falls on the chain of skeletons from the
+    /// CSO down: the last skeleton of a frame above it (`NONE`: none) and
+    /// the first at or below it (`NONE`: none).
+    ///
+    /// Usually the CSO is at or below `depth` (the sample's top frame is
+    /// the stack's) and this costs nothing. It is above when a thread is
+    /// sampled twice where it stopped at a prologue: the first sample's
+    /// edge patched the callee, whose caller the second sample's method
+    /// sample credits (the simulated machine samples a thread waiting for
+    /// a core at every tick, see `vm::simsample`). Patching that frame's
+    /// return word again would lose its real one.
+    fn chain_around(&self, depth: usize) -> (u32, u32) {
+        let (mut above, mut at) = (NONE, self.cso);
+        while at != NONE && self.objects[at as usize].depth as usize > depth {
+            above = at;
+            at = self.objects[at as usize].parent;
+        }
+        (above, at)
     }
 
     /// The frame above the top of `frames` has just been popped, by `ret`

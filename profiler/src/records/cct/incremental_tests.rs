@@ -219,12 +219,15 @@ fn random_run(seed: u64, retrieve_every: usize) {
                     .zip(&real)
                     .map(|(f, r)| Frame { ret: *r, ..*f })
                     .collect();
-                let c = full::context(&mut expect, &Fake, &clean, usize::MAX);
+                // Sometimes the caller of the top frame, as a method
+                // sample at a prologue credits it.
+                let depth = (frames.len() - rng.random_range(0..2)).max(1);
+                let c = full::context(&mut expect, &Fake, &clean[..depth], usize::MAX);
                 match kind {
                     Weight::Call => expect.node_mut(c).calls += 1,
                     _ => expect.node_mut(c).self_ += 1,
                 }
-                w.sample(&mut frames, kind);
+                w.sample(&mut frames[..depth], kind);
             }
         }
         if retrieve_every > 0 && step % retrieve_every == 0 {
@@ -261,4 +264,34 @@ fn the_entry_frame_alone_is_a_complete_trace() {
     w.sample(&mut frames, Weight::Call);
     pop(&mut w, &mut frames);
     assert!(w.cso().is_none(), "filling the entry frame ends the chain");
+}
+
+#[test]
+fn sampling_twice_at_a_prologue_patches_each_word_once() {
+    // A thread stopped at a prologue and sampled at two ticks, as the
+    // simulated machine samples a thread waiting for a core: each sample
+    // credits the caller (a prefix of the stack) and then takes the edge
+    // into the new callee (the whole stack).
+    let mut w = IncrementalWalk::new();
+    let mut frames = vec![entry(0), frame(1, 5), frame(2, 6), frame(3, 7)];
+    let real: Vec<ReturnWord> = frames.iter().map(|f| f.ret).collect();
+    for _ in 0..2 {
+        w.sample(&mut frames[..3], Weight::Self_);
+        w.sample(&mut frames, Weight::Call);
+    }
+    assert_eq!(w.stats().patched, 2, "frames 2 and 3 patched once each");
+    // Returning through every frame gives back the real words.
+    let mut popped = Vec::new();
+    while frames.len() > 1 {
+        popped.push(pop(&mut w, &mut frames));
+    }
+    popped.reverse();
+    assert_eq!(popped, real[1..]);
+    let mut t = CallingContextTree::new();
+    w.retrieve(&Fake, &mut frames, &mut t);
+    let m1 = t.child_of(CallingContextTree::ROOT, 0, NO_LINE).unwrap();
+    let m2 = t.child_of(m1, 1, 5).unwrap();
+    let m3 = t.child_of(m2, 2, 6).unwrap();
+    let m4 = t.child_of(m3, 3, 7).unwrap();
+    assert_eq!((t.node(m3).self_, t.node(m4).calls), (2, 2));
 }
