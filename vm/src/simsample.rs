@@ -58,8 +58,13 @@ pub struct Sampling {
     pub runnable_only: bool,
     /// `--walk`.
     pub walk: WalkCost,
-    /// Seeds the draw of waiting threads.
+    /// Seeds the draw of waiting threads and the ticks' jitter.
     pub seed: u64,
+    /// The ticks' jitter: each gap between two ticks is the interval plus
+    /// or minus up to `1 / jitter` of it, drawn from the seed
+    /// ([`crate::schedule::TICK_JITTER`] in profiled runs); 0 for exact
+    /// ticks.
+    pub jitter: u64,
 }
 
 /// What the simulated sampler did over a run.
@@ -161,7 +166,7 @@ impl Draws {
     }
 
     /// Uniform in `lo..hi` (`lo < hi`).
-    fn below(&mut self, lo: usize, hi: usize) -> usize {
+    pub(crate) fn below(&mut self, lo: usize, hi: usize) -> usize {
         lo + (self.draw() % (hi - lo) as u64) as usize
     }
 }

@@ -8,6 +8,7 @@ fn sampling(protocol: Protocol, threads: usize) -> Sampling {
         runnable_only: false,
         walk: WalkCost::Full(256),
         seed: 1,
+        jitter: 0,
     }
 }
 
