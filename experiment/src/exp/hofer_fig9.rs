@@ -48,6 +48,10 @@ pub struct Overheads {
     pub plain_ms: f64,
 }
 
+/// A measurement: the programs, `[program][interval]` overheads, and the
+/// measures' names.
+pub type Measurement = (Vec<Program>, Vec<Vec<Overheads>>, Clocks);
+
 /// What the two measures of [`Overheads`] are called in the table and
 /// the plots, and what the runs were.
 pub struct Clocks {
@@ -106,7 +110,7 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
 
 /// The real-thread measurement: every configuration timed one process at
 /// a time, interleaved round by round, wall clock and CPU time.
-fn measure_real(ctx: &Context) -> Result<(Vec<Program>, Vec<Vec<Overheads>>, Clocks), Error> {
+fn measure_real(ctx: &Context) -> Result<Measurement, Error> {
     let rounds = ctx.runs(1, 5);
     let (programs, mut csv) = common::start(
         ctx,

@@ -19,9 +19,8 @@
 
 use profile::Profile;
 
-use crate::csv::num;
 use crate::exp::hofer_common::{self as common, INTERVALS, TECHNIQUES};
-use crate::exp::hofer_fig9::{Clocks, Overheads};
+use crate::exp::hofer_fig9::{Clocks, Measurement, Overheads};
 use crate::progress::Progress;
 use crate::runner::{par_map, Vm};
 use crate::suite::Program;
@@ -56,7 +55,7 @@ type Item = (usize, Option<(usize, usize, usize)>);
 
 /// Measures every program, plain and profiled; returns the programs and
 /// `results[program][interval]`, and the measures' names.
-pub fn measure(ctx: &Context) -> Result<(Vec<Program>, Vec<Vec<Overheads>>, Clocks), Error> {
+pub fn measure(ctx: &Context) -> Result<Measurement, Error> {
     let seeds = ctx.runs(1, 1);
     let (programs, mut csv) = common::start(
         ctx,
