@@ -21,6 +21,7 @@
 //! interleaved round by round ([`runner::time_rounds`]), and report medians
 //! with quartiles.
 
+pub mod cores;
 pub mod csv;
 pub mod exp;
 pub mod machine;
@@ -53,6 +54,9 @@ pub struct Experiment {
     /// Whether its CSV is the same byte for byte on every run (accuracy
     /// sweeps under the virtual clock); timing sweeps are not.
     pub deterministic: bool,
+    /// Whether it takes `--cores` (the `hofer-*` experiments, whose CSVs
+    /// are deterministic too on the simulated machine, their default).
+    pub takes_cores: bool,
     /// Runs it: writes the files, returns the table to print.
     pub run: fn(&Context) -> Result<String, Error>,
 }
@@ -85,6 +89,9 @@ pub struct Options {
     pub programs: Option<Vec<String>>,
     /// Parallel jobs of accuracy sweeps.
     pub jobs: usize,
+    /// `--cores`: where the `hofer-*` experiments run; `None`: their
+    /// default, [`cores::Cores::default`].
+    pub cores: Option<cores::Cores>,
 }
 
 /// Why an experiment could not run.
@@ -163,6 +170,12 @@ impl Context<'_> {
         })
     }
 
+    /// Where the programs run: `--cores`, else the simulated machine of
+    /// [`cores::DEFAULT_CORES`] cores.
+    pub fn cores(&self) -> cores::Cores {
+        self.opts.cores.unwrap_or_default()
+    }
+
     /// The `vm` runner of this context.
     pub fn vm(&self) -> runner::Vm<'_> {
         runner::Vm {
@@ -195,10 +208,25 @@ pub fn select(name: &str) -> Result<Vec<&'static Experiment>, Error> {
     })
 }
 
-/// Checks the options before anything runs: creates the output directory
-/// (66 if it cannot be made) and resolves `--programs` (66 for a missing
+/// Checks the options before anything runs: `--cores` only for
+/// experiments that take it (for `all`: if any of them does; the others
+/// ignore it), a usage error otherwise; creates the output directory (66
+/// if it cannot be made) and resolves `--programs` (66 for a missing
 /// program).
-pub fn prepare(opts: &Options) -> Result<(), Error> {
+pub fn prepare(opts: &Options, selected: &[&'static Experiment]) -> Result<(), Error> {
+    if opts.cores.is_some() && !selected.iter().any(|e| e.takes_cores) {
+        let takers: Vec<&str> = registry()
+            .iter()
+            .filter(|e| e.takes_cores)
+            .map(|e| e.name)
+            .collect();
+        let names: Vec<&str> = selected.iter().map(|e| e.name).collect();
+        return Err(Error::Usage(format!(
+            "vm experiment: --cores does not apply to {}; it applies to {}",
+            names.join(", "),
+            takers.join(", ")
+        )));
+    }
     std::fs::create_dir_all(&opts.out).map_err(|e| {
         Error::NoInput(format!(
             "vm experiment: cannot create `{}`: {}",

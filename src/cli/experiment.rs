@@ -19,7 +19,7 @@ pub struct ExperimentArgs {
     #[arg(value_name = "NAME", required_unless_present = "list")]
     pub name: Option<String>,
     /// List the experiments: name, what each reproduces, what it measures.
-    #[arg(long, conflicts_with_all = ["out", "runs", "quick", "programs", "jobs"])]
+    #[arg(long, conflicts_with_all = ["out", "runs", "quick", "programs", "jobs", "cores"])]
     pub list: bool,
     /// Directory for NAME.csv, NAME.svg and NAME.md (created if missing).
     #[arg(long, value_name = "DIR", default_value = "experiments")]
@@ -38,6 +38,12 @@ pub struct ExperimentArgs {
     /// Parallel runs of the accuracy sweeps (default: the cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
+    /// The `hofer-*` experiments only: run the programs on N simulated
+    /// cores (`vm run --clock=virtual --cores=N`, deterministic), or
+    /// `real` for the real threads on the wall clock (default: 4
+    /// simulated cores, the paper's machine).
+    #[arg(long, value_name = "N|real", value_parser = experiment::cores::Cores::parse)]
+    pub cores: Option<experiment::cores::Cores>,
 }
 
 /// The directory holding `programs/`.
@@ -77,8 +83,9 @@ pub fn experiment(a: ExperimentArgs) -> Result<i32, Failure> {
             .jobs
             .map(|n| n as usize)
             .unwrap_or_else(experiment::machine::cores),
+        cores: a.cores,
     };
-    experiment::prepare(&opts).map_err(fail)?;
+    experiment::prepare(&opts, &selected).map_err(fail)?;
     for exp in selected {
         let start = std::time::Instant::now();
         let table = experiment::run(exp, &opts).map_err(fail)?;

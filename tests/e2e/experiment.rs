@@ -130,37 +130,10 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         true,
     ),
-    (
-        "hofer-fig9",
-        &[
-            "program",
-            "interval",
-            "technique",
-            "round",
-            "wall_s",
-            "cpu_s",
-        ],
-        false,
-    ),
-    (
-        "hofer-fig11",
-        &[
-            "program",
-            "technique",
-            "run",
-            "wall_ms",
-            "safepoints",
-            "samples_requested",
-            "samples_taken",
-            "held_ms",
-            "pause_ms",
-            "late_ms",
-            "pause_us_per_safepoint",
-            "held_us_per_safepoint",
-            "requested_per_safepoint",
-        ],
-        false,
-    ),
+    // The hofer-* experiments run on the simulated machine by default:
+    // deterministic.
+    ("hofer-fig9", HOFER_FIG9_SIM, true),
+    ("hofer-fig11", HOFER_FIG11_SIM, true),
     (
         "hofer-fig12",
         &[
@@ -172,7 +145,7 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "cct_overlap",
             "hot_edge_coverage",
         ],
-        false,
+        true,
     ),
     (
         "hofer-fig13",
@@ -183,7 +156,7 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "cct_overlap",
             "hot_edge_coverage",
         ],
-        false,
+        true,
     ),
     (
         "causality",
@@ -201,6 +174,56 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         true,
     ),
 ];
+
+/// `hofer-fig9`'s columns on the simulated machine (the default).
+const HOFER_FIG9_SIM: &[&str] = &[
+    "program",
+    "interval",
+    "technique",
+    "seed",
+    "virtual_ns",
+    "thread_cycles",
+    "pause_cycles",
+    "walk_cycles",
+    "safepoints",
+];
+
+/// `hofer-fig11`'s columns on the simulated machine (the default).
+const HOFER_FIG11_SIM: &[&str] = &[
+    "program",
+    "technique",
+    "run",
+    "virtual_ms",
+    "safepoints",
+    "samples_requested",
+    "samples_taken",
+    "pause_cycles",
+    "walk_cycles",
+    "stopped_us_per_safepoint",
+    "stopped_us_per_sample",
+    "walk_us_per_safepoint",
+    "requested_per_safepoint",
+];
+
+/// `hofer-fig11`'s columns on real threads (`--cores=real`).
+const HOFER_FIG11_REAL: &[&str] = &[
+    "program",
+    "technique",
+    "run",
+    "wall_ms",
+    "safepoints",
+    "samples_requested",
+    "samples_taken",
+    "held_ms",
+    "pause_ms",
+    "late_ms",
+    "pause_us_per_safepoint",
+    "held_us_per_safepoint",
+    "requested_per_safepoint",
+];
+
+/// The simulated cores of the `hofer-*` experiments without `--cores`.
+const HOFER_DEFAULT_CORES: usize = 4;
 
 /// The sampling techniques of the `hofer-*` experiments, as their CSVs
 /// name them.
@@ -271,11 +294,18 @@ fn svg_root(path: &Path) -> String {
     root.unwrap_or_default()
 }
 
-/// Runs `name --quick` into `dir`, checks the three files; returns the
-/// CSV rows (header first).
-fn run_quick(name: &str, columns: &[&str], dir: &Path) -> Vec<Vec<String>> {
+/// Runs `name --quick EXTRA` into `dir`, checks the three files; returns
+/// the CSV's comment lines and rows (header first).
+fn run_quick_with(
+    name: &str,
+    extra: &[&str],
+    columns: &[&str],
+    dir: &Path,
+) -> (Vec<String>, Vec<Vec<String>>) {
     let out = dir.display().to_string();
-    let r = experiment(&[name, "--quick", "--out", &out]);
+    let mut args = vec![name, "--quick", "--out", &out];
+    args.extend_from_slice(extra);
+    let r = experiment(&args);
     r.assert_status(0);
     assert!(
         r.stdout.contains("| "),
@@ -314,7 +344,7 @@ fn run_quick(name: &str, columns: &[&str], dir: &Path) -> Vec<Vec<String>> {
         !dir.join(format!(".{name}.work")).exists(),
         "{name}: the scratch directory was left behind"
     );
-    rows
+    (comments, rows)
 }
 
 #[test]
@@ -334,7 +364,13 @@ fn list_names_every_experiment_and_nothing_else() {
 fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
     for &(name, columns, deterministic) in EXPERIMENTS {
         let dir = scratch(&format!("experiment-{name}"));
-        let rows = run_quick(name, columns, &dir);
+        let (comments, rows) = run_quick_with(name, &[], columns, &dir);
+        if name.starts_with("hofer-") {
+            let want = format!(
+                "quick=true mode=simulated cores={HOFER_DEFAULT_CORES} quantum=100000 clock=virtual"
+            );
+            assert!(settings(&comments).starts_with(&want), "{comments:?}");
+        }
         match name {
             "arnold-grove-fig1" => check_fig1(&rows),
             "arnold-grove-table2" => check_table2(&rows),
@@ -345,7 +381,7 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "whaley-fig13" => check_whaley_fig13(&rows),
             "whaley-fig14" => check_whaley_fig14(&rows),
             "hofer-fig9" => check_hofer_fig9(&rows),
-            "hofer-fig11" => check_hofer_fig11(&rows),
+            "hofer-fig11" => check_hofer_fig11_sim(&rows, HOFER_DEFAULT_CORES),
             "hofer-fig12" => check_hofer_fig12(&rows),
             "hofer-fig13" => check_hofer_fig13(&rows),
             "arnold-sweeney-fig1-5" => check_as_fig1_5(&rows),
@@ -753,35 +789,76 @@ fn check_whaley_fig14(rows: &[Vec<String>]) {
     assert!(!measured(rows, "wall_context_correlation").is_empty());
 }
 
-/// Every (program, interval) is timed with `none` and every technique
-/// equally often; every time is positive, wall and CPU.
+/// On the simulated machine: one plain run per program (its length and
+/// thread cycles), every technique at every interval once per seed, every
+/// profiled run with at least one safepoint.
 fn check_hofer_fig9(rows: &[Vec<String>]) {
     let data = &rows[1..];
+    let num = |r: &Vec<String>, i: usize| -> u64 { r[i].parse().unwrap() };
     let programs: std::collections::BTreeSet<&str> = data.iter().map(|r| r[0].as_str()).collect();
-    let count = |p: &str, i: &str, t: &str| {
-        data.iter()
-            .filter(|r| r[0] == p && r[1] == i && r[2] == t)
-            .count()
-    };
     for p in &programs {
+        let plain: Vec<&Vec<String>> = data
+            .iter()
+            .filter(|r| r[0] == *p && r[2] == "none")
+            .collect();
+        assert_eq!(plain.len(), 1, "plain runs of {p}");
+        assert!(
+            num(plain[0], 4) > 0 && num(plain[0], 5) > 0,
+            "{:?}",
+            plain[0]
+        );
+        let seeds = data
+            .iter()
+            .filter(|r| r[0] == *p && r[1] == "1ms" && r[2] == HOFER_TECHNIQUES[0])
+            .count();
+        assert!(seeds > 0, "no run of {p}");
         for i in ["10ms", "1ms", "0.1ms"] {
-            let rounds = count(p, i, "none");
-            assert!(rounds > 0, "no plain run of {p} at {i}");
             for t in HOFER_TECHNIQUES {
-                assert_eq!(count(p, i, t), rounds, "runs of {p} {i} {t}");
+                let runs: Vec<&Vec<String>> = data
+                    .iter()
+                    .filter(|r| r[0] == *p && r[1] == i && r[2] == t)
+                    .collect();
+                assert_eq!(runs.len(), seeds, "runs of {p} {i} {t}");
+                for r in runs {
+                    assert!(num(r, 4) > 0 && num(r, 5) > 0, "{r:?}");
+                    assert!(num(r, 8) >= 1, "no safepoint: {r:?}");
+                    assert!(num(r, 6) > 0, "nothing stopped: {r:?}");
+                }
             }
         }
     }
-    for r in data {
-        assert!(r[4].parse::<f64>().unwrap() > 0.0, "wall: {r:?}");
-        assert!(r[5].parse::<f64>().unwrap() > 0.0, "cpu: {r:?}");
+}
+
+/// The sampler counters on the simulated machine of `cores` cores:
+/// safepoints taken, no more stacks walked than asked for, partial
+/// safepoints ask for at most one thread per simulated core, the global
+/// one for every live thread (8 threads here); sampling stops threads.
+fn check_hofer_fig11_sim(rows: &[Vec<String>], cores: usize) {
+    let num = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
+    for t in HOFER_TECHNIQUES {
+        assert!(rows.iter().any(|r| r[1] == t), "no run of {t}");
+    }
+    for r in &rows[1..] {
+        assert!(num(r, 4) >= 1.0, "no safepoint: {r:?}");
+        assert!(num(r, 6) <= num(r, 5), "more walked than asked: {r:?}");
+        assert!(num(r, 7) > 0.0, "nothing stopped: {r:?}");
+        let per = num(r, 12);
+        if r[1] == "safepoint-full" {
+            assert!(per > 2.0, "a global safepoint asks for every thread: {r:?}");
+        } else {
+            assert!(
+                per <= cores as f64 + 1e-9,
+                "more than a thread per core: {r:?}"
+            );
+        }
     }
 }
 
-/// The sampler counters: safepoints taken, no more stacks walked than
-/// asked for, partial safepoints ask for at most one thread per core, the
-/// global one for every live thread (8 threads here).
-fn check_hofer_fig11(rows: &[Vec<String>]) {
+/// The sampler counters on real threads: safepoints taken, no more
+/// stacks walked than asked for, partial safepoints ask for at most one
+/// thread per core, the global one for every live thread (8 threads
+/// here).
+fn check_hofer_fig11_real(rows: &[Vec<String>]) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     let num = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
     for t in HOFER_TECHNIQUES {
@@ -889,4 +966,80 @@ fn a_missing_program_is_66_before_anything_runs() {
     r.assert_status(66);
     assert!(r.stderr.contains("no_such_prog"), "{}", r.stderr);
     assert!(!dir.join("arnold-grove-fig1.csv").exists());
+}
+
+/// The settings line of a CSV's comments.
+fn settings(comments: &[String]) -> &str {
+    comments
+        .iter()
+        .find_map(|c| c.strip_prefix("settings: "))
+        .unwrap_or_else(|| panic!("no settings line in {comments:?}"))
+}
+
+#[test]
+fn hofer_with_cores_says_its_machine_and_repeats_exactly() {
+    // --cores=2: two runs with the same seeds write the same CSV, which
+    // says cores=2; a partial safepoint asks for at most 2 threads.
+    let mut csvs = Vec::new();
+    for k in 0..2 {
+        let dir = scratch(&format!("experiment-hofer-cores-2-{k}"));
+        let (comments, rows) = run_quick_with("hofer-fig11", &["--cores=2"], HOFER_FIG11_SIM, &dir);
+        assert!(
+            settings(&comments).contains("mode=simulated cores=2 quantum=100000 clock=virtual"),
+            "{comments:?}"
+        );
+        check_hofer_fig11_sim(&rows, 2);
+        csvs.push(std::fs::read(dir.join("hofer-fig11.csv")).unwrap());
+    }
+    assert!(
+        csvs[0] == csvs[1],
+        "hofer-fig11 --cores=2: the two CSVs differ"
+    );
+}
+
+#[test]
+fn cores_real_runs_the_old_wall_clock_mode() {
+    let dir = scratch("experiment-hofer-real");
+    let (comments, rows) = run_quick_with(
+        "hofer-fig11",
+        &["--cores=real", "--runs=1"],
+        HOFER_FIG11_REAL,
+        &dir,
+    );
+    assert!(
+        settings(&comments).contains("mode=real cores=real clock=wall"),
+        "{comments:?}"
+    );
+    check_hofer_fig11_real(&rows);
+}
+
+#[test]
+fn cores_is_refused_where_it_does_not_apply_and_for_bad_values() {
+    let dir = scratch("experiment-bad-cores");
+    let out = dir.display().to_string();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["arnold-grove-fig1", "--cores=4"],
+            "--cores does not apply to arnold-grove-fig1",
+        ),
+        (&["hofer-fig9", "--cores=0"], "`0` cores"),
+        (&["hofer-fig9", "--cores=four"], "neither a number of cores"),
+        (&["hofer-fig9", "--cores="], "--cores"),
+        (&["--list", "--cores=4"], "--cores"),
+    ];
+    for (args, want) in cases {
+        let mut all = args.to_vec();
+        all.extend(["--quick", "--out", &out]);
+        if all[0] == "--list" {
+            all.truncate(2);
+        }
+        let r = experiment(&all);
+        r.assert_status(2);
+        assert!(r.stderr.contains(want), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{args:?}: {}", r.stderr);
+    }
+    assert!(
+        !dir.join("arnold-grove-fig1.csv").exists(),
+        "the experiment ran"
+    );
 }

@@ -11,9 +11,15 @@
 //! timer with the paper's settings, which are the defaults here: waiting
 //! threads sampled too (section 3.1), as many threads per partial
 //! safepoint as cores, selected threads held until all have walked.
+//!
+//! Every run is made on the machine `--cores` names ([`crate::cores`]): by
+//! default the simulated one (`--clock=virtual --cores=N`), where runs are
+//! deterministic and made in parallel; with `--cores=real` on the real
+//! threads and the wall clock, one process at a time.
 
 use profile::Profile;
 
+use crate::cores::Cores;
 use crate::csv::Csv;
 use crate::plot::{WhiskerPanel, WhiskerSeries};
 use crate::progress::Progress;
@@ -75,15 +81,20 @@ pub fn timer_args(t: &Technique, interval: &str) -> Vec<String> {
     v
 }
 
-/// Iterations all computing threads make together: about 0.5 s on a quiet
-/// 2-core machine for a full run (half the size the old `bench/samplers.sh`
-/// used, so that the four experiments take minutes, not hours), 0.1 s for
-/// `--quick`.
-fn total_work(quick: bool) -> i64 {
-    if quick {
-        1_200_000
+/// Iterations all computing threads make together. On real threads: about
+/// 0.5 s on a quiet 2-core machine for a full run (half the size the old
+/// `bench/samplers.sh` used, so that the four experiments take minutes, not
+/// hours), 0.1 s for `--quick`. On the simulated machine a fifth of that
+/// (about 120 ms of virtual time on 4 cores for `many-8`, 25 ms for
+/// `--quick`; a hundred and twenty and twenty-five 1 ms ticks): a virtual
+/// cycle is exact, so a run need not be long to be measured, and every
+/// hand-over between two simulated threads costs a wake-up in real time.
+fn total_work(quick: bool, cores: Cores) -> i64 {
+    let real = if quick { 1_200_000 } else { 6_000_000 };
+    if cores.simulated() {
+        real / 5
     } else {
-        6_000_000
+        real
     }
 }
 
@@ -107,7 +118,7 @@ pub fn programs(ctx: &Context) -> Result<Vec<Program>, Error> {
             path.display()
         )));
     }
-    let w = total_work(ctx.opts.quick);
+    let w = total_work(ctx.opts.quick, ctx.cores());
     let many = |name: &str, threads: i64, busy: i64, depth: i64, computing: i64| Program {
         name: name.into(),
         path: path.clone(),
@@ -139,25 +150,50 @@ pub fn describe(programs: &[Program]) -> String {
 }
 
 /// The programs ([`programs`]) and the CSV every `hofer-*` experiment
-/// writes: its header comments say `settings`, then the programs'.
+/// writes: its header comments say the machine (`mode=... cores=...
+/// clock=...`, [`Cores::describe`]), `settings`, then the programs'.
 pub fn start(
     ctx: &Context,
     settings: &str,
     columns: &[&str],
 ) -> Result<(Vec<Program>, Csv), Error> {
     let programs = programs(ctx)?;
-    let settings = format!("{settings}; programs: {}", describe(&programs));
+    let settings = format!(
+        "{} {settings}; programs: {}",
+        ctx.cores().describe(),
+        describe(&programs)
+    );
     let csv = Csv::experiment(ctx, &settings, columns)?;
     Ok((programs, csv))
 }
 
+/// How the runs are made, for a CSV header: in parallel on the simulated
+/// machine, one process at a time on real threads.
+pub fn scheduling(ctx: &Context) -> &'static str {
+    if ctx.cores().simulated() {
+        "runs in parallel"
+    } else {
+        "one process at a time"
+    }
+}
+
 /// The CSV settings of the figures that average each technique's calling
 /// context trees over `runs` runs at [`ONE_MS`].
-pub fn average_settings(runs: usize) -> String {
+pub fn average_settings(ctx: &Context, runs: usize) -> String {
     format!(
-        "runs={runs} interval={ONE_MS} clock=wall, one process at a time; average CCT: mean \
-         of the runs' relative weights per context"
+        "runs={runs} interval={ONE_MS}, {}; average CCT: mean of the runs' relative weights \
+         per context",
+        scheduling(ctx)
     )
+}
+
+/// The clock a table names: virtual time on the simulated machine (1
+/// cycle = 1 ns), the wall clock on real threads.
+pub fn clock_name(ctx: &Context) -> String {
+    match ctx.cores() {
+        Cores::Simulated(n) => format!("virtual time on {n} simulated cores"),
+        Cores::Real => "the wall clock, real threads".into(),
+    }
 }
 
 /// CPU seconds (user and system, all threads) of every child process
@@ -200,10 +236,12 @@ where
 pub type Profiles = Vec<Vec<Vec<Profile>>>;
 
 /// Profiles of every technique on every program at `interval`, `runs`
-/// each (seeds 1..=runs): one process at a time, since every sampler runs
-/// on the wall clock and parallel runs would disturb each other; the
-/// techniques interleaved run by run, the order rotated. Calls
-/// `done(program, technique, run, profile)` after each.
+/// each (seeds 1..=runs), on the machine of `--cores`: on the simulated
+/// one in parallel (every run is deterministic); on real threads one
+/// process at a time, since every sampler then runs on the wall clock and
+/// parallel runs would disturb each other, the techniques interleaved run
+/// by run, the order rotated. Calls `done(program, technique, run,
+/// profile)` for each, in the order of the real-thread runs.
 pub fn profiled_runs<D>(
     ctx: &Context,
     programs: &[Program],
@@ -216,26 +254,45 @@ where
 {
     let vm = ctx.vm();
     let nt = TECHNIQUES.len();
-    let mut progress = Progress::new(
-        ctx.exp.name,
-        "profiled runs (one process at a time)",
-        (programs.len() * runs * nt) as u64,
-    );
-    let mut out: Profiles = vec![vec![Vec::new(); nt]; programs.len()];
-    for (pi, prog) in programs.iter().enumerate() {
+    // (program, run, technique), in the order the real threads run them.
+    let mut items = Vec::new();
+    for pi in 0..programs.len() {
         for run in 0..runs {
             for k in 0..nt {
-                let t = (k + run) % nt;
-                let mut args = timer_args(&TECHNIQUES[t], interval);
-                args.push(format!("--seed={}", run + 1));
-                let tag = format!("{}-{}-{run}", prog.name, TECHNIQUES[t].key);
-                let (p, _) = vm.profile(prog, &args, &tag)?;
-                done(pi, t, run, &p)?;
-                progress.step(&format!("{} {}", prog.name, TECHNIQUES[t].label));
-                out[pi][t].push(p);
+                items.push((pi, run, (k + run) % nt));
             }
         }
     }
+    let mut progress = Progress::new(
+        ctx.exp.name,
+        &format!("profiled runs ({})", scheduling(ctx)),
+        items.len() as u64,
+    );
+    let jobs = if ctx.cores().simulated() {
+        ctx.opts.jobs
+    } else {
+        1
+    };
+    let machine = ctx.cores().run_args();
+    let mut out: Profiles = vec![vec![Vec::new(); nt]; programs.len()];
+    crate::runner::par_map(
+        jobs,
+        &items,
+        |&(pi, run, t)| {
+            let mut args = timer_args(&TECHNIQUES[t], interval);
+            args.extend(machine.iter().cloned());
+            args.push(format!("--seed={}", run + 1));
+            let tag = format!("{}-{}-{run}", programs[pi].name, TECHNIQUES[t].key);
+            Ok(vm.profile(&programs[pi], &args, &tag)?.0)
+        },
+        |i, p| {
+            let (pi, run, t) = items[i];
+            done(pi, t, run, &p)?;
+            progress.step(&format!("{} {}", programs[pi].name, TECHNIQUES[t].label));
+            out[pi][t].push(p);
+            Ok(())
+        },
+    )?;
     progress.finish();
     Ok(out)
 }

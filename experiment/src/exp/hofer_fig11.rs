@@ -19,7 +19,7 @@ use crate::exp::hofer_common::{self as common, mq_of, ONE_MS, TECHNIQUES};
 use crate::stats::median;
 use crate::{markdown, plot, Context, Error};
 
-/// The CSV's columns.
+/// The CSV's columns on real threads.
 const COLUMNS: [&str; 13] = [
     "program",
     "technique",
@@ -36,58 +36,129 @@ const COLUMNS: [&str; 13] = [
     "requested_per_safepoint",
 ];
 
+/// The CSV's columns on the simulated machine.
+const SIM_COLUMNS: [&str; 13] = [
+    "program",
+    "technique",
+    "run",
+    "virtual_ms",
+    "safepoints",
+    "samples_requested",
+    "samples_taken",
+    "pause_cycles",
+    "walk_cycles",
+    "stopped_us_per_safepoint",
+    "stopped_us_per_sample",
+    "walk_us_per_safepoint",
+    "requested_per_safepoint",
+];
+
 /// The paper's statements (Figure 11 has no numbers in the text).
 const PAPER: &str = "no numbers; JVMTI's median latency high with many threads (actors, \
 tradebeans, tradesoap), SPS and ISPS not higher than on other benchmarks";
 
-/// One run's numbers from its profile's `run` section.
+/// One run's numbers from its profile's `run` section: on real threads
+/// pause and held time per safepoint; simulated, the thread time stopped
+/// per sample and per safepoint.
 struct Pause {
     pause_us: f64,
     held_us: f64,
     requested: f64,
 }
 
+/// A `run` section's optional count, 0 when absent.
+fn get(v: Option<u64>) -> f64 {
+    v.unwrap_or(0) as f64
+}
+
+/// `v / n`, `NaN` when `n` is 0.
+fn per(v: f64, n: f64) -> f64 {
+    if n > 0.0 {
+        v / n
+    } else {
+        f64::NAN
+    }
+}
+
+/// A real-thread run's CSV row and numbers.
+fn real_row(r: &profile::RunSection) -> (Vec<String>, Pause) {
+    let sp = get(r.safepoints);
+    let pause = Pause {
+        pause_us: per(get(r.pause_ns) / 1e3, sp),
+        held_us: per(get(r.held_ns) / 1e3, sp),
+        requested: per(get(r.samples_requested), sp),
+    };
+    let row = vec![
+        num(r.wall_ns as f64 / 1e6, 3),
+        num(sp, 0),
+        num(get(r.samples_requested), 0),
+        num(get(r.samples_taken), 0),
+        num(get(r.held_ns) / 1e6, 3),
+        num(get(r.pause_ns) / 1e6, 3),
+        num(get(r.late_ns) / 1e6, 3),
+        num(pause.pause_us, 2),
+        num(pause.held_us, 2),
+        num(pause.requested, 3),
+    ];
+    (row, pause)
+}
+
+/// A simulated run's CSV row and numbers: `pause_us` is the thread time
+/// stopped per sample taken, `held_us` per safepoint (virtual us).
+fn sim_row(r: &profile::RunSection) -> (Vec<String>, Pause) {
+    let sp = get(r.safepoints);
+    let stopped_us = get(r.pause_cycles) / 1e3;
+    let pause = Pause {
+        pause_us: per(stopped_us, get(r.samples_taken)),
+        held_us: per(stopped_us, sp),
+        requested: per(get(r.samples_requested), sp),
+    };
+    let row = vec![
+        num(r.wall_ns as f64 / 1e6, 3),
+        num(sp, 0),
+        num(get(r.samples_requested), 0),
+        num(get(r.samples_taken), 0),
+        num(get(r.pause_cycles), 0),
+        num(get(r.walk_cycles), 0),
+        num(pause.held_us, 2),
+        num(pause.pause_us, 2),
+        num(per(get(r.walk_cycles) / 1e3, sp), 2),
+        num(pause.requested, 3),
+    ];
+    (row, pause)
+}
+
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<String, Error> {
     let runs = ctx.runs(2, 5);
+    let sim = ctx.cores().simulated();
     let (programs, mut csv) = common::start(
         ctx,
-        &format!("runs={runs} interval={ONE_MS} clock=wall, one process at a time"),
-        &COLUMNS,
+        &format!("runs={runs} interval={ONE_MS}, {}", common::scheduling(ctx)),
+        if sim { &SIM_COLUMNS } else { &COLUMNS },
     )?;
     let mut pauses: Vec<Vec<Vec<Pause>>> = programs
         .iter()
         .map(|_| TECHNIQUES.iter().map(|_| Vec::new()).collect())
         .collect();
     common::profiled_runs(ctx, &programs, ONE_MS, runs, |pi, t, run, p| {
-        let r = &p.run;
-        let get = |v: Option<u64>| v.unwrap_or(0) as f64;
-        let sp = get(r.safepoints);
-        let per = |v: f64| if sp > 0.0 { v / sp } else { f64::NAN };
-        let pause = Pause {
-            pause_us: per(get(r.pause_ns) / 1e3),
-            held_us: per(get(r.held_ns) / 1e3),
-            requested: per(get(r.samples_requested)),
+        let (cells, pause) = if sim {
+            sim_row(&p.run)
+        } else {
+            real_row(&p.run)
         };
-        csv.row(&[
+        let mut row = vec![
             programs[pi].name.clone(),
             TECHNIQUES[t].key.into(),
             (run + 1).to_string(),
-            num(r.wall_ns as f64 / 1e6, 3),
-            num(sp, 0),
-            num(get(r.samples_requested), 0),
-            num(get(r.samples_taken), 0),
-            num(get(r.held_ns) / 1e6, 3),
-            num(get(r.pause_ns) / 1e6, 3),
-            num(get(r.late_ns) / 1e6, 3),
-            num(pause.pause_us, 2),
-            num(pause.held_us, 2),
-            num(pause.requested, 3),
-        ])?;
+        ];
+        row.extend(cells);
+        csv.row(&row)?;
         pauses[pi][t].push(pause);
         Ok(())
     })?;
-    draw(ctx, &programs, &pauses)?;
+    let labels = if sim { SIM_LABELS } else { REAL_LABELS };
+    draw(ctx, &programs, &pauses, &labels)?;
     let rows = common::technique_rows(&programs, &pauses, PAPER, |v| {
         vec![
             mq_of(v, |p| p.pause_us, false),
@@ -102,21 +173,17 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
         &[
             "program",
             "technique",
-            "pause us / safepoint",
-            "held us / safepoint",
+            labels.pause,
+            labels.held,
             "samples asked / safepoint",
             "paper (Figure 11)",
         ],
         &rows,
     );
+    let caption = caption(ctx, sim, runs);
     let doc = markdown::document(
         "hofer-fig11: Hofer et al. 2015, Figure 11",
-        &format!(
-            "At {ONE_MS}, per run: the profile's `pause_ns` / `safepoints` (request to release, \
-             the paper's latency) and `held_ns` / `safepoints` (thread time held per tick, \
-             summed over threads); median of {runs} run(s), quartiles of the per-run means in \
-             brackets. The paper box-plots single samples; a profile keeps only the sums."
-        ),
+        &caption,
         &table,
         "The global safepoint asks for a sample of every live thread at every tick and holds \
          them all until the last stack is walked; the partial safepoints ask for as many as \
@@ -128,34 +195,68 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
     Ok(table)
 }
 
+/// The table's caption: what the two means are, on which machine.
+fn caption(ctx: &Context, sim: bool, runs: usize) -> String {
+    if sim {
+        format!(
+            "At {ONE_MS}, on {}, per run: the profile's `pause_cycles` (thread time stopped, \
+             summed over threads) per sample taken and per safepoint, in virtual us; median of \
+             {runs} run(s) (seeds 1 to {runs}), quartiles of the per-run means in brackets. The \
+             paper box-plots single samples; a profile keeps only the sums, and on the \
+             simulated machine no request-to-release time.",
+            common::clock_name(ctx)
+        )
+    } else {
+        format!(
+            "At {ONE_MS}, per run: the profile's `pause_ns` / `safepoints` (request to release, \
+             the paper's latency) and `held_ns` / `safepoints` (thread time held per tick, \
+             summed over threads); median of {runs} run(s), quartiles of the per-run means in \
+             brackets. The paper box-plots single samples; a profile keeps only the sums."
+        )
+    }
+}
+
+/// The names of the two per-run means, in the table and the plots.
+struct Labels {
+    pause: &'static str,
+    held: &'static str,
+    pause_title: &'static str,
+    held_title: &'static str,
+}
+
+/// On real threads.
+const REAL_LABELS: Labels = Labels {
+    pause: "pause us / safepoint",
+    held: "held us / safepoint",
+    pause_title: "Hofer et al. Fig. 11: pause per safepoint at 1 ms (request to release)",
+    held_title: "thread time held per safepoint (summed over threads)",
+};
+
+/// On the simulated machine (virtual microseconds).
+const SIM_LABELS: Labels = Labels {
+    pause: "stopped us / sample",
+    held: "stopped us / safepoint",
+    pause_title: "Hofer et al. Fig. 11: thread time stopped per sample at 1 ms (virtual)",
+    held_title: "thread time stopped per safepoint (summed over threads, virtual)",
+};
+
 /// Two panels: pause and held time per safepoint, programs as groups,
 /// techniques as bars with quartile whiskers.
 fn draw(
     ctx: &Context,
     programs: &[crate::suite::Program],
     pauses: &[Vec<Vec<Pause>>],
+    labels: &Labels,
 ) -> Result<(), Error> {
     plot::whisker_panels(
         &ctx.out_file("svg"),
         &[
-            common::run_panel(
-                programs,
-                pauses,
-                (
-                    "Hofer et al. Fig. 11: pause per safepoint at 1 ms (request to release)",
-                    "us per safepoint",
-                ),
-                |p| p.pause_us,
-            ),
-            common::run_panel(
-                programs,
-                pauses,
-                (
-                    "thread time held per safepoint (summed over threads)",
-                    "us per safepoint",
-                ),
-                |p| p.held_us,
-            ),
+            common::run_panel(programs, pauses, (labels.pause_title, labels.pause), |p| {
+                p.pause_us
+            }),
+            common::run_panel(programs, pauses, (labels.held_title, labels.held), |p| {
+                p.held_us
+            }),
         ],
     )
 }

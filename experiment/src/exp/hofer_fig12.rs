@@ -10,7 +10,10 @@
 //! cct-overlap, and hot-edge coverage with the run as the profile and the
 //! average as the reference (the share of the average's hot contexts, at
 //! least a tenth of the hottest, that the run found; the paper's T = 0.1).
-//! The figure shows the medians with the quartiles.
+//! The figure shows the medians with the quartiles. On the simulated
+//! machine (the default, [`crate::cores`]) the runs differ by their seeds
+//! and are made in parallel; on real threads (`--cores=real`) by the
+//! machine's timing too.
 
 use profile::{metrics, Profile};
 
@@ -31,7 +34,7 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
     let runs = ctx.runs(2, 10);
     let (programs, mut csv) = common::start(
         ctx,
-        &common::average_settings(runs),
+        &common::average_settings(ctx, runs),
         &[
             "program",
             "technique",
@@ -80,9 +83,10 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
     let doc = markdown::document(
         "hofer-fig12: Hofer et al. 2015, Figure 12",
         &format!(
-            "At {ONE_MS}, {runs} run(s) per technique: each run's CCT against the average CCT \
-             of its technique's runs (the mean of the relative weights per context); median, \
-             quartiles in brackets."
+            "At {ONE_MS}, on {}, {runs} run(s) per technique (seeds 1 to {runs}): each run's \
+             CCT against the average CCT of its technique's runs (the mean of the relative \
+             weights per context); median, quartiles in brackets.",
+            common::clock_name(ctx)
         ),
         &table,
         "The paper finds the three techniques about equally stable. Here a technique that \

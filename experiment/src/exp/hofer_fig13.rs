@@ -3,14 +3,16 @@
 //! techniques' average calling context trees are to each other.
 //!
 //! The runs are those of `hofer-fig12` (every technique, every program,
-//! `runs` times at 1 ms, one process at a time), made again; each
+//! `runs` times at 1 ms, seeds 1 to `runs`), made again; each
 //! technique's average CCT is the mean of its runs' relative weights per
 //! context ([`super::hofer_cct::average`]). Every pair of averages is
 //! compared: cct-overlap (symmetric) and hot-edge coverage (T = 0.1) both
 //! ways. The paper has no exact CCT to compare with; this VM has one
 //! (`--profile=exhaustive --record=cct`, calls counted), so each average is
 //! also compared with it, the caveat being that the exact tree weighs
-//! contexts by calls and a sampler by time (docs/SAMPLERS.md).
+//! contexts by calls and a sampler by time (docs/SAMPLERS.md). On the
+//! simulated machine (the default) the exact trees are made on the same
+//! cores as the sampled ones.
 
 use profile::{metrics, Profile};
 
@@ -45,7 +47,7 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
         ctx,
         &format!(
             "{}; coverage: of the reference's hot contexts (T = 0.1) by the profile",
-            common::average_settings(runs)
+            common::average_settings(ctx, runs)
         ),
         &[
             "program",
@@ -55,7 +57,7 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             "hot_edge_coverage",
         ],
     )?;
-    let exact = crate::exp::common::exact_trees(ctx, &programs)?;
+    let exact = exact_trees(ctx, &programs)?;
     let profiles = common::profiled_runs(ctx, &programs, ONE_MS, runs, |_, _, _, _| Ok(()))?;
     let mut pairs: Vec<Vec<Pair>> = Vec::new();
     for (pi, prog) in programs.iter().enumerate() {
@@ -93,15 +95,24 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
     let doc = markdown::document(
         "hofer-fig13: Hofer et al. 2015, Figure 13",
         &format!(
-            "At {ONE_MS}, the average CCT of {runs} run(s) per technique; each pair: cct-overlap \
-             / hot-edge coverage of the first one's hot contexts by the second (T = 0.1); last \
-             columns: each average against the exact CCT (calls counted)."
+            "At {ONE_MS}, on {}, the average CCT of {runs} run(s) per technique; each pair: \
+             cct-overlap / hot-edge coverage of the first one's hot contexts by the second (T = \
+             0.1); last columns: each average against the exact CCT (calls counted).",
+            common::clock_name(ctx)
         ),
         &table,
         &format!("The paper: {PAPER}. (docs/EXPERIMENTS.md, hofer-fig13, reads ours.)\n"),
     );
     crate::write_file(&ctx.out_file("md"), &doc)?;
     Ok(table)
+}
+
+/// The exact CCT of every program, on the machine of `--cores`.
+fn exact_trees(ctx: &Context, programs: &[crate::suite::Program]) -> Result<Vec<Profile>, Error> {
+    let machine = ctx.cores().run_args();
+    let mut extra = vec!["--record=cct"];
+    extra.extend(machine.iter().map(String::as_str));
+    crate::exp::common::exact_each(ctx, programs, &extra, "exact trees", |p, _| p)
 }
 
 /// `profile` against `reference`.

@@ -10,13 +10,16 @@
 //! (`getrusage` of the children). The overhead is the median over rounds of
 //! each round's ratio to the plain run, with its quartiles, as the paper's
 //! bars and error bars; the "G.Mean" group is the geometric mean of the
-//! programs' medians, as the paper's.
+//! programs' medians, as the paper's. That is the real-thread mode
+//! (`--cores=real`); on the simulated machine, the default, the runs and
+//! the two measures are those of [`super::hofer_fig9_sim`].
 
 use crate::csv::num;
 use crate::exp::hofer_common::{
     self as common, gmean_pct, mq, quartiles, time_rounds_cpu, INTERVALS, TECHNIQUES,
 };
 use crate::progress::Progress;
+use crate::suite::Program;
 use crate::{markdown, plot, Context, Error};
 
 /// The paper's statements about the overheads (its figures give no
@@ -34,11 +37,32 @@ pub const PAPER: [(&str, &str); 3] = [
 ];
 
 /// Per-round overheads of one (program, interval): `[technique][round]`,
-/// wall and CPU, in percent.
-struct Overheads {
-    wall: Vec<Vec<f64>>,
-    cpu: Vec<Vec<f64>>,
-    plain_ms: f64,
+/// in percent, on the two clocks ([`Clocks`]): wall and CPU on real
+/// threads, run length and thread time stopped on the simulated machine.
+pub struct Overheads {
+    /// The first clock's.
+    pub wall: Vec<Vec<f64>>,
+    /// The second clock's.
+    pub cpu: Vec<Vec<f64>>,
+    /// The plain run's length in ms (wall, or virtual).
+    pub plain_ms: f64,
+}
+
+/// A measurement: the programs, `[program][interval]` overheads, and the
+/// measures' names.
+pub type Measurement = (Vec<Program>, Vec<Vec<Overheads>>, Clocks);
+
+/// What the two measures of [`Overheads`] are called in the table and
+/// the plots, and what the runs were.
+pub struct Clocks {
+    /// The first measure's name.
+    pub first: &'static str,
+    /// The second measure's name.
+    pub second: &'static str,
+    /// The table's caption.
+    pub caption: String,
+    /// The reading's closing sentences.
+    pub note: &'static str,
 }
 
 /// Which of [`Overheads`]' clocks: [`wall`] or [`cpu`].
@@ -64,12 +88,33 @@ fn gmean(results: &[Vec<Overheads>], ii: usize, k: usize, clock: Clock) -> f64 {
     gmean_pct(&medians)
 }
 
-/// Runs the experiment.
+/// Runs the experiment: on the simulated machine
+/// ([`super::hofer_fig9_sim`]) or on real threads.
 pub fn run(ctx: &Context) -> Result<String, Error> {
+    let (programs, results, clocks) = if ctx.cores().simulated() {
+        super::hofer_fig9_sim::measure(ctx)?
+    } else {
+        measure_real(ctx)?
+    };
+    draw(ctx, &programs, &results, &clocks)?;
+    let table = table(&programs, &results);
+    let doc = markdown::document(
+        "hofer-fig9: Hofer et al. 2015, Figures 9 and 10",
+        &clocks.caption,
+        &table,
+        &reading(&results, &clocks),
+    );
+    crate::write_file(&ctx.out_file("md"), &doc)?;
+    Ok(table)
+}
+
+/// The real-thread measurement: every configuration timed one process at
+/// a time, interleaved round by round, wall clock and CPU time.
+fn measure_real(ctx: &Context) -> Result<Measurement, Error> {
     let rounds = ctx.runs(1, 5);
     let (programs, mut csv) = common::start(
         ctx,
-        &format!("rounds={rounds} clock=wall, one process at a time, interleaved rounds"),
+        &format!("rounds={rounds}, one process at a time, interleaved rounds"),
         &[
             "program",
             "interval",
@@ -138,26 +183,25 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
         results.push(per_interval);
     }
     progress.finish();
-    draw(ctx, &programs, &results)?;
-    let table = table(&programs, &results);
-    let doc = markdown::document(
-        "hofer-fig9: Hofer et al. 2015, Figures 9 and 10",
-        &format!(
-            "Overhead against `--profile=none` in percent, wall clock / CPU time of all threads: \
-             median of {rounds} interleaved round(s) with quartiles in brackets; G.Mean is the \
-             geometric mean of the programs' medians. The paper's column quotes its text (its \
-             figures give no numbers)."
+    let clocks = Clocks {
+        first: "wall clock",
+        second: "CPU time, all threads",
+        caption: format!(
+            "Overhead against `--profile=none` in percent, wall clock / CPU time of all \
+             threads (real threads): median of {rounds} interleaved round(s) with quartiles in \
+             brackets; G.Mean is the geometric mean of the programs' medians. The paper's \
+             column quotes its text (its figures give no numbers)."
         ),
-        &table,
-        &reading(&results),
-    );
-    crate::write_file(&ctx.out_file("md"), &doc)?;
-    Ok(table)
+        note: "On a shared 2-core machine the wall clock mostly measures the other jobs (the \
+               quartile ranges show it) and the CPU time of all threads is the steadier measure \
+               (docs/EXPERIMENTS.md, hofer-fig9, says what 2 cores cannot show).",
+    };
+    Ok((programs, results, clocks))
 }
 
 /// The table: one row per (program, interval) and a G.Mean row per
 /// interval with the paper's statement.
-fn table(programs: &[crate::suite::Program], results: &[Vec<Overheads>]) -> String {
+fn table(programs: &[Program], results: &[Vec<Overheads>]) -> String {
     let mut headers = vec!["program", "interval", "plain ms"];
     headers.extend(TECHNIQUES.iter().map(|t| t.label));
     headers.push("paper (section 7.1)");
@@ -191,13 +235,14 @@ fn table(programs: &[crate::suite::Program], results: &[Vec<Overheads>]) -> Stri
     markdown::table(&headers, &rows)
 }
 
-/// Six panels, one per interval for the wall clock, then one per interval
-/// for the CPU time: the programs (and G.Mean) as groups, the techniques
+/// Six panels, one per interval for the first clock, then one per
+/// interval for the second: the programs (and G.Mean) as groups, the techniques
 /// as bars (median overhead) with quartile whiskers.
 fn draw(
     ctx: &Context,
-    programs: &[crate::suite::Program],
+    programs: &[Program],
     results: &[Vec<Overheads>],
+    clocks: &Clocks,
 ) -> Result<(), Error> {
     let mut groups = common::names(programs);
     groups.push("G.Mean".into());
@@ -224,17 +269,17 @@ fn draw(
     };
     let mut panels = Vec::new();
     for ii in 0..INTERVALS.len() {
-        panels.push(panel(ii, "wall clock", wall));
+        panels.push(panel(ii, clocks.first, wall));
     }
     for ii in 0..INTERVALS.len() {
-        panels.push(panel(ii, "CPU time, all threads", cpu));
+        panels.push(panel(ii, clocks.second, cpu));
     }
     plot::whisker_panels(&ctx.out_file("svg"), &panels)
 }
 
-/// The reading: the G.Mean of every technique at each interval, wall
-/// clock and CPU time.
-fn reading(results: &[Vec<Overheads>]) -> String {
+/// The reading: the G.Mean of every technique at each interval, on both
+/// clocks.
+fn reading(results: &[Vec<Overheads>], clocks: &Clocks) -> String {
     let parts: Vec<String> = INTERVALS
         .iter()
         .enumerate()
@@ -257,11 +302,12 @@ fn reading(results: &[Vec<Overheads>]) -> String {
         })
         .collect();
     format!(
-        "Geometric means of the medians, wall clock / CPU time: {}. The paper's ordering (the \
-         global safepoint costliest, growing fastest as the interval shrinks; ISPS cheapest) is \
-         what to look for. On a shared 2-core machine the wall clock mostly measures the other \
-         jobs (the quartile ranges show it) and the CPU time of all threads is the steadier \
-         measure (docs/EXPERIMENTS.md, hofer-fig9, says what 2 cores cannot show).\n",
-        parts.join("; ")
+        "Geometric means of the medians, {} / {}: {}. The paper's ordering (the global \
+         safepoint costliest, growing fastest as the interval shrinks; ISPS cheapest) is what \
+         to look for. {}\n",
+        clocks.first,
+        clocks.second,
+        parts.join("; "),
+        clocks.note
     )
 }

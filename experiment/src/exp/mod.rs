@@ -14,6 +14,7 @@ pub mod hofer_fig11;
 pub mod hofer_fig12;
 pub mod hofer_fig13;
 pub mod hofer_fig9;
+pub mod hofer_fig9_sim;
 pub mod sscli_table1;
 pub mod whaley;
 pub mod whaley_fig13;
@@ -28,6 +29,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Arnold & Grove 2005, Figure 1",
         measures: "share of call_1 and call_2 in the DCG under timer and cbs, against exact",
         deterministic: true,
+        takes_cores: false,
         run: ag_fig1::run,
     },
     Experiment {
@@ -35,6 +37,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Arnold & Grove 2005, Table 2A",
         measures: "cbs stride x samples grid: dcg-overlap (suite mean) and sampling rate",
         deterministic: true,
+        takes_cores: false,
         run: ag_table2::run,
     },
     Experiment {
@@ -42,6 +45,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Arnold & Grove 2005, Table 3",
         measures: "per benchmark: wall-clock overhead and accuracy of timer and cbs",
         deterministic: false,
+        takes_cores: false,
         run: ag_table3::run,
     },
     Experiment {
@@ -49,6 +53,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Arnold & Grove 2005, Figure 5",
         measures: "per benchmark: simulated-cycle speedup of linear inlining with timer, cbs, exact profiles",
         deterministic: true,
+        takes_cores: false,
         run: ag_fig5::run,
     },
     Experiment {
@@ -56,6 +61,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Arnold & Sweeney 2000, Figures 1-5",
         measures: "per benchmark: cct-overlap of the ACCT sampled every 1, 59 (both strategies), 307, 1559 calls; the top 40 edges",
         deterministic: true,
+        takes_cores: false,
         run: as_fig1_5::run,
     },
     Experiment {
@@ -63,6 +69,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Arnold & Sweeney 2000, Figure 6",
         measures: "the adversary program: ACCT edge weights under all-new-edges against last-edge",
         deterministic: true,
+        takes_cores: false,
         run: as_fig6::run,
     },
     Experiment {
@@ -70,6 +77,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Whaley 2000, Figure 13",
         measures: "hot-method counting (timer): wall-clock overhead and precision between runs at the paper's intervals",
         deterministic: false,
+        takes_cores: false,
         run: whaley_fig13::run,
     },
     Experiment {
@@ -77,6 +85,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Whaley 2000, Figure 14",
         measures: "the PCCT (marked walk): wall-clock overhead and precision between runs at the paper's intervals; the buffer (--max-walk)",
         deterministic: false,
+        takes_cores: false,
         run: whaley_fig14::run,
     },
     Experiment {
@@ -84,20 +93,23 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Chilingarova & Safonov 2006, Table 1",
         measures: "per benchmark: correlation and overlap of the CC-Map with exact counts; the self-tuning interval over a run",
         deterministic: true,
+        takes_cores: false,
         run: sscli_table1::run,
     },
     Experiment {
         name: "hofer-fig9",
         reproduces: "Hofer et al. 2015, Figures 9-10",
-        measures: "many threads: wall and CPU overhead of global, partial, SPS, ISPS at 10, 1, 0.1 ms",
+        measures: "many threads, simulated cores: overhead (run length, thread time stopped) of global, partial, SPS, ISPS at 10, 1, 0.1 ms",
         deterministic: false,
+        takes_cores: true,
         run: hofer_fig9::run,
     },
     Experiment {
         name: "hofer-fig11",
         reproduces: "Hofer et al. 2015, Figure 11",
-        measures: "many threads: pause and held time per safepoint of each sampler at 1 ms",
+        measures: "many threads, simulated cores: thread time stopped per sample and per safepoint of each sampler at 1 ms",
         deterministic: false,
+        takes_cores: true,
         run: hofer_fig11::run,
     },
     Experiment {
@@ -105,6 +117,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Hofer et al. 2015, Figure 12",
         measures: "stability: each run's CCT against its technique's average CCT (overlap, hot-edge coverage)",
         deterministic: false,
+        takes_cores: true,
         run: hofer_fig12::run,
     },
     Experiment {
@@ -112,6 +125,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Hofer et al. 2015, Figure 13",
         measures: "the techniques' average CCTs against each other and the exact CCT",
         deterministic: false,
+        takes_cores: true,
         run: hofer_fig13::run,
     },
     Experiment {
@@ -119,6 +133,7 @@ pub static REGISTRY: &[Experiment] = &[
         reproduces: "Mytkowicz et al. 2010, the causality test",
         measures: "work added to one method at a time: does each profile's share rise as the exact one does?",
         deterministic: true,
+        takes_cores: false,
         run: causality::run,
     },
 ];
