@@ -495,9 +495,7 @@ impl Hooks for Profiler {
             )),
             ProfileKind::Counter => {
                 // Take the first prologue; the listener keeps the word at -1.
-                thread
-                    .control
-                    .store(-1, std::sync::atomic::Ordering::SeqCst);
+                thread.set_control_word(-1);
                 Box::new(SamplingListener::new(
                     self.recorder(thread),
                     MethodCounter::new(self.rng_for(thread.id), c.every),

@@ -11,13 +11,17 @@
 //! exhaustive profiles) and call tracing (exhaustive profiles) are compiled
 //! in only where asked for.
 //!
-//! A yieldpoint's fast path is one load of the control word and one branch;
-//! everything else ([`Interp::yieldpoint_taken`]) is out of line. Only the
-//! prologue yieldpoint is an instruction of its own, and calls do it inline
-//! instead of dispatching to it; backedge and epilogue yieldpoints are fused
-//! into their jump or `ret` (see [`crate::instr`]). So a loop iteration or a
-//! call pays for its yieldpoints a load and a predictable branch each, and no
-//! extra dispatch.
+//! A backedge yieldpoint's fast path is one load of the control word and
+//! one branch; everything else ([`Interp::yieldpoint_taken`]) is out of
+//! line. Prologue and epilogue yieldpoints have no test of their own: they
+//! ride on the depth checks a call and a `ret` make anyway, against the
+//! thread's frame limit, which a request lowers to 0 (V8's stack guard; see
+//! [`crate::thread`]). Only the prologue yieldpoint is an instruction of its
+//! own, and calls do it inline, entering past it, instead of dispatching to
+//! it; backedge and epilogue yieldpoints are fused into their jump or `ret`
+//! (see [`crate::instr`]). So a loop iteration pays for its yieldpoint a
+//! load and a predictable branch, a call nothing, and no yieldpoint costs a
+//! dispatch.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -220,7 +224,12 @@ impl<'vm> Interp<'vm> {
         }
         let prog = self.prog;
         let control = &self.shared.control;
+        let frame_limit = &self.shared.frame_limit;
         let max_frames = self.vm.max_frames;
+        // The pc a call enters its callee at: past the prologue yieldpoint,
+        // which every body of a program loaded with yieldpoints has at pc 0
+        // (`crate::translate`) and which the call does inline.
+        let entry = usize::from(prog.yieldpoints);
         let top = *self.frames.last().expect("entry frame");
         let mut body: &'vm Body = prog.body(top.body);
 
@@ -399,8 +408,14 @@ impl<'vm> Interp<'vm> {
             ($target:expr, $base:expr) => {{
                 let target = $target;
                 let callee: &'vm Body = self.code[target as usize];
-                if self.frames.len() >= max_frames {
-                    fail!(RuntimeError::StackOverflow { limit: max_frames });
+                // The stack guard: one compare is the overflow check and
+                // the prologue yieldpoint's test (see `crate::thread`).
+                let mut take = false;
+                if self.frames.len() >= frame_limit.load(Ordering::Relaxed) {
+                    match self.call_tripped(max_frames) {
+                        Ok(t) => take = t,
+                        Err(e) => fail!(e),
+                    }
                 }
                 let return_pc = cur_pc!() + 1;
                 // The caller's base, from `fp` rather than from its frame.
@@ -435,7 +450,6 @@ impl<'vm> Interp<'vm> {
                 });
                 body = callee;
                 code_start = code_of!(body);
-                ip = code_start;
                 fp = callee_fp;
                 if M::COUNT {
                     self.bodies.entered(self.frames.len() - 1, self.cycles);
@@ -447,15 +461,23 @@ impl<'vm> Interp<'vm> {
                 }
                 // The prologue yieldpoint, done here rather than dispatched:
                 // enter past it, as if it had just run.
-                // SAFETY: a body has at least one instruction (1).
-                if matches!(unsafe { *code_start }, Instr::YieldPrologue) {
-                    // SAFETY: the prologue is never the last instruction (1).
-                    ip = unsafe { code_start.add(1) };
-                    if M::COUNT {
-                        self.cycles += u64::from(body.costs[0]);
-                        self.instructions += u64::from(body.counts[0]);
+                debug_assert_eq!(
+                    matches!(body.code[0], Instr::YieldPrologue),
+                    entry == 1,
+                    "a prologue at pc 0 exactly when loaded with yieldpoints"
+                );
+                // SAFETY: the prologue is never the last instruction (1).
+                ip = unsafe { code_start.add(entry) };
+                if M::COUNT && entry != 0 {
+                    self.cycles += u64::from(body.costs[0]);
+                    self.instructions += u64::from(body.counts[0]);
+                }
+                if take || (M::COUNT && entry != 0 && self.cycles >= self.next_event) {
+                    self.pc = cur_pc!();
+                    if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Prologue) {
+                        return exit;
                     }
-                    yieldpoint!(YieldKind::Prologue, |cw: i64| cw != 0);
+                    resync!();
                 }
             }};
         }
@@ -465,13 +487,13 @@ impl<'vm> Interp<'vm> {
             };
         }
         macro_rules! ret {
-            ($a:expr) => {{
+            ($a:expr, $pop:expr) => {{
                 let v = get!($a);
                 if M::TRACE_CALLS {
                     self.pc = cur_pc!();
                     self.notify(|l, t| l.returning(t));
                 }
-                let frame = self.frames.pop().expect("a frame to return from");
+                let frame: Frame = $pop;
                 if M::COUNT {
                     self.bodies.left(frame.body, self.frames.len(), self.cycles);
                 }
@@ -828,10 +850,32 @@ impl<'vm> Interp<'vm> {
                     }
                     enter_body!(target, base)
                 }
-                Instr::Ret { a } => ret!(a),
+                Instr::Ret { a } => ret!(a, self.frames.pop().expect("a frame to return from")),
                 Instr::RetY { a } => {
-                    yieldpoint!(YieldKind::Epilogue, |cw: i64| cw != 0);
-                    ret!(a)
+                    // The epilogue yieldpoint's test is the frame pop's own
+                    // check that there is a frame: `depth - 1` wraps for an
+                    // empty list, and is below the frame limit unless a
+                    // request lowered it to 0 (see `crate::thread`).
+                    let top = self.frames.len().wrapping_sub(1);
+                    let take = top >= frame_limit.load(Ordering::Relaxed) && self.return_tripped();
+                    if take || (M::COUNT && self.cycles >= self.next_event) {
+                        self.pc = cur_pc!();
+                        if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Epilogue) {
+                            return exit;
+                        }
+                        resync!();
+                    }
+                    ret!(a, {
+                        let top = self.frames.len().wrapping_sub(1);
+                        debug_assert!(top < self.frames.len(), "a frame to return from");
+                        // SAFETY: the frame list is not empty: the check
+                        // above (`return_tripped` panics on an empty list),
+                        // and a yieldpoint leaves the frames as they were.
+                        unsafe {
+                            self.frames.set_len(top);
+                            *self.frames.as_ptr().add(top)
+                        }
+                    })
                 }
                 Instr::New { d, class } => {
                     let nfields = prog.classes[class as usize].nfields as usize;
@@ -1025,6 +1069,45 @@ impl<'vm> Interp<'vm> {
         r
     }
 
+    /// A call's slow path, taken when its depth reached the frame limit
+    /// (see [`crate::thread`]): the overflow error at `max_frames` frames;
+    /// else whether the callee's prologue yieldpoint is to be taken.
+    #[cold]
+    #[inline(never)]
+    fn call_tripped(&self, max_frames: usize) -> Result<bool, RuntimeError> {
+        if self.frames.len() >= max_frames {
+            return Err(RuntimeError::StackOverflow { limit: max_frames });
+        }
+        Ok(self.limit_tripped())
+    }
+
+    /// A `ret`'s slow path, taken when its depth check against the frame
+    /// limit tripped: whether the epilogue yieldpoint is to be taken.
+    #[cold]
+    #[inline(never)]
+    fn return_tripped(&self) -> bool {
+        assert!(!self.frames.is_empty(), "a frame to return from");
+        self.limit_tripped()
+    }
+
+    /// The frame limit tripped: the yieldpoint is to be taken if the
+    /// program has yieldpoints and the control word is non-zero (taking it
+    /// restores the limit); else the limit goes back up.
+    fn limit_tripped(&self) -> bool {
+        let max_frames = self.vm.max_frames;
+        if !self.prog.yieldpoints {
+            // No yieldpoint will serve a request: the limit is only the
+            // overflow check.
+            self.shared.frame_limit.store(max_frames, Ordering::SeqCst);
+            return false;
+        }
+        if self.shared.control_word() != 0 {
+            return true;
+        }
+        self.shared.rearm(max_frames);
+        false
+    }
+
     /// The slow path of a yieldpoint: serve the VM's requests, then give the
     /// listener its turn, then restore the control word.
     #[cold]
@@ -1091,11 +1174,7 @@ impl<'vm> Interp<'vm> {
         }
         self.next_event = self.next_tick.min(self.slice_end);
         self.shared
-            .control
-            .store(self.control_base, Ordering::SeqCst);
-        if self.shared.requests.load(Ordering::SeqCst) != 0 {
-            self.shared.control.store(1, Ordering::SeqCst);
-        }
+            .restore_control(self.control_base, self.vm.max_frames);
         None
     }
 

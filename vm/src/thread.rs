@@ -6,8 +6,17 @@
 //! - the **yieldpoint control word** ([`ThreadShared::control`]), overloaded
 //!   as in Arnold & Grove 2005, section 5.1: `0` means take no yieldpoint,
 //!   `-1` take prologue and epilogue yieldpoints, `1` take every yieldpoint.
-//!   Prologue and epilogue yieldpoints test `!= 0`, backedge yieldpoints
-//!   `> 0`: the fast path is one load and one branch;
+//!   Backedge yieldpoints test `> 0`: the fast path is one load and one
+//!   branch;
+//! - the **frame limit** ([`ThreadShared::frame_limit`]), V8's *stack
+//!   guard*: whoever makes the control word non-zero also lowers the limit
+//!   to 0, so the depth check a call makes anyway (frames against
+//!   `--max-frames`) trips, and the call's slow path tells a real overflow
+//!   from a request and takes the prologue yieldpoint. A `ret` with its
+//!   epilogue yieldpoint compares its depth against the same limit. So the
+//!   prologue and epilogue yieldpoints (`!= 0`) cost no test of their own.
+//!   Only the thread raises the limit again (to `--max-frames`, which only
+//!   it knows), when it restores the control word to 0;
 //! - the **request bits** ([`ThreadShared::requests`]) saying *why* the
 //!   thread should stop at its next yieldpoint (a sample tick, a safepoint,
 //!   a collection, the program stopping). A requester sets its bit and then
@@ -23,7 +32,7 @@
 //! `safepoint`, `interp` or `runtime` (a thread's part of the safepoint
 //! protocol is kept by [`crate::safepoint`]).
 
-use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
@@ -115,8 +124,14 @@ pub struct ThreadShared {
     pub id: u32,
     /// The method the thread started in.
     pub entry: MethodId,
-    /// The yieldpoint control word (see the module docs).
-    pub control: AtomicI64,
+    /// The yieldpoint control word (see the module docs): set it with
+    /// [`ThreadShared::set_control_word`], which keeps the frame limit in
+    /// step.
+    pub(crate) control: AtomicI64,
+    /// The depth at which a call leaves its fast path: the thread's
+    /// `--max-frames` while the control word is 0, else 0 (see the module
+    /// docs). Starts at 0, so the thread's first call sets it.
+    pub(crate) frame_limit: AtomicUsize,
     /// Pending request bits (see [`request`]).
     pub requests: AtomicU32,
     state: AtomicU8,
@@ -146,6 +161,7 @@ impl ThreadShared {
             id,
             entry,
             control: AtomicI64::new(0),
+            frame_limit: AtomicUsize::new(0),
             requests: AtomicU32::new(0),
             state: AtomicU8::new(ThreadState::Running as u8),
             waiting_on: AtomicI64::new(-1),
@@ -159,7 +175,49 @@ impl ThreadShared {
     /// Asks the thread to take its next yieldpoint to serve `bits`.
     pub fn request(&self, bits: u32) {
         self.requests.fetch_or(bits, Ordering::SeqCst);
-        self.control.store(1, Ordering::SeqCst);
+        self.set_control_word(1);
+    }
+
+    /// The control word now.
+    pub fn control_word(&self) -> i64 {
+        self.control.load(Ordering::SeqCst)
+    }
+
+    /// Sets the control word (another thread, or a hook before the thread
+    /// runs; a listener uses [`crate::hooks::ThreadCtx::set_control`]). A
+    /// non-zero word lowers the frame limit, so that the thread's next call
+    /// or return notices it; 0 leaves the limit to the thread.
+    pub fn set_control_word(&self, value: i64) {
+        self.control.store(value, Ordering::SeqCst);
+        if value != 0 {
+            self.frame_limit.store(0, Ordering::SeqCst);
+        }
+    }
+
+    /// The thread itself, after a yieldpoint: the control word back to
+    /// `base`, the frame limit back to `max_frames` if that is 0, and both
+    /// asking again if requests came in meanwhile. (A requester sets its
+    /// bits before the word and the limit: either this load sees the bits,
+    /// or the requester's stores come after these.)
+    pub(crate) fn restore_control(&self, base: i64, max_frames: usize) {
+        self.control.store(base, Ordering::SeqCst);
+        let limit = if base == 0 { max_frames } else { 0 };
+        self.frame_limit.store(limit, Ordering::SeqCst);
+        if self.requests.load(Ordering::SeqCst) != 0 {
+            self.set_control_word(1);
+        }
+    }
+
+    /// The thread itself, when a call or return found the frame limit
+    /// lowered but the control word 0 (a requester's late store of the
+    /// limit after the thread had served its request, or the thread's
+    /// first call): raises the limit to `max_frames`, unless the word
+    /// changed meanwhile.
+    pub(crate) fn rearm(&self, max_frames: usize) {
+        self.frame_limit.store(max_frames, Ordering::SeqCst);
+        if self.control.load(Ordering::SeqCst) != 0 {
+            self.frame_limit.store(0, Ordering::SeqCst);
+        }
     }
 
     /// The thread's current state.
@@ -277,10 +335,43 @@ mod tests {
     #[test]
     fn request_sets_bits_and_control_word() {
         let t = ThreadShared::new(0, 0);
-        assert_eq!(t.control.load(Ordering::SeqCst), 0);
+        t.rearm(100);
+        assert_eq!(t.control_word(), 0);
+        assert_eq!(t.frame_limit.load(Ordering::SeqCst), 100);
         t.request(request::TICK);
-        assert_eq!(t.control.load(Ordering::SeqCst), 1);
+        assert_eq!(t.control_word(), 1);
+        assert_eq!(t.frame_limit.load(Ordering::SeqCst), 0, "limit lowered");
         assert_eq!(t.requests.load(Ordering::SeqCst), request::TICK);
+    }
+
+    #[test]
+    fn restoring_opens_the_limit_only_for_a_zero_word_without_requests() {
+        let t = ThreadShared::new(0, 0);
+        let word_and_limit =
+            |t: &ThreadShared| (t.control_word(), t.frame_limit.load(Ordering::SeqCst));
+        t.restore_control(0, 50);
+        assert_eq!(word_and_limit(&t), (0, 50));
+        t.restore_control(-1, 50);
+        assert_eq!(word_and_limit(&t), (-1, 0));
+        t.requests.fetch_or(request::GC, Ordering::SeqCst);
+        t.restore_control(0, 50);
+        assert_eq!(word_and_limit(&t), (1, 0));
+    }
+
+    #[test]
+    fn rearming_keeps_the_limit_low_while_the_word_asks() {
+        let t = ThreadShared::new(0, 0);
+        t.set_control_word(-1);
+        t.rearm(50);
+        assert_eq!(t.frame_limit.load(Ordering::SeqCst), 0);
+        t.set_control_word(0);
+        assert_eq!(
+            t.frame_limit.load(Ordering::SeqCst),
+            0,
+            "0 leaves the limit"
+        );
+        t.rearm(50);
+        assert_eq!(t.frame_limit.load(Ordering::SeqCst), 50);
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! status, on real threads and on a simulated machine of 1 and 2 cores
 //! (`vm::schedule`): never a hang waiting for the thread or its baton.
 
-use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +29,7 @@ impl Hooks for PanicInThread1 {
         if thread.id != 1 {
             return None;
         }
-        thread.control.store(1, Ordering::SeqCst);
+        thread.set_control_word(1);
         Some(Box::new(Countdown(50)))
     }
 }

@@ -201,14 +201,14 @@ fn a_partial_safepoint_does_not_ask_a_sleeping_thread() {
     assert!(stats.parked.is_empty(), "{stats:?}");
     assert_eq!(main.state(), vm::thread::ThreadState::Sleeping);
     assert_eq!(
-        main.control.load(Ordering::SeqCst),
+        main.control_word(),
         0,
         "the sleeping thread was asked to stop"
     );
     vm.safepoint(Selection::All, Walkers::Coordinator, |_, _, _| {});
     assert_eq!(main.state(), vm::thread::ThreadState::Sleeping);
     assert_eq!(
-        main.control.load(Ordering::SeqCst),
+        main.control_word(),
         1,
         "a global safepoint asks every thread"
     );

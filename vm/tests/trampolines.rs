@@ -12,7 +12,6 @@
 //! still on the stack when the thread ends.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use vm::frame::ReturnWord;
@@ -50,7 +49,7 @@ impl Hooks for PatchAll {
         thread: &Arc<ThreadShared>,
         _: &Program,
     ) -> Option<Box<dyn ThreadListener>> {
-        thread.control.store(-1, Ordering::SeqCst);
+        thread.set_control_word(-1);
         Some(Box::new(Patcher {
             counts: self.counts.clone(),
             saved: HashMap::new(),
