@@ -185,7 +185,7 @@ pub fn simulate(vm: &Vm, c: &crate::config::ProfileConfig) -> bool {
         runnable_only: c.runnable_only,
         walk,
         seed: c.seed,
-        jitter: vm::schedule::TICK_JITTER,
+        jitter: vm::simsample::TICK_JITTER,
     })
 }
 

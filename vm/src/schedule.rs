@@ -113,7 +113,7 @@ struct Ticking {
     /// Virtual time of the next tick.
     at: u64,
     draws: Draws,
-    /// Draws the ticks' jitter ([`TICK_JITTER`]), apart from `draws` so
+    /// Draws the ticks' jitter ([`Sampling::jitter`]), apart from `draws` so
     /// that the division of samples draws as it would without it.
     jitter: Draws,
     totals: SimTotals,
@@ -568,21 +568,6 @@ impl Scheduler {
     }
 }
 
-/// The ticks' jitter in profiled runs ([`Sampling::jitter`]): each gap
-/// between two ticks is the interval plus or minus up to `1 / TICK_JITTER`
-/// of it (5%), drawn uniformly from the seed.
-///
-/// A real timer wakes the sampler thread some microseconds late, a
-/// different amount every time, so its ticks fall at every point of a
-/// program's loops. Exact ticks on the simulated machine would not: every
-/// thread runs the same cycles between two ticks, so a thread's samples
-/// step through its loop by a fixed amount and can see only a few of its
-/// points (aliasing). On `many.bc` with 32 threads on 32 cores, exact ticks
-/// at 1 ms gave a cct-overlap of 85.7 to the global safepoint and 76.7 to
-/// self-sampling, whose shorter pauses step differently (docs/SAMPLERS.md).
-/// The mean gap stays the interval.
-pub const TICK_JITTER: u64 = 20;
-
 /// The gap to the next tick of `s` (at least 1 cycle).
 fn jittered(s: &Sampling, draws: &mut Draws) -> u64 {
     let interval = s.interval.max(1);
@@ -712,7 +697,7 @@ mod tests {
 
     #[test]
     fn jittered_ticks_spread_around_the_interval() {
-        use crate::simsample::{Protocol, WalkCost};
+        use crate::simsample::{Protocol, WalkCost, TICK_JITTER};
         let mut s = Sampling {
             protocol: Protocol::Global,
             interval: 1_000_000,
