@@ -36,7 +36,10 @@ pub fn parse(text: &[u8]) -> Option<Profile> {
             rest.extend_from_slice(&text[..start]);
             rest.extend_from_slice(b"null");
             rest.extend_from_slice(&text[end..]);
-            let mut p: Profile = serde_json::from_slice(&rest).ok()?;
+            // As text: serde skips an unknown key's string without
+            // checking its UTF-8, which the general reader refuses.
+            let rest = std::str::from_utf8(&rest).ok()?;
+            let mut p: Profile = serde_json::from_str(rest).ok()?;
             if p.cct.is_some() {
                 return None;
             }

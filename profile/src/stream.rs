@@ -168,7 +168,11 @@ impl<R: Read> Stream<R> {
         kept.extend_from_slice(&self.buf[self.pos..self.end]);
         self.pos = self.end;
         self.r.read_to_end(&mut kept)?;
-        let mut p: Profile = or_give_up(serde_json::from_slice(&kept).ok())?;
+        // As text: serde skips an unknown key's string without checking
+        // its UTF-8, which the general reader refuses (found by
+        // fuzz/fuzz_targets/profile_stream.rs).
+        let text = or_give_up(std::str::from_utf8(&kept).ok())?;
+        let mut p: Profile = or_give_up(serde_json::from_str(text).ok())?;
         if p.cct.is_some() {
             return Err(Stop::GiveUp); // two `cct` keys: serde's complaint
         }
@@ -461,6 +465,13 @@ mod tests {
         let mut bad = good.clone().into_bytes();
         bad[good.find("p.bc").unwrap() + 1] = 0xff;
         assert_eq!(parse(&bad[..], None).unwrap(), None);
+        // In a key no field reads (serde skips its value unchecked).
+        let unknown = good.replacen("{", "{\"zz\": \"ab\", ", 1);
+        assert!(parse(unknown.as_bytes(), None).unwrap().is_some());
+        let mut bad = unknown.clone().into_bytes();
+        bad[unknown.find("ab").unwrap()] = 0xdf;
+        assert_eq!(parse(&bad[..], None).unwrap(), None);
+        assert_eq!(crate::fast::parse(&bad), None);
     }
 
     #[test]
