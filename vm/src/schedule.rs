@@ -608,6 +608,21 @@ fn now_of(lane: &Lane, cycles: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simsample::{Protocol, WalkCost};
+
+    /// A one-thread sampler with full walks: `protocol` every `interval`
+    /// cycles, `seed`, `jitter` ([`Sampling::jitter`]).
+    fn sampling(protocol: Protocol, interval: u64, seed: u64, jitter: u64) -> Sampling {
+        Sampling {
+            protocol,
+            interval,
+            threads: 1,
+            runnable_only: false,
+            walk: WalkCost::Full(256),
+            seed,
+            jitter,
+        }
+    }
 
     fn machine(cores: usize) -> Scheduler {
         Scheduler::new(Machine {
@@ -660,17 +675,9 @@ mod tests {
     #[test]
     fn a_tick_stops_the_thread_plays_the_protocol_and_releases_it() {
         use crate::simcost::*;
-        use crate::simsample::{Protocol, WalkCost};
+
         let s = machine(1);
-        s.set_sampling(Sampling {
-            protocol: Protocol::Global,
-            interval: 50,
-            threads: 1,
-            runnable_only: false,
-            walk: WalkCost::Full(256),
-            seed: 0,
-            jitter: 0,
-        });
+        s.set_sampling(sampling(Protocol::Global, 50, 0, 0));
         s.register(0, None);
         // The slice ends at the tick, not at the quantum (100).
         assert_eq!(s.begin(0), 50);
@@ -697,16 +704,8 @@ mod tests {
 
     #[test]
     fn jittered_ticks_spread_around_the_interval() {
-        use crate::simsample::{Protocol, WalkCost, TICK_JITTER};
-        let mut s = Sampling {
-            protocol: Protocol::Global,
-            interval: 1_000_000,
-            threads: 1,
-            runnable_only: false,
-            walk: WalkCost::Full(256),
-            seed: 7,
-            jitter: TICK_JITTER,
-        };
+        use crate::simsample::TICK_JITTER;
+        let mut s = sampling(Protocol::Global, 1_000_000, 7, TICK_JITTER);
         let mut draws = Draws(7);
         let gaps: Vec<u64> = (0..1_000).map(|_| jittered(&s, &mut draws)).collect();
         let spread = 1_000_000 / TICK_JITTER;
@@ -722,17 +721,8 @@ mod tests {
 
     #[test]
     fn a_sleeper_is_sampled_where_it_sleeps_without_running() {
-        use crate::simsample::{Protocol, WalkCost};
         let s = machine(1);
-        s.set_sampling(Sampling {
-            protocol: Protocol::SelfThenPark,
-            interval: 1_000,
-            threads: 1,
-            runnable_only: false,
-            walk: WalkCost::Full(256),
-            seed: 0,
-            jitter: 0,
-        });
+        s.set_sampling(sampling(Protocol::SelfThenPark, 1_000, 0, 0));
         s.register(0, None);
         s.begin(0);
         // It sleeps 10 500 cycles from 10: ticks at 1 000, ..., 10 000
