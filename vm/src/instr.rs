@@ -664,6 +664,28 @@ instrs! {
     LoopGeRRY { a: Src, b: Src, t: Target } [target(t) fuses(Backedge, LoopGeRR)];
     /// [`Instr::LoopGeRI`] after a backedge yieldpoint.
     LoopGeRIY { a: Src, imm: Imm, t: Target } [target(t) fuses(Backedge, LoopGeRI)];
+    // A counted loop's step and test: `inc a 1` just before a loop's
+    // backward jump that rotates into a `jgt`/`jge` test of `a` (above),
+    // at the `inc`'s pc: the increment, then the rotated test, one
+    // dispatch for both. The jump stays at the next pc: the superinstruction
+    // goes on there when the test's operand is not an integer or a backedge
+    // yieldpoint is to be taken, and skips it otherwise.
+    /// `inc a 1`, then the rotated loop test `jgt a, b` at `t`.
+    CountLoopGtRR { a: InOut, b: Src, t: Target } [target(t)] => "inc {a} 1; loop jgt {a}, {b} -> {t}";
+    /// `inc a 1`, then the rotated loop test `jgt a, imm` at `t`.
+    CountLoopGtRI { a: InOut, imm: Imm, t: Target } [target(t)] => "inc {a} 1; loop jgt {a}, {imm} -> {t}";
+    /// `inc a 1`, then the rotated loop test `jge a, b` at `t`.
+    CountLoopGeRR { a: InOut, b: Src, t: Target } [target(t)] => "inc {a} 1; loop jge {a}, {b} -> {t}";
+    /// `inc a 1`, then the rotated loop test `jge a, imm` at `t`.
+    CountLoopGeRI { a: InOut, imm: Imm, t: Target } [target(t)] => "inc {a} 1; loop jge {a}, {imm} -> {t}";
+    /// [`Instr::CountLoopGtRR`] with the jump's backedge yieldpoint.
+    CountLoopGtRRY { a: InOut, b: Src, t: Target } [target(t) fuses(Backedge, CountLoopGtRR)];
+    /// [`Instr::CountLoopGtRI`] with the jump's backedge yieldpoint.
+    CountLoopGtRIY { a: InOut, imm: Imm, t: Target } [target(t) fuses(Backedge, CountLoopGtRI)];
+    /// [`Instr::CountLoopGeRR`] with the jump's backedge yieldpoint.
+    CountLoopGeRRY { a: InOut, b: Src, t: Target } [target(t) fuses(Backedge, CountLoopGeRR)];
+    /// [`Instr::CountLoopGeRI`] with the jump's backedge yieldpoint.
+    CountLoopGeRIY { a: InOut, imm: Imm, t: Target } [target(t) fuses(Backedge, CountLoopGeRI)];
 }
 
 impl Instr {

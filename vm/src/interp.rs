@@ -392,6 +392,31 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // A counted loop's `inc a 1` and its rotated loop test in one
+        // dispatch (`crate::superinstr`). The loop's jump is the next
+        // instruction: the fast path skips it, or goes on at `t + 1`; if
+        // the test's operand is not an integer, or (`$yieldpoint`) the
+        // jump's backedge yieldpoint is to be taken, it goes on at the
+        // jump, which does the rest as it would have after the `inc`.
+        macro_rules! count_loop {
+            ($a:expr, $b:expr, $t:expr, $yieldpoint:expr, |$x:ident, $y:ident| $leave:expr) => {{
+                debug_assert!(!M::COUNT, "superinstructions are not counted");
+                let $x = int!(get!($a), "inc").wrapping_add(1);
+                set!($a, Value::Int($x));
+                if let Value::Int($y) = $b {
+                    if !$yieldpoint || control.load(Ordering::Relaxed) <= 0 {
+                        if $leave {
+                            // SAFETY: the jump is not the body's last
+                            // instruction: a loop's exit follows it (1).
+                            ip = unsafe { ip.add(1) };
+                        } else {
+                            // `t` is the loop's test, before the jump (1).
+                            jump!($t + 1);
+                        }
+                    }
+                }
+            }};
+        }
         macro_rules! yieldpoint {
             ($kind:expr, $taken:expr) => {{
                 let cw = control.load(Ordering::Relaxed);
@@ -821,6 +846,31 @@ impl<'vm> Interp<'vm> {
                 Instr::LoopGeRIY { a, imm, t } => {
                     backedge!();
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
+                }
+                // Counted loops (the plain interpreter's `exec` only).
+                Instr::CountLoopGtRR { a, b, t } => {
+                    count_loop!(a, get!(b), t, false, |x, y| x > y)
+                }
+                Instr::CountLoopGtRRY { a, b, t } => {
+                    count_loop!(a, get!(b), t, true, |x, y| x > y)
+                }
+                Instr::CountLoopGtRI { a, imm, t } => {
+                    count_loop!(a, Value::Int(i64::from(imm)), t, false, |x, y| x > y)
+                }
+                Instr::CountLoopGtRIY { a, imm, t } => {
+                    count_loop!(a, Value::Int(i64::from(imm)), t, true, |x, y| x > y)
+                }
+                Instr::CountLoopGeRR { a, b, t } => {
+                    count_loop!(a, get!(b), t, false, |x, y| x >= y)
+                }
+                Instr::CountLoopGeRRY { a, b, t } => {
+                    count_loop!(a, get!(b), t, true, |x, y| x >= y)
+                }
+                Instr::CountLoopGeRI { a, imm, t } => {
+                    count_loop!(a, Value::Int(i64::from(imm)), t, false, |x, y| x >= y)
+                }
+                Instr::CountLoopGeRIY { a, imm, t } => {
+                    count_loop!(a, Value::Int(i64::from(imm)), t, true, |x, y| x >= y)
                 }
                 Instr::Call { m, base } => enter_body!(m, base),
                 Instr::CallVirt {

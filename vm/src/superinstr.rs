@@ -40,7 +40,11 @@ use crate::instr::{Instr, YieldKind};
 pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
     code.iter()
         .enumerate()
-        .map(|(pc, &i)| rotated_loop_test(code, pc as u32, i).unwrap_or(i))
+        .map(|(pc, &i)| {
+            counted_loop_step(code, pc as u32, i)
+                .or_else(|| rotated_loop_test(code, pc as u32, i))
+                .unwrap_or(i)
+        })
         .collect()
 }
 
@@ -77,6 +81,30 @@ fn rotated_loop_test(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     }
 }
 
+/// `i`, the instruction at `pc`, as a counted loop's step and test, if it
+/// is `inc a 1` just before a loop's backward jump that rotates into a
+/// `jgt a, _` or `jge a, _` test of the same slot.
+fn counted_loop_step(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
+    let Instr::Inc { a, v: 1 } = i else {
+        return None;
+    };
+    let jump = *code.get(pc as usize + 1)?;
+    let rotated = rotated_loop_test(code, pc + 1, jump)?;
+    let yieldpoint = rotated.yield_kind().is_some();
+    let fused = match rotated.without_yieldpoint() {
+        Instr::LoopGtRR { a: x, b, t } if x == a => Instr::CountLoopGtRR { a, b, t },
+        Instr::LoopGtRI { a: x, imm, t } if x == a => Instr::CountLoopGtRI { a, imm, t },
+        Instr::LoopGeRR { a: x, b, t } if x == a => Instr::CountLoopGeRR { a, b, t },
+        Instr::LoopGeRI { a: x, imm, t } if x == a => Instr::CountLoopGeRI { a, imm, t },
+        _ => return None,
+    };
+    if yieldpoint {
+        fused.with_yieldpoint(YieldKind::Backedge)
+    } else {
+        Some(fused)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,17 +122,65 @@ mod tests {
 
     #[test]
     fn a_loops_backward_jump_becomes_its_test() {
-        let exec = exec_code(&count_up(Instr::JmpY { t: 1 }));
+        // Stepping by 2, so that the step is not fused too.
+        let mut code = count_up(Instr::JmpY { t: 1 });
+        code[2] = Instr::Inc { a: 0, v: 2 };
+        let exec = exec_code(&code);
         assert_eq!(exec.len(), 5);
         assert_eq!(exec[3], Instr::LoopGeRRY { a: 0, b: 1, t: 1 });
         assert_eq!(exec[3].yield_kind(), Some(YieldKind::Backedge));
         // Everything else is as loaded.
-        let code = count_up(Instr::JmpY { t: 1 });
         for pc in [0, 1, 2, 4] {
             assert_eq!(exec[pc], code[pc]);
         }
+        code[3] = Instr::Jmp { t: 1 };
+        assert_eq!(exec_code(&code)[3], Instr::LoopGeRR { a: 0, b: 1, t: 1 });
+    }
+
+    #[test]
+    fn a_counted_loops_step_becomes_step_and_test() {
+        let code = count_up(Instr::JmpY { t: 1 });
+        let exec = exec_code(&code);
+        assert_eq!(exec[2], Instr::CountLoopGeRRY { a: 0, b: 1, t: 1 });
+        assert_eq!(exec[2].yield_kind(), Some(YieldKind::Backedge));
+        // The jump stays rotated, for the slow paths that go on there.
+        assert_eq!(exec[3], Instr::LoopGeRRY { a: 0, b: 1, t: 1 });
+        for pc in [0, 1, 4] {
+            assert_eq!(exec[pc], code[pc]);
+        }
         let plain = exec_code(&count_up(Instr::Jmp { t: 1 }));
-        assert_eq!(plain[3], Instr::LoopGeRR { a: 0, b: 1, t: 1 });
+        assert_eq!(plain[2], Instr::CountLoopGeRR { a: 0, b: 1, t: 1 });
+        // `jgt` and immediate bounds too.
+        let mut code = count_up(Instr::JmpY { t: 1 });
+        code[1] = Instr::JgtRI { a: 0, imm: 9, t: 4 };
+        assert_eq!(
+            exec_code(&code)[2],
+            Instr::CountLoopGtRIY { a: 0, imm: 9, t: 1 }
+        );
+    }
+
+    #[test]
+    fn only_a_step_of_one_of_the_tested_slot_upward_is_fused() {
+        let fused = |code: &[Instr]| exec_code(code)[2].name().starts_with("CountLoop");
+        assert!(fused(&count_up(Instr::JmpY { t: 1 })));
+        // Another slot is stepped.
+        let mut code = count_up(Instr::JmpY { t: 1 });
+        code[2] = Instr::Inc { a: 1, v: 1 };
+        assert!(!fused(&code));
+        // A step other than 1.
+        code[2] = Instr::Inc { a: 0, v: -1 };
+        assert!(!fused(&code));
+        // A test that leaves a counting-down loop.
+        let mut code = count_up(Instr::JmpY { t: 1 });
+        code[1] = Instr::JltRR { a: 0, b: 1, t: 4 };
+        assert!(!fused(&code));
+        // The jump after the step is not the loop's.
+        code = count_up(Instr::JmpY { t: 1 });
+        code[3] = Instr::Jmp { t: 4 };
+        assert!(!fused(&code));
+        // A step at the end of the code.
+        let last = [Instr::Nop, Instr::Nop, Instr::Inc { a: 0, v: 1 }];
+        assert_eq!(&*exec_code(&last), &last[..]);
     }
 
     #[test]
