@@ -764,7 +764,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 108);
+        assert_eq!(Instr::NAMES.len(), 116);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();
