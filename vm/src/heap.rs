@@ -228,6 +228,25 @@ impl Heap {
         }
     }
 
+    /// The class and the fields of object `r`, from one look at its cell.
+    #[inline]
+    pub fn object(&self, r: u32) -> (u32, &[Value]) {
+        match &self.cells[r as usize] {
+            Cell::Object { class, fields } => (*class, fields),
+            _ => unreachable!("Value::Obj points at an object"),
+        }
+    }
+
+    /// The class and the fields of object `r`, mutably, from one look at
+    /// its cell.
+    #[inline]
+    pub fn object_mut(&mut self, r: u32) -> (u32, &mut [Value]) {
+        match &mut self.cells[r as usize] {
+            Cell::Object { class, fields } => (*class, fields),
+            _ => unreachable!("Value::Obj points at an object"),
+        }
+    }
+
     /// The fields of object `r`.
     #[inline]
     pub fn fields(&self, r: u32) -> &[Value] {

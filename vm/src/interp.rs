@@ -938,16 +938,19 @@ impl<'vm> Interp<'vm> {
                         Err(bytes) => fail!(self.system_refused(bytes)),
                     }
                 }
+                // A field access looks at the object's cell once, and
+                // tries the exact class before the subclass test.
                 Instr::GetField { d, obj, f } => {
                     let (c, field) = prog.field_refs[f as usize];
                     let r = match get!(obj) {
                         Value::Obj(r) => r,
                         other => fail!(self.not_an_object("getfield", other)),
                     };
-                    if !prog.is_subclass(self.heap.class_of(r), c) {
+                    let (class, fields) = self.heap.object(r);
+                    if class != c && !prog.is_subclass(class, c) {
                         fail!(self.wrong_class("getfield", c, field, r));
                     }
-                    set!(d, self.heap.fields(r)[field as usize]);
+                    set!(d, fields[field as usize]);
                 }
                 Instr::PutField { obj, v, f } => {
                     let (c, field) = prog.field_refs[f as usize];
@@ -955,10 +958,12 @@ impl<'vm> Interp<'vm> {
                         Value::Obj(r) => r,
                         other => fail!(self.not_an_object("putfield", other)),
                     };
-                    if !prog.is_subclass(self.heap.class_of(r), c) {
+                    let v = get!(v);
+                    let (class, fields) = self.heap.object_mut(r);
+                    if class != c && !prog.is_subclass(class, c) {
                         fail!(self.wrong_class("putfield", c, field, r));
                     }
-                    self.heap.fields_mut(r)[field as usize] = get!(v);
+                    fields[field as usize] = v;
                 }
                 Instr::InstanceOf { d, a, class } => {
                     let yes = matches!(get!(a), Value::Obj(r) if prog.is_subclass(self.heap.class_of(r), class));
