@@ -16,7 +16,7 @@
 //! `code`: a sample, a trace or an error reports what it would have without
 //! superinstructions.
 //!
-//! The one superinstruction so far is the **rotated loop test**. A loop
+//! The first superinstruction is the **rotated loop test**. A loop
 //! whose test is at its top loads as
 //!
 //! ```text
@@ -33,6 +33,14 @@
 //! to `x`, where the test would have jumped. It is the job of Lua's
 //! `FORLOOP`, one dispatch per iteration fewer. If an operand is not an
 //! integer it jumps to `t` instead, whose test then fails as before.
+//!
+//! The second is the **counted loop**: where the body ends with `inc i 1`
+//! and the test is `jgt i, _` or `jge i, _` (a loop counting up), the
+//! `inc` becomes `inc i 1; loop jCC i, _ -> t` (the `Instr::CountLoop…`
+//! rows): step and test in one dispatch, all of Lua's `FORLOOP`. The
+//! rotated jump stays after it, and the superinstruction goes on there
+//! when the bound is not an integer or the jump's backedge yieldpoint is
+//! to be taken, so those slow paths are the jump's own.
 
 use crate::instr::{Instr, YieldKind};
 
