@@ -403,8 +403,10 @@ impl<'vm> Interp<'vm> {
                 debug_assert!(!M::COUNT, "superinstructions are not counted");
                 let $x = int!(get!($a), "inc").wrapping_add(1);
                 set!($a, Value::Int($x));
-                if let Value::Int($y) = $b {
-                    if !$yieldpoint || control.load(Ordering::Relaxed) <= 0 {
+                // The yieldpoint's test first, so that the arms with and
+                // without it differ by the test alone.
+                if !$yieldpoint || control.load(Ordering::Relaxed) <= 0 {
+                    if let Value::Int($y) = $b {
                         if $leave {
                             // SAFETY: the jump is not the body's last
                             // instruction: a loop's exit follows it (1).
