@@ -247,24 +247,6 @@ impl Heap {
         }
     }
 
-    /// The fields of object `r`.
-    #[inline]
-    pub fn fields(&self, r: u32) -> &[Value] {
-        match &self.cells[r as usize] {
-            Cell::Object { fields, .. } => fields,
-            _ => unreachable!("Value::Obj points at an object"),
-        }
-    }
-
-    /// The fields of object `r`, mutably.
-    #[inline]
-    pub fn fields_mut(&mut self, r: u32) -> &mut [Value] {
-        match &mut self.cells[r as usize] {
-            Cell::Object { fields, .. } => fields,
-            _ => unreachable!("Value::Obj points at an object"),
-        }
-    }
-
     /// The elements of array `r`.
     #[inline]
     pub fn array(&self, r: u32) -> &[Value] {
@@ -407,8 +389,8 @@ mod tests {
         let (Value::Obj(ra), Value::Obj(rb)) = (a, b) else {
             panic!()
         };
-        h.fields_mut(ra)[0] = b;
-        h.fields_mut(rb)[0] = a;
+        h.object_mut(ra).1[0] = b;
+        h.object_mut(rb).1[0] = a;
         let (keep, _) = h.new_array(3).unwrap();
         h.collect([&[keep][..]]);
         assert_eq!(h.live_cells(), 1);
@@ -423,7 +405,7 @@ mod tests {
         for _ in 0..200_000 {
             let (n, _) = h.new_object(0, 1).unwrap();
             let Value::Obj(r) = cur else { panic!() };
-            h.fields_mut(r)[0] = n;
+            h.object_mut(r).1[0] = n;
             cur = n;
         }
         h.collect([&[head][..]]);
