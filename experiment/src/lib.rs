@@ -51,11 +51,10 @@ pub struct Experiment {
     pub reproduces: &'static str,
     /// What it measures, in a line.
     pub measures: &'static str,
-    /// Whether its CSV is the same byte for byte on every run (accuracy
-    /// sweeps under the virtual clock); timing sweeps are not.
-    pub deterministic: bool,
-    /// Whether it takes `--cores` (the `hofer-*` experiments, whose CSVs
-    /// are deterministic too on the simulated machine, their default).
+    /// Whether it takes `--cores` (the `hofer-*` experiments: simulated
+    /// cores by default, where their CSVs are the same byte for byte on
+    /// every run, like those of the accuracy sweeps under the virtual
+    /// clock; `tests/e2e/experiment.rs` checks which repeat exactly).
     pub takes_cores: bool,
     /// Runs it: writes the files, returns the table to print.
     pub run: fn(&Context) -> Result<String, Error>,
