@@ -686,6 +686,14 @@ instrs! {
     CountLoopGeRRY { a: InOut, b: Src, t: Target } [target(t) fuses(Backedge, CountLoopGeRR)];
     /// [`Instr::CountLoopGeRI`] with the jump's backedge yieldpoint.
     CountLoopGeRIY { a: InOut, imm: Imm, t: Target } [target(t) fuses(Backedge, CountLoopGeRI)];
+    // A constant's return: `d = v` just before `ret d`, at the constant's
+    // pc; the `ret` stays at the next pc.
+    /// `d = v`, then `ret d`: the constant returned without a dispatch of
+    /// its own (`d` is written only where the `ret` is to run after all).
+    RetInt { d: Dst, v: Imm } [] => "{d} = {v}; ret {d}";
+    /// [`Instr::RetInt`] with the `ret`'s epilogue yieldpoint: where the
+    /// frame limit trips, it writes `d` and goes on at the `ret`.
+    RetIntY { d: Dst, v: Imm } [fuses(Epilogue, RetInt)];
 }
 
 impl Instr {
@@ -764,7 +772,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 116);
+        assert_eq!(Instr::NAMES.len(), 118);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

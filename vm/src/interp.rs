@@ -514,8 +514,13 @@ impl<'vm> Interp<'vm> {
             };
         }
         macro_rules! ret {
-            ($a:expr, $pop:expr) => {{
-                let v = get!($a);
+            ($a:expr, $pop:expr) => {
+                ret_value!(get!($a), $pop)
+            };
+        }
+        macro_rules! ret_value {
+            ($v:expr, $pop:expr) => {{
+                let v: Value = $v;
                 if M::TRACE_CALLS {
                     self.pc = cur_pc!();
                     self.notify(|l, t| l.returning(t));
@@ -903,6 +908,35 @@ impl<'vm> Interp<'vm> {
                     enter_body!(target, base)
                 }
                 Instr::Ret { a } => ret!(a, self.frames.pop().expect("a frame to return from")),
+                // A constant's return (the plain interpreter's `exec`
+                // only, `crate::superinstr`): the `ret` follows at the
+                // next pc, and the one with a yieldpoint goes on there
+                // when the frame limit trips, as it does for the epilogue.
+                Instr::RetInt { d, v } => {
+                    let _ = d;
+                    ret_value!(
+                        Value::Int(i64::from(v)),
+                        self.frames.pop().expect("a frame to return from")
+                    )
+                }
+                Instr::RetIntY { d, v } => {
+                    let top = self.frames.len().wrapping_sub(1);
+                    if top >= frame_limit.load(Ordering::Relaxed) {
+                        set!(d, Value::Int(i64::from(v)));
+                    } else {
+                        ret_value!(Value::Int(i64::from(v)), {
+                            debug_assert!(top < self.frames.len(), "a frame to return from");
+                            // SAFETY: `top` is the length minus 1, which
+                            // wraps to `usize::MAX` for an empty list, above
+                            // any limit; below the limit the list is not
+                            // empty and `top` is its last index.
+                            unsafe {
+                                self.frames.set_len(top);
+                                *self.frames.as_ptr().add(top)
+                            }
+                        })
+                    }
+                }
                 Instr::RetY { a } => {
                     // The epilogue yieldpoint's test is the frame pop's own
                     // check that there is a frame: `depth - 1` wraps for an

@@ -41,6 +41,13 @@
 //! rotated jump stays after it, and the superinstruction goes on there
 //! when the bound is not an integer or the jump's backedge yieldpoint is
 //! to be taken, so those slow paths are the jump's own.
+//!
+//! The third is the **constant's return**: `d = v; ret d` (a method
+//! returning `0`, `1`, a flag) becomes `Instr::RetInt` at the constant's
+//! pc, which returns `v` at once. With an epilogue yieldpoint
+//! (`Instr::RetIntY`) it goes on at the `ret`, after writing `d`, when the
+//! frame limit trips, so the yieldpoint is taken at the `ret`'s pc as
+//! before.
 
 use crate::instr::{Instr, YieldKind};
 
@@ -51,6 +58,7 @@ pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
         .map(|(pc, &i)| {
             counted_loop_step(code, pc as u32, i)
                 .or_else(|| rotated_loop_test(code, pc as u32, i))
+                .or_else(|| constant_return(code, pc as u32, i))
                 .unwrap_or(i)
         })
         .collect()
@@ -113,6 +121,21 @@ fn counted_loop_step(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     }
 }
 
+/// `i`, the instruction at `pc`, as a constant's return, if it loads an
+/// integer that fits an immediate into the slot the next instruction
+/// returns.
+fn constant_return(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
+    let Instr::ConstInt { d, v } = i else {
+        return None;
+    };
+    let v = i32::try_from(v).ok()?;
+    match *code.get(pc as usize + 1)? {
+        Instr::Ret { a } if a == d => Some(Instr::RetInt { d, v }),
+        Instr::RetY { a } if a == d => Some(Instr::RetIntY { d, v }),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +188,32 @@ mod tests {
             exec_code(&code)[2],
             Instr::CountLoopGtRIY { a: 0, imm: 9, t: 1 }
         );
+    }
+
+    #[test]
+    fn a_constant_returned_is_one_instruction() {
+        let code = [
+            Instr::ConstInt { d: 2, v: 7 },
+            Instr::RetY { a: 2 },
+            Instr::ConstInt { d: 2, v: -1 },
+            Instr::Ret { a: 2 },
+            // Another slot is returned; a constant too large for an
+            // immediate.
+            Instr::ConstInt { d: 2, v: 7 },
+            Instr::RetY { a: 3 },
+            Instr::ConstInt {
+                d: 2,
+                v: i64::from(i32::MAX) + 1,
+            },
+            Instr::RetY { a: 2 },
+        ];
+        let exec = exec_code(&code);
+        assert_eq!(exec[0], Instr::RetIntY { d: 2, v: 7 });
+        assert_eq!(exec[0].yield_kind(), Some(YieldKind::Epilogue));
+        assert_eq!(exec[2], Instr::RetInt { d: 2, v: -1 });
+        for pc in [1, 3, 4, 5, 6, 7] {
+            assert_eq!(exec[pc], code[pc]);
+        }
     }
 
     #[test]
