@@ -11,6 +11,7 @@
 #   - LuaJIT's (PEER=luajit, the default): `luajit -joff` with a count hook
 #     every 100 virtual-machine instructions (`debug.sethook(f, "", 100)`;
 #     the interpreter alone, so every instruction is a bytecode);
+#   - Lua 5.4's (PEER=lua): `lua5.4` with the same count hook;
 #   - CPython's (PEER=python): a trace function with `f_trace_opcodes`
 #     counting every `opcode` event (the trace function's own bytecodes
 #     are not traced);
@@ -23,7 +24,7 @@
 #
 # Environment:
 #   VM         a vm binary to use instead of building the release one
-#   PEER       luajit (default) or python
+#   PEER       luajit (default), lua or python
 #   INNER      an awfy benchmark's `inner` instead of its timing size
 #   CALLGRIND  1: also count machine instructions (slow: minutes a program)
 #
@@ -34,12 +35,13 @@ source "$here/lib.sh"
 peer="${PEER:-luajit}"
 case "$peer" in
 luajit) need luajit ;;
+lua) need lua5.4 ;;
 python)
     need python3
     # The real interpreter, not a pyenv shim (a shell script callgrind
     # would count instead).
     python="$(python3 -c 'import sys; print(sys.executable)')" ;;
-*) die "PEER must be luajit or python (got '$peer')" ;;
+*) die "PEER must be luajit, lua or python (got '$peer')" ;;
 esac
 if [[ -n "${INNER:-}" ]]; then positive INNER "$INNER"; fi
 if [[ "${CALLGRIND:-0}" == 1 ]]; then need valgrind; fi
@@ -50,6 +52,7 @@ trap 'rm -rf "$hook"' EXIT
 cat >"$hook/count.lua" <<'EOF'
 local n = 0
 local script = table.remove(arg, 1)
+arg[0] = script -- a twin finds its harness beside itself
 debug.sethook(function() n = n + 1 end, "", 100)
 dofile(script)
 debug.sethook()
@@ -101,6 +104,7 @@ for label in "${programs[@]}"; do
     fi
     case "$peer" in
     luajit) twin="$luajit_peer" run=(luajit -joff) count=(luajit -joff "$hook/count.lua") ;;
+    lua) twin="$lua_peer" run=(lua5.4) count=(lua5.4 "$hook/count.lua") ;;
     python) twin="$python_peer" run=("$python") count=("$python" "$hook/count.py") ;;
     esac
     [[ -n "$twin" ]] || die "$label has no $peer twin"
