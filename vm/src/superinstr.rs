@@ -90,11 +90,7 @@ fn rotated_loop_test(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
         Instr::JgeRI { a, imm, .. } => Instr::LoopGeRI { a, imm, t },
         _ => return None,
     };
-    if yieldpoint {
-        rotated.with_yieldpoint(YieldKind::Backedge)
-    } else {
-        Some(rotated)
-    }
+    with_backedge(rotated, yieldpoint)
 }
 
 /// `i`, the instruction at `pc`, as a counted loop's step and test, if it
@@ -114,10 +110,16 @@ fn counted_loop_step(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
         Instr::LoopGeRI { a: x, imm, t } if x == a => Instr::CountLoopGeRI { a, imm, t },
         _ => return None,
     };
+    with_backedge(fused, yieldpoint)
+}
+
+/// `i` with the backedge yieldpoint of the jump it replaces, if that jump
+/// had one.
+fn with_backedge(i: Instr, yieldpoint: bool) -> Option<Instr> {
     if yieldpoint {
-        fused.with_yieldpoint(YieldKind::Backedge)
+        i.with_yieldpoint(YieldKind::Backedge)
     } else {
-        Some(fused)
+        Some(i)
     }
 }
 
