@@ -2,10 +2,16 @@
 //! compared, by the [`trycmd`] crate.
 //!
 //! A console example is a fenced block tagged `console` in `docs/*.md` or
-//! `docs/book/src/**/*.md`: lines `$ vm ...` (a command, continued on lines
-//! starting `> `), an optional `? N` (the expected exit status, `0` when
-//! absent), then the expected output, stdout and stderr together as a
-//! terminal shows them. `...` on a line of its own stands for any number of
+//! `docs/book/src/**/*.md`: lines `$ vm ...` (a command), an optional `? N`
+//! (the expected exit status, `0` when absent), then the expected output,
+//! stdout and stderr together as a terminal shows them. A long command
+//! ends its line with ` \` and goes on on the next, indented by four
+//! spaces, as a shell reads it: a reader pastes it as it is. (trycmd's own
+//! continuation, a line starting `> `, would paste as a redirection; the
+//! test refuses it in a document and makes it from the ` \` lines in the
+//! copy it runs, `commands::to_trycmd`.) A command holds no shell syntax (pipes,
+//! redirections, variables, globs, quotes): trycmd runs it without a
+//! shell, so it must mean the same with one. `...` on a line of its own stands for any number of
 //! lines, `[..]` for any text within a line (trycmd's wildcards; used only
 //! where output varies from run to run, such as wall-clock times). A fenced
 //! block with no tag is read as a console block too, so every other block
@@ -26,7 +32,8 @@
 //!
 //! To see what the binary prints now, run
 //! `TRYCMD=overwrite cargo test --release --test doc_examples`: it rewrites
-//! the expected output in the documents. Read the diff before committing
+//! the expected output in the documents (in the copy trycmd runs, then
+//! back in the document, `commands::from_trycmd`). Read the diff before committing
 //! it: a changed output is either a doc fix or a bug.
 //!
 //! The second test runs the book's exercise checkers
@@ -36,6 +43,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "doc_examples/commands.rs"]
+mod commands;
 
 /// The repository's root (the root package's directory).
 fn root() -> PathBuf {
@@ -72,13 +82,12 @@ fn documents() -> Vec<PathBuf> {
 }
 
 /// A fresh directory that looks like the repository's root: a symbolic link
-/// to each of its top-level entries except `target` and `.git`.
+/// to each of its top-level entries except `target` and `.git`. It is named
+/// `NAME.in`, beside the copy `NAME.md` of the document that trycmd runs
+/// ([`runnable_copy`]): trycmd runs a case's commands in the directory of
+/// its name with `.in`, so no test changes the process's directory.
 fn scratch_root(doc: &Path) -> PathBuf {
-    let rel = doc.strip_prefix(root()).unwrap();
-    let name = rel.to_string_lossy().replace(['/', '.'], "_");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("doc-examples")
-        .join(name);
+    let dir = runnable_copy(doc).with_extension("in");
     if dir.exists() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -96,11 +105,21 @@ fn scratch_root(doc: &Path) -> PathBuf {
         assert!(
             !name.contains('/') && !name.starts_with('.'),
             "{}: file={name} must be a plain file name",
-            rel.display()
+            doc.display()
         );
         std::fs::write(dir.join(&name), body).unwrap();
     }
     dir
+}
+
+/// Where trycmd's copy of `doc` goes (see [`commands::to_trycmd`]).
+fn runnable_copy(doc: &Path) -> PathBuf {
+    let rel = doc.strip_prefix(root()).unwrap();
+    let name = rel.to_string_lossy().replace(['/', '.'], "_");
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("doc-examples")
+        .join(name)
+        .with_extension("md")
 }
 
 /// The blocks of `text` opened with an info string holding `file=NAME`,
@@ -139,13 +158,29 @@ fn every_console_example_in_the_docs_prints_what_it_shows() {
         "docs/CLI.md not found among {docs:?}"
     );
     let vm = PathBuf::from(env!("CARGO_BIN_EXE_vm"));
+    let overwrite = std::env::var("TRYCMD").is_ok_and(|v| v == "overwrite");
     let mut failed = Vec::new();
-    // One document at a time: each runs with its own scratch root as the
-    // working directory, which is the process's, so they cannot overlap.
-    // Nothing else in this test binary depends on the working directory.
+    // One document at a time, in its own scratch root: its blocks run in
+    // order (a later one may read what an earlier one wrote).
     for doc in &docs {
-        let dir = scratch_root(doc);
-        std::env::set_current_dir(&dir).unwrap();
+        let rel = doc.strip_prefix(root()).unwrap().display().to_string();
+        let text = std::fs::read_to_string(doc).unwrap();
+        let runnable = match commands::to_trycmd(&text) {
+            Ok(t) if commands::from_trycmd(&t) == text => t,
+            Ok(_) => {
+                failed.push(format!(
+                    "{rel}: its commands do not survive the copy trycmd runs"
+                ));
+                continue;
+            }
+            Err(e) => {
+                failed.push(format!("{rel}:{e}"));
+                continue;
+            }
+        };
+        scratch_root(doc);
+        let copy = runnable_copy(doc);
+        std::fs::write(&copy, &runnable).unwrap();
         let result = std::panic::catch_unwind(|| {
             trycmd::TestCases::new()
                 .register_bin("vm", vm.clone())
@@ -153,17 +188,24 @@ fn every_console_example_in_the_docs_prints_what_it_shows() {
                 // they call `vm`, found first on the PATH.
                 .register_bin("sh", PathBuf::from("/bin/sh"))
                 .env("PATH", path_with_vm())
-                .case(doc)
+                .case(&copy)
                 .run();
         });
+        if overwrite {
+            // trycmd rewrote the copy's outputs: the document gets them.
+            let now = std::fs::read_to_string(&copy).unwrap();
+            let back = commands::from_trycmd(&now);
+            if back != text {
+                std::fs::write(doc, back).unwrap();
+            }
+        }
         if result.is_err() {
-            failed.push(doc.strip_prefix(root()).unwrap().display().to_string());
+            failed.push(format!("{rel} (run as {})", copy.display()));
         }
     }
-    std::env::set_current_dir(root()).unwrap();
     assert!(
         failed.is_empty(),
-        "console examples that do not print what they show (details above): {failed:?}"
+        "console examples that do not print what they show (details above): {failed:#?}"
     );
 }
 
