@@ -11,11 +11,23 @@ pub use super::profile_args::ProfileArgs;
 
 /// A bytecode VM with a built-in adaptive profiler.
 #[derive(Parser, Debug)]
-#[command(name = "vm", version, about, long_about = None, propagate_version = true)]
+#[command(name = "vm", version, about, long_about = None, propagate_version = true, after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// The examples of `vm --help` (tests/e2e/cli.rs runs each).
+pub const EXAMPLES: &str = "\
+Examples, from the repository's root:
+  vm run programs/examples/fib.bc
+  vm run programs/examples/fib.bc --profile=exhaustive --profile-out=exact.json
+  vm run programs/examples/fib.bc --profile=cbs --clock=virtual --report --profile-out=cbs.json
+  vm compare cbs.json exact.json
+  vm report cbs.json --against exact.json --format=html -o report.html
+  vm inline programs/examples/arnold-grove-fig1.bc --emit=inlined.bc
+
+`vm COMMAND --help` describes a command; docs/CLI.md every flag, docs/LANGUAGE.md the .bc language.";
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -183,7 +195,7 @@ pub struct FileArg {
 pub struct MaxSource {
     /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
     /// whole; status 66
-    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = super::limits::parse_size, help_heading = LIMITS)]
     pub max_source: u64,
 }
 
@@ -215,25 +227,14 @@ pub struct CompareArgs {
     pub limit: MaxSource,
 }
 
-/// Options of `vm run`.
+/// Options of `vm run`. `vm run --help` lists them in this order under
+/// three headings: running, profiling ([`ProfileArgs`]), resource limits
+/// (clap orders its headings by their first option).
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    #[command(flatten)]
-    pub file: FileArg,
     /// Load without yieldpoints (to measure their cost).
     #[arg(long)]
     pub no_yieldpoints: bool,
-    /// Frame limit per thread; `main` counts as one frame.
-    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub max_frames: u64,
-    /// Threads running at once; `main` counts as one. A `spawn` beyond it
-    /// is a runtime error (status 70), as when the OS refuses a thread
-    #[arg(long, value_name = "N", default_value_t = vm::runtime::DEFAULT_MAX_THREADS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    pub max_threads: u64,
-    /// Memory for all threads' heaps and frames, e.g. 512M, 2G; reaching it
-    /// is a runtime error (status 70) [default: half the physical memory]
-    #[arg(long, value_name = "SIZE", value_parser = super::limits::parse_size)]
-    pub max_heap: Option<u64>,
     /// Print run statistics on stderr at the end: wall time, threads,
     /// garbage collections, peak resident memory.
     #[arg(long)]
@@ -266,7 +267,24 @@ pub struct RunArgs {
     pub quantum: Option<u64>,
     #[command(flatten)]
     pub profile: ProfileArgs,
+    /// Frame limit per thread; `main` counts as one frame.
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000), help_heading = LIMITS)]
+    pub max_frames: u64,
+    /// Threads running at once; `main` counts as one. A `spawn` beyond it
+    /// is a runtime error (status 70), as when the OS refuses a thread
+    #[arg(long, value_name = "N", default_value_t = vm::runtime::DEFAULT_MAX_THREADS as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000), help_heading = LIMITS)]
+    pub max_threads: u64,
+    /// Memory for all threads' heaps and frames, e.g. 512M, 2G; reaching it
+    /// is a runtime error (status 70) [default: half the physical memory]
+    #[arg(long, value_name = "SIZE", value_parser = super::limits::parse_size, help_heading = LIMITS)]
+    pub max_heap: Option<u64>,
+    /// The program, and `--max-source` (a resource limit too).
+    #[command(flatten)]
+    pub file: FileArg,
 }
+
+/// The help heading of the resource limits.
+const LIMITS: &str = "Resource limits";
 
 fn parse_set(s: &str) -> Result<(String, i64), String> {
     let (name, value) = s

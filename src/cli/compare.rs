@@ -16,8 +16,10 @@
 //!
 //! Failures: 66 when a file cannot be read (`vm: cannot read `PATH`:
 //! REASON`, as for programs), 65 when it is not a valid `vm-profile/1`
-//! profile (`vm: `PATH` is not a vm-profile/1 profile: REASON`). PROFILE is
-//! read before REF; the first failure is the one reported.
+//! profile (`vm: `PATH` is not a vm-profile/1 profile: REASON`), 2 when
+//! the two are profiles of different programs (by file name; `vm report
+//! --against` refuses such a pair the same way). PROFILE is read before
+//! REF; the first failure is the one reported.
 
 use profile::{metrics, report, Profile};
 
@@ -27,6 +29,11 @@ use super::{load_profile, Failure};
 pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
     let profile = load_profile(&a.profile, a.limit.max_source)?;
     let reference = load_profile(&a.reference, a.limit.max_source)?;
+    super::same_program(
+        (&profile, &a.profile),
+        (&reference, &a.reference),
+        "vm compare",
+    )?;
     for (p, path) in [(&profile, &a.profile), (&reference, &a.reference)] {
         if let Some(hint) = report::no_samples_hint(p) {
             eprintln!("vm: note: `{}`: {hint}", path.display());

@@ -122,6 +122,28 @@ pub fn load_module(path: &Path, max_source: u64) -> Result<vm::module::Module, F
     })
 }
 
+/// A usage error unless `profile` (read from `path`) and `reference`
+/// (from `ref_path`) are profiles of the same program (by file name, as
+/// [`profile::report::program_name`] tells): `what` says which command
+/// needs it (`--against`, `vm compare`).
+pub fn same_program(
+    (profile, path): (&Profile, &Path),
+    (reference, ref_path): (&Profile, &Path),
+    what: &str,
+) -> Result<(), Failure> {
+    if profile::report::program_name(profile) == profile::report::program_name(reference) {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "vm: `{}` is a profile of `{}` but `{}` is one of `{}`: {what} needs a \
+         profile of the same program",
+        path.display(),
+        profile.program,
+        ref_path.display(),
+        reference.program
+    )))
+}
+
 /// Reads a profile file (`vm compare`, `vm inline --from-profile`: one
 /// reader, one set of messages): 66 if it cannot be read or is larger than
 /// `max_source` bytes, 65 if it is not a `vm-profile/1` profile (bytes

@@ -91,16 +91,7 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
     };
     if let (Some(r), Some(rpath)) = (&reference, &a.against) {
         for (p, path) in profiles.iter().zip(&a.profiles) {
-            if report::program_name(p) != report::program_name(r) {
-                return Err(Failure::usage(format!(
-                    "vm: `{}` is a profile of `{}` but `{}` is one of `{}`: --against needs a \
-                     profile of the same program",
-                    path.display(),
-                    p.program,
-                    rpath.display(),
-                    r.program
-                )));
-            }
+            super::same_program((p, path), (r, rpath), "--against")?;
         }
     }
     let needs_contexts = match format {

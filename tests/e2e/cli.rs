@@ -29,8 +29,37 @@ fn vm_help_lists_the_commands() {
     }
 }
 
+/// `vm --help` ends with examples, each of which runs as written from the
+/// repository's root (here a scratch directory linking its `programs`),
+/// in order: the later ones read the files the earlier ones wrote.
 #[test]
-fn run_help_lists_its_options() {
+fn vm_help_gives_examples_that_run() {
+    let r = harness::vm(&["--help"]);
+    r.assert_status(0);
+    let t = help_text(&r);
+    let examples: Vec<&str> = t
+        .lines()
+        .skip_while(|l| !l.starts_with("Examples"))
+        .filter_map(|l| l.strip_prefix("  vm "))
+        .collect();
+    assert!(
+        examples.len() >= 5,
+        "`vm --help` should end with examples:\n{t}"
+    );
+    let dir = harness::scratch("help-examples");
+    let programs = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
+    std::os::unix::fs::symlink(programs, dir.join("programs")).unwrap();
+    for example in examples {
+        let args: Vec<&str> = example.split_whitespace().collect();
+        run_in(&dir, &args).assert_status(0);
+    }
+    assert!(dir.join("report.html").exists() && dir.join("inlined.bc").exists());
+}
+
+/// `vm run --help`: what running does first, then the profiling options,
+/// then the resource limits (under their own heading, after `--profile`).
+#[test]
+fn run_help_lists_its_options_profiling_before_limits() {
     let r = harness::vm(&["run", "--help"]);
     r.assert_status(0);
     let t = help_text(&r);
@@ -40,6 +69,36 @@ fn run_help_lists_its_options() {
             "`vm run --help` should mention `{opt}`:\n{t}"
         );
     }
+    let at = |s: &str| t.find(s).unwrap_or_else(|| panic!("no `{s}` in:\n{t}"));
+    assert!(at("--cycles") < at("Profiling:"), "{t}");
+    assert!(at("Profiling:") < at("--profile <KIND>"), "{t}");
+    assert!(at("--profile <KIND>") < at("Resource limits:"), "{t}");
+    for limit in [
+        "--max-frames",
+        "--max-threads",
+        "--max-heap",
+        "--max-source",
+    ] {
+        assert!(at("Resource limits:") < at(limit), "{limit}:\n{t}");
+    }
+}
+
+/// `vm inline` refuses `--adaptive` and `--print-compilation` (it inlines
+/// once, after the run), so its help does not offer them; `vm run`'s does.
+#[test]
+fn inline_help_does_not_list_the_options_it_refuses() {
+    let run = help_text(&harness::vm(&["run", "--help"]));
+    let inline = help_text(&harness::vm(&["inline", "--help"]));
+    // An option's entry: a line that starts with it (after the indent).
+    let lists = |help: &str, opt: &str| help.lines().any(|l| l.trim_start().starts_with(opt));
+    for opt in ["--adaptive", "--print-compilation"] {
+        assert!(lists(&run, opt), "`vm run --help` should list {opt}");
+        assert!(
+            !lists(&inline, opt),
+            "`vm inline --help` lists {opt}:\n{inline}"
+        );
+    }
+    assert!(inline.contains("--policy") && inline.contains("--profile <KIND>"));
 }
 
 #[test]

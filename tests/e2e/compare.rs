@@ -324,6 +324,39 @@ fn a_file_that_is_not_a_profile_exits_65() {
     }
 }
 
+/// Profiles of two different programs are not compared (their methods and
+/// edges cannot match, and a 0.00 would read as the profiler's failure):
+/// status 2, as `vm report --against` refuses them. One program named by
+/// two paths is one program.
+#[test]
+fn profiles_of_two_programs_are_refused_as_report_against_refuses_them() {
+    let scratch = harness::scratch("compare-two-programs");
+    let sample = std::fs::read_to_string(dir().join("sample.json")).unwrap();
+    let exact = std::fs::read_to_string(dir().join("exact.json")).unwrap();
+    let renamed =
+        |text: &str, program: &str| text.replace("\"prog.bc\"", &format!("\"{program}\""));
+    std::fs::write(scratch.join("other.json"), renamed(&sample, "other.bc")).unwrap();
+    std::fs::write(scratch.join("exact.json"), renamed(&exact, "tests/prog.bc")).unwrap();
+    std::fs::write(scratch.join("sample.json"), &sample).unwrap();
+    let r = compare_in(&scratch, &["other.json", "exact.json"]);
+    r.assert_status(2);
+    assert_eq!(r.stdout, "", "{}", r.cmd);
+    let line = "vm: `other.json` is a profile of `other.bc` but `exact.json` is one of \
+                `tests/prog.bc`: vm compare needs a profile of the same program\n";
+    assert_eq!(r.stderr, line);
+    let r = harness::run_vm_in(
+        &scratch,
+        &["report", "other.json", "--against", "exact.json"],
+        harness::DEFAULT_TIMEOUT,
+    );
+    r.assert_status(2);
+    assert_eq!(r.stderr, line.replace("vm compare", "--against"));
+    // `prog.bc` and `tests/prog.bc` are one program: compared as before.
+    let r = compare_in(&scratch, &["sample.json", "exact.json"]);
+    r.assert_status(0);
+    assert_eq!(r.stdout, SAMPLE_VS_EXACT);
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let cases: &[&[&str]] = &[

@@ -283,7 +283,8 @@ fn an_empty_sampled_profile_is_explained() {
     ];
     let r = vm(&[&cbs[..], &["--profile-out=cbs.json"]].concat());
     assert!(
-        r.stderr.contains("no samples: no tick came during the run")
+        r.stderr
+            .contains("no samples: no tick came while the program ran (it ran ")
             && r.stderr.contains("--profile=exhaustive"),
         "{}",
         r.stderr

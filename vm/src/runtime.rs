@@ -98,7 +98,10 @@ pub struct RunOutcome {
     pub threads: usize,
     /// Garbage collections, summed over threads.
     pub collections: u64,
-    /// Wall-clock time of the run.
+    /// Wall-clock time of the run: the program's own, from its first
+    /// thread's first instruction to its last thread's end (not the VM's
+    /// start, the threads' creation, or the wait for the end to be seen,
+    /// which on a busy machine can take far longer than a short program).
     pub wall_ns: u64,
     /// Cost-model cycles and source instructions executed, summed over the
     /// threads that ended, when the run counted them (a profile that counts,
@@ -151,15 +154,18 @@ pub struct Vm {
     body_counts: Mutex<Vec<BodyCount>>,
     stopping: Mutex<Option<i32>>,
     file: String,
-    /// When `run` started the program (the start of `RunOutcome::wall_ns`).
+    /// When `run` started the program.
     started_at: std::sync::OnceLock<Instant>,
+    /// When the program's first instruction ran, and when its last thread
+    /// ended (the span of `RunOutcome::wall_ns`).
+    program_span: Mutex<(Option<Instant>, Option<Instant>)>,
     /// The simulated machine's scheduler, if any.
     pub(crate) sched: Option<Scheduler>,
 }
 
 impl Vm {
-    /// When the program started running (`None` before `run`): the instant
-    /// the run's wall time is measured from.
+    /// When `run` started the program (`None` before `run`): before its
+    /// first thread is created.
     pub fn started_at(&self) -> Option<Instant> {
         self.started_at.get().copied()
     }
@@ -194,6 +200,7 @@ impl Vm {
             stopping: Mutex::new(None),
             file,
             started_at: std::sync::OnceLock::new(),
+            program_span: Mutex::new((None, None)),
             sched: options.machine.map(Scheduler::new),
         })
     }
@@ -212,7 +219,7 @@ impl Vm {
                     status: STATUS_RUNTIME_ERROR,
                     threads: 0,
                     collections: 0,
-                    wall_ns: started.elapsed().as_nanos() as u64,
+                    wall_ns: 0,
                     cycles: None,
                     virtual_ns: self.sched.as_ref().map(|_| 0),
                 };
@@ -241,16 +248,31 @@ impl Vm {
                 _ => 0,
             },
         };
+        let wall_ns = self.program_ns(started);
         self.output.close();
         self.hooks.program_ending(status);
         RunOutcome {
             status,
             threads: self.threads.count(),
             collections: self.collections.load(Ordering::Relaxed),
-            wall_ns: started.elapsed().as_nanos() as u64,
+            wall_ns,
             cycles: self.counted(),
             virtual_ns: self.sched.as_ref().map(Scheduler::makespan),
         }
+    }
+
+    /// The program's wall time (`RunOutcome::wall_ns`): from its first
+    /// instruction to its last thread's end, or to now if a thread is still
+    /// stuck (a stopped run gives up waiting for it); from `started` if no
+    /// thread ran.
+    fn program_ns(&self, started: Instant) -> u64 {
+        let (first, last) = *self.program_span.lock();
+        let from = first.unwrap_or(started);
+        let to = match last {
+            Some(last) if self.threads.all_finished() => last,
+            _ => Instant::now(),
+        };
+        to.saturating_duration_since(from).as_nanos() as u64
     }
 
     /// Cycles and instructions the threads that ended executed, if the run
@@ -413,6 +435,7 @@ impl Vm {
             })
             .collect();
         it.enter(method, &args);
+        self.program_span.lock().0.get_or_insert_with(Instant::now);
         let mode = self.mode;
         let exit = if mode.trace_calls {
             it.run::<Exhaustive>()
@@ -453,6 +476,10 @@ impl Vm {
             it.body_counters().add_to(&mut self.body_counts.lock());
         }
         drop(it);
+        let now = Instant::now();
+        let mut span = self.program_span.lock();
+        span.1 = Some(span.1.map_or(now, |last| last.max(now)));
+        drop(span);
         self.output.flush();
         self.running.fetch_sub(1, Ordering::SeqCst);
         shared.finish(result);

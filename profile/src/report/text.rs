@@ -451,8 +451,10 @@ pub fn no_samples_hint(p: &Profile) -> Option<String> {
                     "the longest of its {} threads ran {} cycles of virtual time",
                     p.run.threads, p.run.wall_ns
                 ),
-                Some("virtual") => format!("{} cycles of virtual time", p.run.wall_ns),
-                _ => duration(p.run.wall_ns),
+                Some("virtual") => format!("it ran {} cycles of virtual time", p.run.wall_ns),
+                // `wall_ns` is the program's own time, first instruction to
+                // last thread's end, not the process's (vm::runtime).
+                _ => format!("it ran {}", duration(p.run.wall_ns)),
             };
             let every = c.interval_ns.map_or("one interval".into(), duration);
             // Under the virtual clock any interval is kept exactly; a
@@ -473,7 +475,7 @@ pub fn no_samples_hint(p: &Profile) -> Option<String> {
                 }
             };
             Some(format!(
-                "no samples: no tick came during the run ({length}, a tick every {every}); \
+                "no samples: no tick came while the program ran ({length}, a tick every {every}); \
                  {what_works}, --profile=exhaustive counts it exactly"
             ))
         }
@@ -793,7 +795,9 @@ mod tests {
         );
         let hint = no_samples_hint(&wall).expect("a hint");
         assert!(
-            hint.contains("no tick came during the run (214.6 us, a tick every 1.0 ms)"),
+            hint.contains(
+                "no tick came while the program ran (it ran 214.6 us, a tick every 1.0 ms)"
+            ),
             "{hint}"
         );
         assert!(
@@ -807,7 +811,7 @@ mod tests {
         );
         assert!(no_samples_hint(&virt)
             .unwrap()
-            .contains("(725 cycles of virtual time"));
+            .contains("(it ran 725 cycles of virtual time"));
         // Seven threads, 1.5 M cycles in all but none reaching 1 ms: the
         // hint names the longest thread's time, which decides the ticks.
         let threads = profile(

@@ -29,8 +29,11 @@ mod timing;
 
 use logfile::Pending;
 
-/// Options of `vm inline`.
+/// Options of `vm inline`: every `vm run` option but `--adaptive` and
+/// `--print-compilation`, which it refuses (it inlines once, after the
+/// run), so its help does not list them.
 #[derive(Args, Debug)]
+#[command(mut_arg("adaptive", |a| a.hide(true)), mut_arg("print_compilation", |a| a.hide(true)))]
 pub struct InlineArgs {
     #[command(flatten)]
     pub run: RunArgs,
