@@ -38,8 +38,10 @@
 //!
 //! The second test runs the book's exercise checkers
 //! (`docs/book/checkers/NAME.sh`) on the worked solution
-//! (`docs/book/solutions/NAME.bc`, must pass) and on a wrong attempt
-//! (`docs/book/solutions/NAME.wrong.bc`, must fail).
+//! (`docs/book/solutions/NAME.bc`, must pass) and on the wrong attempts
+//! (`docs/book/solutions/NAME.wrong.bc` and any `NAME.wrong-WHY.bc`, must
+//! fail; a header line `; checker: TEXT` of an attempt is a text the
+//! checker's output must hold, such as why it refused).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -209,6 +211,47 @@ fn every_console_example_in_the_docs_prints_what_it_shows() {
     );
 }
 
+/// The README's quick start, past its build: the `export` line puts the
+/// binary the build made on the `PATH`, and the `vm` command after it runs
+/// as written, from the repository's root, with nothing else on the `PATH`
+/// that could answer to `vm`.
+#[test]
+fn the_readmes_quick_start_runs_as_written() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("## Quick start").expect("a quick start");
+    let block = readme[start..]
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a sh block in the quick start");
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(lines[0], "cargo build --release", "{block}");
+    assert_eq!(
+        lines[1], r#"export PATH="$PWD/target/release:$PATH""#,
+        "{block}"
+    );
+    assert!(lines[2..].iter().all(|l| l.starts_with("vm ")), "{block}");
+    let vm = PathBuf::from(env!("CARGO_BIN_EXE_vm"));
+    if vm != root().join("target/release/vm") {
+        eprintln!(
+            "note: the quick start is not run: this vm is {}, not the build's target/release/vm",
+            vm.display()
+        );
+        return;
+    }
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("set -e\n{}", lines[1..].join("\n")))
+        .current_dir(root())
+        .env("PWD", root())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("(profile cbs,"), "{stderr}");
+}
+
 /// The checkers of the book's exercises: each name `NAME` has
 /// `docs/book/checkers/NAME.sh`, `docs/book/solutions/NAME.bc` and
 /// `docs/book/solutions/NAME.wrong.bc`.
@@ -253,17 +296,59 @@ fn run_checker(name: &str, program: &Path) -> (bool, String) {
     (out.status.success(), text)
 }
 
+/// The wrong attempts at exercise `name`: `NAME.wrong.bc` (required) and
+/// every `NAME.wrong-WHY.bc`, sorted.
+fn wrong_attempts(name: &str) -> Vec<PathBuf> {
+    let dir = root().join("docs/book/solutions");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let file = p.file_name().unwrap().to_string_lossy();
+            file == format!("{name}.wrong.bc")
+                || (file.starts_with(&format!("{name}.wrong-")) && file.ends_with(".bc"))
+        })
+        .collect();
+    found.sort();
+    assert!(
+        found.contains(&dir.join(format!("{name}.wrong.bc"))),
+        "docs/book/solutions/{name}.wrong.bc is missing"
+    );
+    found
+}
+
+/// The texts an attempt's header lines `; checker: TEXT` ask of its
+/// checker's output.
+fn expected_by(program: &Path) -> Vec<String> {
+    std::fs::read_to_string(program)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with(';'))
+        .filter_map(|l| l.strip_prefix("; checker: "))
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
-fn every_exercise_checker_passes_its_solution_and_fails_a_wrong_attempt() {
+fn every_exercise_checker_passes_its_solution_and_fails_the_wrong_attempts() {
     let names = checkers();
     assert!(!names.is_empty(), "docs/book/checkers has no checker");
     let mut wrong = Vec::new();
     for name in &names {
         let solution = root().join(format!("docs/book/solutions/{name}.bc"));
-        let attempt = root().join(format!("docs/book/solutions/{name}.wrong.bc"));
-        for (program, should_pass) in [(&solution, true), (&attempt, false)] {
+        let attempts = wrong_attempts(name).into_iter().map(|a| (a, false));
+        for (program, should_pass) in std::iter::once((solution, true)).chain(attempts) {
+            let program = &program;
             assert!(program.exists(), "{} is missing", program.display());
             let (passed, text) = run_checker(name, program);
+            for expected in expected_by(program) {
+                if !text.contains(&expected) {
+                    wrong.push(format!(
+                        "{name} on {}: the checker did not say `{expected}`\n{text}",
+                        program.display()
+                    ));
+                }
+            }
             if passed != should_pass {
                 wrong.push(format!(
                     "{name} on {}: expected {}, got {}\n{text}",

@@ -7,7 +7,8 @@
 # PASS when, for each of the seeds 1, 2 and 3, `vm run PROG.bc --profile=cbs
 # --clock=virtual --seed=S` (default --stride=3 --samples=16 --interval=1ms)
 # scores a dcg-overlap below 70 against the exact profile
-# (--profile=exhaustive) in `vm compare`.
+# (--profile=exhaustive) in `vm compare`. A cbs profile of fewer than 100
+# edge samples is too few to judge: FAIL, whatever its score.
 set -eu
 . "$(dirname "$0")/lib/profile.sh"
 prog=${1:?usage: cbs-adversary.sh PROG.bc}
@@ -21,6 +22,7 @@ fi
 for seed in 1 2 3; do
     vm run "$prog" --profile=cbs --clock=virtual --seed=$seed \
         --profile-out="$CHECK_DIR/cbs.json" >/dev/null
+    enough_samples "$CHECK_DIR/cbs.json" $seed "make the program run longer: each 1 ms tick (1,000,000 cycles, vm run PROG --cycles) opens a window of up to 16"
     o=$(overlap "$CHECK_DIR/cbs.json" "$CHECK_DIR/exact.json")
     if [ -z "$o" ]; then
         echo "FAIL: seed $seed: cbs took no edge sample (is the program long enough for a 1 ms tick?)"
