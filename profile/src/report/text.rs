@@ -453,7 +453,7 @@ pub fn no_samples_hint(p: &Profile) -> Option<String> {
                 ),
                 Some("virtual") => format!("it ran {} cycles of virtual time", p.run.wall_ns),
                 // `wall_ns` is the program's own time, first instruction to
-                // last thread's end, not the process's (vm::runtime).
+                // last thread's end, not the process's (the VM's runtime measures it).
                 _ => format!("it ran {}", duration(p.run.wall_ns)),
             };
             let every = c.interval_ns.map_or("one interval".into(), duration);
