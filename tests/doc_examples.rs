@@ -1,21 +1,18 @@
 //! Every console example of the documentation is run, and its output
-//! compared, by the [`trycmd`] crate.
+//! compared.
 //!
 //! A console example is a fenced block tagged `console` in `docs/*.md` or
-//! `docs/book/src/**/*.md`: lines `$ vm ...` (a command), an optional `? N`
-//! (the expected exit status, `0` when absent), then the expected output,
-//! stdout and stderr together as a terminal shows them. A long command
-//! ends its line with ` \` and goes on on the next, indented by four
-//! spaces, as a shell reads it: a reader pastes it as it is. (trycmd's own
-//! continuation, a line starting `> `, would paste as a redirection; the
-//! test refuses it in a document and makes it from the ` \` lines in the
-//! copy it runs, `commands::to_trycmd`.) A command holds no shell syntax (pipes,
-//! redirections, variables, globs, quotes): trycmd runs it without a
-//! shell, so it must mean the same with one. `...` on a line of its own stands for any number of
-//! lines, `[..]` for any text within a line (trycmd's wildcards; used only
-//! where output varies from run to run, such as wall-clock times). A fenced
-//! block with no tag is read as a console block too, so every other block
-//! names its language (`text`, `bc`, `json`, `sh`, ...).
+//! `docs/book/src/**/*.md`: lines `$ vm ...` (a command; a long one ends
+//! its line with ` \` and goes on on the next, indented by four spaces, so
+//! that it pastes into a shell as it is), an optional `? N` (the expected
+//! exit status, `0` when absent), then the expected output, stdout and
+//! stderr together as a terminal shows them. `...` on a line of its own
+//! stands for any number of lines, `[..]` for any text within a line (used
+//! only where output varies from run to run, such as wall-clock times). A
+//! fenced block with no tag is read as a console block too, so every other
+//! block names its language (`text`, `bc`, `json`, `sh`, ...).
+//! `doc_examples/console.rs` reads the blocks, and refuses a command a
+//! shell would read otherwise than the test runs it.
 //!
 //! The examples run from the repository's root, as the docs say: their
 //! paths are like `programs/examples/fib.bc`. So that the files they write
@@ -31,10 +28,10 @@
 //! so `$ vm run small.bc` runs exactly the text the reader sees.
 //!
 //! To see what the binary prints now, run
-//! `TRYCMD=overwrite cargo test --release --test doc_examples`: it rewrites
-//! the expected output in the documents (in the copy trycmd runs, then
-//! back in the document, `commands::from_trycmd`). Read the diff before committing
-//! it: a changed output is either a doc fix or a bug.
+//! `DOC_EXAMPLES=overwrite cargo test --release --test doc_examples`: it
+//! rewrites the expected output of every example that differs (losing its
+//! wildcards) and its exit status. Read the diff before committing it: a
+//! changed output is either a doc fix or a bug.
 //!
 //! The second test runs the book's exercise checkers
 //! (`docs/book/checkers/NAME.sh`) on the worked solution
@@ -44,10 +41,10 @@
 //! checker's output must hold, such as why it refused).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
-#[path = "doc_examples/commands.rs"]
-mod commands;
+#[path = "doc_examples/console.rs"]
+mod console;
 
 /// The repository's root (the root package's directory).
 fn root() -> PathBuf {
@@ -84,12 +81,14 @@ fn documents() -> Vec<PathBuf> {
 }
 
 /// A fresh directory that looks like the repository's root: a symbolic link
-/// to each of its top-level entries except `target` and `.git`. It is named
-/// `NAME.in`, beside the copy `NAME.md` of the document that trycmd runs
-/// ([`runnable_copy`]): trycmd runs a case's commands in the directory of
-/// its name with `.in`, so no test changes the process's directory.
+/// to each of its top-level entries except `target` and `.git`, and the
+/// programs `doc` shows with `file=NAME`.
 fn scratch_root(doc: &Path) -> PathBuf {
-    let dir = runnable_copy(doc).with_extension("in");
+    let rel = doc.strip_prefix(root()).unwrap();
+    let name = rel.to_string_lossy().replace(['/', '.'], "_");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("doc-examples")
+        .join(name);
     if dir.exists() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -107,21 +106,11 @@ fn scratch_root(doc: &Path) -> PathBuf {
         assert!(
             !name.contains('/') && !name.starts_with('.'),
             "{}: file={name} must be a plain file name",
-            doc.display()
+            rel.display()
         );
         std::fs::write(dir.join(&name), body).unwrap();
     }
     dir
-}
-
-/// Where trycmd's copy of `doc` goes (see [`commands::to_trycmd`]).
-fn runnable_copy(doc: &Path) -> PathBuf {
-    let rel = doc.strip_prefix(root()).unwrap();
-    let name = rel.to_string_lossy().replace(['/', '.'], "_");
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("doc-examples")
-        .join(name)
-        .with_extension("md")
 }
 
 /// The blocks of `text` opened with an info string holding `file=NAME`,
@@ -152,6 +141,38 @@ fn shown_files(text: &str) -> Vec<(String, String)> {
     files
 }
 
+/// Runs a console example's command in `dir`: `vm` is the test's binary,
+/// `sh` the system's (the book runs its checkers with it; they find `vm`
+/// first on the `PATH`). Returns stdout and stderr together, in the order
+/// they were written (one pipe for both, as a terminal shows them), and the
+/// exit status.
+fn run_example(argv: &[String], dir: &Path) -> Result<(String, i32), String> {
+    let program = match argv.first().map(String::as_str) {
+        Some("vm") => PathBuf::from(env!("CARGO_BIN_EXE_vm")),
+        Some("sh") => PathBuf::from("/bin/sh"),
+        other => {
+            return Err(format!(
+                "only `vm` and `sh` commands are run, not {other:?}"
+            ))
+        }
+    };
+    let out = Command::new("/bin/sh")
+        .arg("-c")
+        .arg("exec \"$0\" \"$@\" 2>&1")
+        .arg(program)
+        .args(&argv[1..])
+        .current_dir(dir)
+        .env("PATH", path_with_vm())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run it: {e}"))?;
+    let status = out
+        .status
+        .code()
+        .ok_or_else(|| format!("killed by a signal ({})", out.status))?;
+    Ok((String::from_utf8_lossy(&out.stdout).into_owned(), status))
+}
+
 #[test]
 fn every_console_example_in_the_docs_prints_what_it_shows() {
     let docs = documents();
@@ -159,55 +180,60 @@ fn every_console_example_in_the_docs_prints_what_it_shows() {
         docs.iter().any(|d| d.ends_with("docs/CLI.md")),
         "docs/CLI.md not found among {docs:?}"
     );
-    let vm = PathBuf::from(env!("CARGO_BIN_EXE_vm"));
-    let overwrite = std::env::var("TRYCMD").is_ok_and(|v| v == "overwrite");
+    let overwrite = std::env::var("DOC_EXAMPLES").is_ok_and(|v| v == "overwrite");
     let mut failed = Vec::new();
-    // One document at a time, in its own scratch root: its blocks run in
+    let mut examples = 0;
+    // One document at a time, in its own scratch root, its examples in
     // order (a later one may read what an earlier one wrote).
     for doc in &docs {
         let rel = doc.strip_prefix(root()).unwrap().display().to_string();
         let text = std::fs::read_to_string(doc).unwrap();
-        let runnable = match commands::to_trycmd(&text) {
-            Ok(t) if commands::from_trycmd(&t) == text => t,
-            Ok(_) => {
-                failed.push(format!(
-                    "{rel}: its commands do not survive the copy trycmd runs"
-                ));
-                continue;
-            }
+        let steps = match console::parse(&text) {
+            Ok(steps) => steps,
             Err(e) => {
                 failed.push(format!("{rel}:{e}"));
                 continue;
             }
         };
-        scratch_root(doc);
-        let copy = runnable_copy(doc);
-        std::fs::write(&copy, &runnable).unwrap();
-        let result = std::panic::catch_unwind(|| {
-            trycmd::TestCases::new()
-                .register_bin("vm", vm.clone())
-                // The book runs its exercise checkers as `sh CHECKER.sh`;
-                // they call `vm`, found first on the PATH.
-                .register_bin("sh", PathBuf::from("/bin/sh"))
-                .env("PATH", path_with_vm())
-                .case(&copy)
-                .run();
-        });
-        if overwrite {
-            // trycmd rewrote the copy's outputs: the document gets them.
-            let now = std::fs::read_to_string(&copy).unwrap();
-            let back = commands::from_trycmd(&now);
-            if back != text {
-                std::fs::write(doc, back).unwrap();
-            }
+        if steps.is_empty() {
+            continue;
         }
-        if result.is_err() {
-            failed.push(format!("{rel} (run as {})", copy.display()));
+        let dir = scratch_root(doc);
+        let mut results = Vec::new();
+        for step in &steps {
+            examples += 1;
+            let command = step.argv.join(" ");
+            let result = match run_example(&step.argv, &dir) {
+                Ok((out, status))
+                    if status == step.status && console::matches(&step.expected, &out) =>
+                {
+                    None
+                }
+                Ok((out, status)) => {
+                    eprintln!(
+                        "{rel}:{}: $ {command}\n--- expected (status {}):\n{}--- printed (status {status}):\n{out}---",
+                        step.line, step.status, step.expected
+                    );
+                    failed.push(format!("{rel}:{}: {command}", step.line));
+                    Some((out, status))
+                }
+                Err(e) => {
+                    failed.push(format!("{rel}:{}: {command}: {e}", step.line));
+                    None
+                }
+            };
+            results.push(result);
+        }
+        if overwrite && results.iter().any(Option::is_some) {
+            eprintln!("{rel}: rewritten with what the binary printed");
+            std::fs::write(doc, console::rewrite(&text, &steps, &results)).unwrap();
         }
     }
+    assert!(examples > 100, "only {examples} console examples found");
     assert!(
-        failed.is_empty(),
-        "console examples that do not print what they show (details above): {failed:#?}"
+        overwrite || failed.is_empty(),
+        "console examples that do not print what they show (details above):\n{}",
+        failed.join("\n")
     );
 }
 

@@ -16,7 +16,7 @@
 //! in [`hooks`].
 //!
 //! The VM core's modules are layered, each using only those below it
-//! (`tests/architecture.rs` checks it on the `crate::` paths):
+//! (`tests/e2e/layers.rs` checks it on the `crate::` paths):
 //!
 //! ```text
 //! runtime    the Vm: owns the state below, starts threads, ends the run
