@@ -45,7 +45,13 @@ python)
 esac
 if [[ -n "${INNER:-}" ]]; then positive INNER "$INNER"; fi
 if [[ "${CALLGRIND:-0}" == 1 ]]; then need valgrind; fi
-if [[ -n "${VM:-}" ]]; then vm="$VM"; else build_vm; fi
+if [[ -n "${VM:-}" ]]; then
+    vm="$VM"
+elif [[ "${CALLGRIND:-0}" == 1 ]]; then
+    build_vm_for_callgrind
+else
+    build_vm
+fi
 
 hook="$(mktemp -d)"
 trap 'rm -rf "$hook"' EXIT

@@ -33,7 +33,7 @@ cbs="${CBS:---profile=cbs}"
 
 need valgrind python3
 select_programs "${@:-bench}"
-build_vm
+build_vm_for_callgrind
 
 # instructions ARGS...: the instructions callgrind counted for `vm ARGS`.
 instructions() {

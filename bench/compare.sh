@@ -94,6 +94,8 @@ select_programs "$@"
 if [[ -n "${VM:-}" ]]; then
     [[ -x "$VM" ]] || die "VM is not an executable: $VM"
     vm="$VM"
+elif [[ "$callgrind" != 0 ]]; then
+    build_vm_for_callgrind
 else
     build_vm
 fi

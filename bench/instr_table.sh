@@ -37,7 +37,7 @@ tolerance="${TOLERANCE:-0.5}"
 [[ "$tolerance" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "TOLERANCE must be a number (got '$tolerance')"
 
 select_programs "$@"
-build_vm
+build_vm_for_callgrind
 
 # instructions BIN ARGS...: the instructions callgrind counted for `BIN ARGS`.
 instructions() {

@@ -40,6 +40,12 @@
 #   build_vm [CARGO ARGS..]  build the release binary (into $CARGO_TARGET_DIR
 #                            if set), with these extra cargo arguments
 #                            (e.g. --features sample-trace); set `vm` to it
+#   build_vm_for_callgrind [CARGO ARGS..]
+#                            the same code with line tables (cargo profile
+#                            `profiling`, target/profiling/vm), for the
+#                            scripts that run callgrind: the release
+#                            profile has no debug info (docs/PERFORMANCE.md,
+#                            "Build time"); the instructions are the same
 
 script="${0##*/}"
 root="$(cd "$here/.." && pwd)"
@@ -135,6 +141,14 @@ build_vm() {
     echo "== building the release binary${*:+ ($*)}" >&2
     (cd "$root" && cargo build --release --quiet "$@") || die "cargo build --release $* failed"
     vm="${CARGO_TARGET_DIR:-$root/target}/release/vm"
+    [[ -x "$vm" ]] || die "no binary at $vm"
+}
+
+build_vm_for_callgrind() {
+    echo "== building the profiling binary (release code, line tables)${*:+ ($*)}" >&2
+    (cd "$root" && cargo build --profile profiling --quiet "$@") ||
+        die "cargo build --profile profiling $* failed"
+    vm="${CARGO_TARGET_DIR:-$root/target}/profiling/vm"
     [[ -x "$vm" ]] || die "no binary at $vm"
 }
 

@@ -29,7 +29,7 @@ need valgrind
 
 select_programs "${@:-bench}"
 
-build_vm
+build_vm_for_callgrind
 
 # instructions ARGS...: the instructions callgrind counted for `vm ARGS`.
 instructions() {
