@@ -14,8 +14,11 @@ fn profiling_flags() -> Vec<String> {
         .split("\nProfiling:\n")
         .nth(1)
         .expect("a Profiling section");
+    // The section ends at the next heading (`vm run --help` lists the
+    // resource limits after it).
     section
         .lines()
+        .take_while(|l| l.is_empty() || l.starts_with(' '))
         .filter_map(|l| l.strip_prefix("      --"))
         .map(|l| format!("--{}", l.split([' ', '[']).next().unwrap_or("")))
         .collect()
