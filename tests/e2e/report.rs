@@ -841,6 +841,59 @@ fn the_differential_flamegraph_shows_the_timer_bias() {
     assert!(!boxes(&plain).iter().any(|x| x.1.contains("; +")));
 }
 
+/// The difference a differential box's title gives (`...; +7.90%)`), in
+/// points of share.
+fn difference(title: &str) -> Option<f64> {
+    title.rsplit_once("; ")?.1.strip_suffix("%)")?.parse().ok()
+}
+
+/// How deep a differential box's colour is: 0 for white, up to 150 (the
+/// palest channel's distance from 250).
+fn depth(fill: &str) -> u32 {
+    let (r, g, b) = rgb(fill);
+    250u32.saturating_sub(r.min(g).min(b))
+}
+
+#[test]
+fn differential_flamegraphs_share_one_colour_scale_with_a_legend() {
+    // The timer is off by many points, cbs by few: on one absolute scale
+    // cbs's boxes are paler, and a box's colour follows its difference
+    // alone, the same in both graphs (inferno scaled each graph to its
+    // own largest difference, so both had a box of the deepest colour).
+    let mut seen: Vec<(f64, u32)> = Vec::new();
+    let mut deepest = Vec::new();
+    for sample in ["timer.json", "cbs.json"] {
+        let svg = ok(&[sample, "--against", "exact.json", "--format=flamegraph"]);
+        assert!(
+            svg.contains("<g id=\"legend\">") && svg.contains("in points"),
+            "{sample}: no legend"
+        );
+        let mut most = 0;
+        for (name, title, fill) in boxes(&svg) {
+            let Some(d) = difference(&title) else {
+                continue;
+            };
+            let deep = depth(&fill);
+            assert!(
+                d != 0.0 || deep == 0,
+                "{sample}: {name} off by nothing drawn {fill}"
+            );
+            seen.push((d.abs(), deep));
+            most = most.max(deep);
+        }
+        deepest.push(most);
+    }
+    // Depth never falls as the difference grows, across both graphs.
+    seen.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for w in seen.windows(2) {
+        assert!(w[0].1 <= w[1].1, "a larger difference drawn paler: {w:?}");
+    }
+    assert!(
+        deepest[1] < deepest[0],
+        "cbs's worst box as deep as the timer's: {deepest:?}"
+    );
+}
+
 #[test]
 fn pruning_folds_small_contexts_into_other_and_keeps_the_weight() {
     let p = json("fib.json");
@@ -959,10 +1012,18 @@ fn speedscope_puts_several_profiles_in_one_file() {
         }
         assert_eq!(got, cct_paths(&json(file), "self"), "{file}");
     }
-    // A frame calling another names the line of the call.
-    assert!(frames
-        .iter()
-        .any(|f| f["name"] == "M" && f["line"].is_u64()));
+    // One frame per method: `main` is one root frame, not one per line it
+    // calls from (speedscope totals by frame).
+    let mut names: Vec<&str> = frames.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    let before = names.len();
+    names.dedup();
+    assert_eq!(
+        names.len(),
+        before,
+        "a method in several frames: {frames:?}"
+    );
+    assert!(names.contains(&"main") && names.contains(&"M"));
     // Pruned at 1%: fib's tree of thousands becomes a few stacks.
     let doc: Value =
         serde_json::from_str(&ok(&["fib.json", "--format=speedscope", "--min-percent=1"])).unwrap();
@@ -1005,7 +1066,7 @@ fn dot_draws_the_call_graph_and_the_tree() {
         let caller = e["caller"].as_str().unwrap();
         let callee = e["callee"].as_str().unwrap();
         let line = format!(
-            "\"{caller}\" -> \"{callee}\" [label=\"line {}\\n{} (",
+            "\"{caller}\" -> \"{callee}\" [label=\"    line {}\\l    {} (",
             e["line"], e["weight"]
         );
         assert!(dot.contains(&line), "{line} missing:\n{dot}");
@@ -1016,6 +1077,38 @@ fn dot_draws_the_call_graph_and_the_tree() {
         "the heaviest edge is widest:\n{dot}"
     );
     graphviz(&dot, "report_dot_dcg");
+    // The tree's edges: the label gives the calls, and the pen's width
+    // follows them (the widest edge has the most calls).
+    let small = ok(&["exact.json", "--format=dot", "--tree"]);
+    let edges: Vec<(u64, f64)> = small
+        .lines()
+        .filter(|l| l.contains(" -> "))
+        .map(|l| {
+            let calls = l
+                .split(" calls")
+                .next()
+                .and_then(|h| h.rsplit(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no calls in {l}"));
+            let width = l.split("penwidth=").nth(1).unwrap();
+            let width: f64 = width[..width.find(']').unwrap()].parse().unwrap();
+            (calls, width)
+        })
+        .collect();
+    assert!(edges.len() >= 4, "{small}");
+    for a in &edges {
+        for b in &edges {
+            assert!(
+                (a.0 < b.0) == (a.1 < b.1),
+                "width not by calls: {a:?} {b:?}\n{small}"
+            );
+        }
+    }
+    assert!(
+        small.contains("label=\"    line 167\\l    1500000 calls\\l\""),
+        "{small}"
+    );
+    graphviz(&small, "report_dot_small_tree");
     let tree = ok(&["fib.json", "--format=dot", "--tree", "--min-percent=1"]);
     assert!(tree.contains("(other)"), "pruned");
     assert!(
@@ -1078,6 +1171,9 @@ fn chromium_check(page: &str) {
             "--disable-sync",
         ])
         .arg(format!("--user-data-dir={}", profile_dir.display()))
+        // The page's console messages go to stderr, as `...:CONSOLE...`.
+        .arg("--enable-logging=stderr")
+        .arg("--v=0")
         .arg("--dump-dom")
         .arg(format!("file://{}", file.display()))
         .output()
@@ -1092,6 +1188,14 @@ fn chromium_check(page: &str) {
         dom.contains("data-rendered=\"yes\""),
         "the page's script did not finish"
     );
+    // No script error: inferno's `onload="init(evt)"` kept on a graph
+    // whose script was left out logged `init is not defined`.
+    let log = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(":CONSOLE") && (l.contains("Uncaught") || l.contains("Error")))
+        .collect();
+    assert!(errors.is_empty(), "the page logs errors:\n{errors:#?}");
     for m in ["M", "call_1", "call_2"] {
         assert!(
             dom.contains(&format!("<tr class=\"method\"><td class=\"\">{m}</td>")),

@@ -7,7 +7,12 @@
 //!   hot-edge coverage) are drawn red.
 //! - [`tree`]: the calling-context tree pruned at `min_percent`, a node per
 //!   context labelled with its self and total shares, an edge per call
-//!   labelled with the call-site line and calls.
+//!   labelled with the call-site line and calls, its pen as wide as those
+//!   calls against the most of any edge (the number on the label, not
+//!   another quantity).
+//!
+//! Edge labels start a little right of their edge, left-justified
+//! ([`edge_label`]), where neither a thick pen nor an arrowhead covers them.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -27,6 +32,22 @@ fn quote(s: &str) -> String {
             '\n' => q.push_str("\\n"),
             c => q.push(c),
         }
+    }
+    q.push('"');
+    q
+}
+
+/// An edge's label as a DOT string: each line indented and left-justified
+/// (`\l`), so that the text starts clear of the edge, however wide its pen
+/// (a centred label sat on a thick edge, and under the arrowhead of a short
+/// one).
+fn edge_label(text: &str) -> String {
+    let mut q = String::from("\"");
+    for line in text.lines() {
+        let quoted = quote(line);
+        q.push_str("    ");
+        q.push_str(&quoted[1..quoted.len() - 1]);
+        q.push_str("\\l");
     }
     q.push('"');
     q
@@ -101,7 +122,7 @@ pub fn dcg(p: &Profile) -> String {
             "  {} -> {} [label={}, penwidth={width:.2}, color={}];",
             quote(&e.caller),
             quote(&e.callee),
-            quote(&format!(
+            edge_label(&format!(
                 "line {}\n{} ({:.1}%)",
                 e.line,
                 e.weight,
@@ -141,6 +162,14 @@ pub fn tree(p: &Profile, min_percent: f64) -> String {
             }
         );
     }
+    let most_calls = pruned
+        .nodes
+        .iter()
+        .skip(1)
+        .filter(|n| !n.other)
+        .map(|n| n.calls)
+        .max()
+        .unwrap_or(0);
     for (i, n) in pruned.nodes.iter().enumerate() {
         for &c in &n.children {
             let child = &pruned.nodes[c];
@@ -149,11 +178,15 @@ pub fn tree(p: &Profile, min_percent: f64) -> String {
                 (false, Some(l)) => format!("line {l}\n{} calls", child.calls),
                 (false, None) => format!("{} calls", child.calls),
             };
-            let width = 1.0 + 7.0 * share(child.total, grand) / 100.0;
+            let width = if child.other || most_calls == 0 {
+                1.0
+            } else {
+                1.0 + 7.0 * child.calls as f64 / most_calls as f64
+            };
             let _ = writeln!(
                 s,
                 "  n{i} -> n{c} [label={}, penwidth={width:.2}];",
-                quote(&label)
+                edge_label(&label)
             );
         }
     }

@@ -9,7 +9,8 @@
 //! from the reference's (inferno's differential mode, the reference
 //! normalized to the sample's total first): red where the sample
 //! over-weights the context, blue where it under-weights it, the deeper
-//! the colour the larger the difference.
+//! the colour the larger the difference, on one scale in points of share
+//! for every graph, with a legend ([`super::diffscale`]).
 
 use std::io;
 
@@ -94,12 +95,16 @@ pub fn differential(
             p.program, p.config.profile, reference.config.profile
         ),
         "box width: calls in the context and below, as sampled; red: the sample over-weights \
-         the context, blue: under-weights it"
+         the context, blue: under-weights it (scale below)"
             .into(),
         "calls",
         scripted,
     );
-    render(&mut opt, &both)
+    let svg = render(&mut opt, &both)?;
+    if both.trim().is_empty() {
+        return Ok(svg);
+    }
+    Ok(super::diffscale::rescale(&String::from_utf8_lossy(&svg)).into_bytes())
 }
 
 fn render(opt: &mut Options<'_>, folded: &str) -> io::Result<Vec<u8>> {
@@ -114,5 +119,11 @@ fn render(opt: &mut Options<'_>, folded: &str) -> io::Result<Vec<u8>> {
         return Ok(out);
     }
     flamegraph::from_lines(opt, folded.lines(), &mut out)?;
+    if opt.no_javascript {
+        // inferno keeps the call of its script when it leaves the script
+        // out: a page would log `init is not defined` for every graph.
+        let text = String::from_utf8_lossy(&out).replacen(" onload=\"init(evt)\"", "", 1);
+        out = text.into_bytes();
+    }
     Ok(out)
 }

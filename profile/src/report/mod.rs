@@ -7,7 +7,8 @@
 //!   over- and under-weights most.
 //! - [`folded`]: collapsed stacks (`main;A;B 42`), streamed.
 //! - [`flamegraph`]: an SVG flame graph (the `inferno` crate), plain or
-//!   differential.
+//!   differential ([`diffscale`]: the differential's colour scale and
+//!   legend).
 //! - [`speedscope`]: a file for the speedscope viewer, one profile per
 //!   input.
 //! - [`dot`]: Graphviz DOT of the call graph or of the context tree.
@@ -19,6 +20,7 @@
 //! under `--min-percent` of the total are folded into one `(other)` box
 //! per parent, so an exact tree of millions of contexts stays small.
 
+pub mod diffscale;
 pub mod dot;
 pub mod flamegraph;
 pub mod folded;

@@ -1,7 +1,9 @@
 //! A speedscope file (its published file-format schema): the frames of all
-//! the profiles in `shared.frames`, each a method with the program as its
-//! `file` and, where the frame is calling another, the `line` of that
-//! call; then one `sampled` profile per input profile, each calling
+//! the profiles in `shared.frames`, one per method, with the program as its
+//! `file` (speedscope groups and totals by frame, so a frame per method and
+//! call line split `main` into as many root frames as it has calls: the
+//! call lines are in the text report and the DOT graph); then one
+//! `sampled` profile per input profile, each calling
 //! context with weight one stack (root first, as indexes into the frames)
 //! with its `self` weight. Several profiles of one program (say cbs,
 //! timer and exhaustive) become one file, and the viewer's drop-down
@@ -22,7 +24,7 @@ pub const SCHEMA: &str = "https://www.speedscope.app/file-format-schema.json";
 /// by `names` (usually its file name).
 pub fn document(profiles: &[(&Profile, String)], min_percent: f64) -> Value {
     let mut frames: Vec<Value> = Vec::new();
-    let mut frame_ids: HashMap<(String, String, Option<u32>), usize> = HashMap::new();
+    let mut frame_ids: HashMap<(String, String), usize> = HashMap::new();
     let mut out = Vec::new();
     for (p, name) in profiles {
         let pruned = Full::new(p.cct.as_deref().unwrap_or(&[])).prune(min_percent);
@@ -35,18 +37,11 @@ pub fn document(profiles: &[(&Profile, String)], min_percent: f64) -> Value {
             }
             let stack = path
                 .iter()
-                .enumerate()
-                .map(|(d, &j)| {
+                .map(|&j| {
                     let n = &pruned.nodes[j];
-                    // The line this frame is at: where it calls the next.
-                    let line = path.get(d + 1).and_then(|&k| pruned.nodes[k].line);
-                    let key = (n.method.clone(), p.program.clone(), line);
+                    let key = (n.method.clone(), p.program.clone());
                     *frame_ids.entry(key).or_insert_with(|| {
-                        let mut f = json!({"name": n.method, "file": p.program});
-                        if let Some(l) = line {
-                            f["line"] = json!(l);
-                        }
-                        frames.push(f);
+                        frames.push(json!({"name": n.method, "file": p.program}));
                         frames.len() - 1
                     })
                 })

@@ -95,12 +95,20 @@ pub fn summary(p: &Profile) -> String {
         let _ = writeln!(s, "{line}");
     }
     let sampled = !exact;
+    // A counter samples at calls, and its method sample is the caller's:
+    // its `self` counts the calls a method makes, not its time.
+    let counter = p.config.profile == "counter";
     if let Some(methods) = &p.methods {
         let _ = writeln!(
             s,
             "hot methods ({}):",
             if exact {
                 "self: instructions executed in the method; calls: every call into it"
+            } else if counter {
+                "calls made: method samples, which a counter takes of the caller at each \
+                 call it samples, so they count the calls a method makes, not its time (a \
+                 method that calls nothing is not here: --profile=timer or exhaustive \
+                 measures time); sampled calls: edge samples into it, not all its calls"
             } else {
                 "self: method samples with the method on top; sampled calls: edge samples \
                  into it, not all its calls"
@@ -117,7 +125,7 @@ pub fn summary(p: &Profile) -> String {
                 "  {:>6}{}  {:>12}  {calls:>13}  method",
                 "share",
                 se_head(sampled),
-                "self"
+                if counter { "calls made" } else { "self" }
             );
         }
         for m in ms.iter().take(TOP) {
@@ -785,6 +793,38 @@ mod tests {
             cct: None,
             hot: None,
         }
+    }
+
+    /// A counter's method samples are the caller's at each sampled call:
+    /// the column says "calls made", not "self", and the header says that a
+    /// method that calls nothing is not there.
+    #[test]
+    fn a_counter_profile_names_its_methods_column_by_what_it_counts() {
+        let methods =
+            r#"[{"name": "M", "self": 90, "calls": 1}, {"name": "leaf", "self": 0, "calls": 90}]"#;
+        let mut counter = profile(
+            r#"{"profile": "counter", "every": 1}"#,
+            r#"{"wall_ns": 1000, "samples": 90, "threads": 1}"#,
+        );
+        counter.methods = Some(serde_json::from_str(methods).unwrap());
+        let text = summary(&counter);
+        assert!(text.contains("hot methods (calls made: "), "{text}");
+        assert!(
+            text.contains("not its time") && text.contains("calls nothing"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  calls made  sampled calls  method"),
+            "{text}"
+        );
+        let mut timer = counter.clone();
+        timer.config =
+            serde_json::from_str(r#"{"profile": "timer", "interval_ns": 1000000}"#).unwrap();
+        let text = summary(&timer);
+        assert!(
+            text.contains("hot methods (self: ") && !text.contains("calls made"),
+            "{text}"
+        );
     }
 
     #[test]
