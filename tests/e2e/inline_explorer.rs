@@ -265,6 +265,101 @@ fn compare_on_figure_1_shows_the_timer_under_weighting_call_2_and_what_it_cost()
     assert!((timer_call2[0]["weight_pct"].as_f64().unwrap() - timer.0).abs() < 0.01);
 }
 
+/// Each disagreement's site and the cycles its flips moved, from the
+/// `disagreements` section of a compare, in the order printed.
+fn stakes(out: &str) -> Vec<(String, u64)> {
+    let mut sites: Vec<(String, u64)> = Vec::new();
+    for l in out
+        .lines()
+        .skip_while(|l| !l.starts_with("disagreements ("))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+    {
+        let (site, rest) = l.trim_start().split_once(": ").unwrap();
+        let moved: u64 = rest
+            .rsplit(' ')
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no cycles in {l}"));
+        match sites.last_mut() {
+            Some((s, m)) if s == site => *m = (*m).max(moved),
+            _ => sites.push((site.to_string(), moved)),
+        }
+    }
+    sites
+}
+
+#[test]
+fn compare_summarizes_orders_by_cycles_at_stake_and_warns_of_a_thin_profile() {
+    // At a 20 ms tick the timer takes 23 edge samples of this program;
+    // cbs, at every call, thousands.
+    let args = [
+        "inline",
+        "programs/bench/virtual_calls.bc",
+        "--compare=cbs,timer",
+        "--seed=1",
+        "--interval=20ms",
+        "--policy=hot-edge",
+        "--hot-edge-pct=25",
+        "--inline-always=1",
+    ];
+    let r = vm(&args);
+    r.assert_status(0);
+    let out = &r.stdout;
+    // The timer's edge samples, counted in the profile it makes alone.
+    let dir = harness::scratch("inline_compare_thin");
+    let profile = dir.join("timer.json");
+    vm(&[
+        "run",
+        "programs/bench/virtual_calls.bc",
+        "--profile=timer",
+        "--clock=virtual",
+        "--seed=1",
+        "--interval=20ms",
+        &format!("--profile-out={}", profile.display()),
+    ])
+    .assert_status(0);
+    let p: Value = serde_json::from_str(&std::fs::read_to_string(&profile).unwrap()).unwrap();
+    let edges: u64 = p["dcg"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["weight"].as_u64().unwrap())
+        .sum();
+    assert!(edges < 100, "{edges}");
+    assert!(
+        out.contains(&format!(
+            "warning: the timer profile holds {edges} edge samples, too few to decide on"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("warning: the cbs profile"), "{out}");
+    // The summary, before the table, counts the rows marked `*` and names
+    // the disagreement at stake most, first in the list below.
+    let summary = out
+        .lines()
+        .find(|l| l.starts_with("summary: "))
+        .unwrap_or_else(|| panic!("no summary:\n{out}"));
+    let table_at = out.find("  caller:line").unwrap();
+    assert!(out.find("summary: ").unwrap() < table_at, "{out}");
+    let marked = out.lines().filter(|l| l.starts_with("* ")).count();
+    assert!(marked >= 2, "{out}");
+    assert!(
+        summary.contains(&format!("decide {marked} of them differently")),
+        "{summary}"
+    );
+    let sites = stakes(out);
+    assert_eq!(sites.len(), marked, "{out}");
+    for w in sites.windows(2) {
+        assert!(w[0].1 >= w[1].1, "not at stake most first: {sites:?}");
+    }
+    let (top, moved) = &sites[0];
+    assert!(
+        summary.contains(&format!("the costliest, {top}, moves {moved} cycles")),
+        "{summary}\n{sites:?}"
+    );
+}
+
 /// `12.34ms` -> 12.34.
 fn millis(word: &str) -> f64 {
     word.trim_matches(|c| c == '[' || c == ']')

@@ -4,8 +4,11 @@
 //! call site's weight share and decision under each, with a mark where they
 //! disagree; then the simulated cycles of the program optimized under each
 //! profile (with `--time`, also their wall time), and, for each
-//! disagreement, the cycles with that one decision flipped. `--log` holds
-//! every profile's records, `--html` one page whose profile selector
+//! disagreement, the cycles with that one decision flipped, the
+//! disagreements at stake most first. A summary comes first: how many sites
+//! the profiles decide differently and how much the costliest ones move,
+//! and a warning for a sampled profile too thin to decide on. `--log`
+//! holds every profile's records, `--html` one page whose profile selector
 //! switches the annotations. Everything is drawn from the decision records.
 
 use std::fmt::Write as _;
@@ -24,9 +27,16 @@ use super::logfile::{self, Pending};
 use super::runs::{self, Ran};
 use super::{emitted_text, html, source_text, thresholds, timing, InlineArgs};
 
+/// The fewest edge samples a sampled profile must hold for its decisions to
+/// mean something (the book's checkers refuse to judge below it too): with
+/// fewer, one sample moves a site's share by more than a point.
+const THIN_PROFILE: u64 = 100;
+
 /// One profile's view.
 struct View {
     kind: ProfileKind,
+    /// The edge samples of a sampled profile (`None`: the exact one).
+    edge_samples: Option<u64>,
     records: Vec<Record>,
     decisions: Vec<Decision>,
     optimized: Module,
@@ -37,6 +47,15 @@ struct View {
 /// A row where the profiles disagree: the site, the callee's name, the
 /// caller's name, the line and the callee's id.
 type Disagreement = (CallSite, String, String, u32, Option<u32>);
+
+/// A disagreement flipped under each profile: the site, and per profile the
+/// line that says what the decision cost or saved; `stake` the most cycles
+/// any one flip moved.
+struct Flipped {
+    site: String,
+    lines: Vec<String>,
+    stake: u64,
+}
 
 /// The profile kinds of `--compare`, checked: known, not `none`, at least
 /// two different ones.
@@ -127,7 +146,15 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
         names.join(", "),
         kind.name(),
     );
-    let (rows, disagreements) = table(&views);
+    let (rows, sites, disagreements) = table(&views);
+    let flipped = flips(&a, &module, &t, &original, &views, &disagreements)?;
+    out.push_str(&thin_warnings(&views));
+    out.push_str(&summary(
+        sites,
+        disagreements.len(),
+        &flipped,
+        original.cycles.unwrap_or(0),
+    ));
     out.push_str(&rows);
     let times = match a.time {
         Some(rounds) => {
@@ -138,7 +165,7 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
         None => None,
     };
     out.push_str(&cycles_section(&original, &views, times.as_deref()));
-    out.push_str(&flips(&a, &module, &t, &original, &views, &disagreements)?);
+    out.push_str(&flips_section(&flipped));
     for line in out.lines() {
         println!("{}", line.trim_end());
     }
@@ -173,6 +200,11 @@ fn run_views(
         let config = resolve_profile(&a.run.profile, a.run.no_yieldpoints)?;
         seed = Some(config.seed);
         let ran = runs::run_captured(&a.run, config, module.clone(), false)?;
+        let edge_samples = ran
+            .profile
+            .as_ref()
+            .filter(|_| k != ProfileKind::Exhaustive)
+            .map(|p| p.dcg.iter().flatten().map(|e| e.weight).sum());
         let weights = ran
             .profile
             .as_ref()
@@ -186,6 +218,7 @@ fn run_views(
             runs::measure_equivalent(&a.run, optimized.clone(), original, &format!("under {k}"))?;
         views.push(View {
             kind: k,
+            edge_samples,
             records,
             decisions,
             optimized,
@@ -205,9 +238,9 @@ fn find(v: &View, key: &(CallSite, String)) -> Option<Record> {
 }
 
 /// The table: one row per (call site, callee) seen at depth 1 under any
-/// profile, in code order, each followed by the reasons; and the rows
-/// where the profiles disagree.
-fn table(views: &[View]) -> (String, Vec<Disagreement>) {
+/// profile, in code order, each followed by the reasons; the number of
+/// rows; and the rows where the profiles disagree.
+fn table(views: &[View]) -> (String, usize, Vec<Disagreement>) {
     let mut keys: Vec<(CallSite, String)> = Vec::new();
     for v in views {
         for r in v.records.iter().filter(|r| r.depth == 1) {
@@ -271,7 +304,54 @@ fn table(views: &[View]) -> (String, Vec<Disagreement>) {
             ));
         }
     }
-    (out, disagreements)
+    (out, keys.len(), disagreements)
+}
+
+/// A warning line for each sampled profile too thin to decide on.
+fn thin_warnings(views: &[View]) -> String {
+    let mut out = String::new();
+    for v in views {
+        if let Some(n) = v.edge_samples.filter(|&n| n < THIN_PROFILE) {
+            let _ = writeln!(
+                out,
+                "warning: the {} profile holds {n} edge samples, too few to decide on (fewer \
+                 than {THIN_PROFILE}: one sample moves a site's share by more than a point); its \
+                 decisions say more about chance than about the program: a longer run or a \
+                 shorter --interval samples more",
+                v.kind.name()
+            );
+        }
+    }
+    out
+}
+
+/// The summary: how many sites the profiles decide differently, and the
+/// ones at stake most.
+fn summary(sites: usize, differ: usize, flipped: &[Flipped], original: u64) -> String {
+    let mut out =
+        format!("summary: {sites} call sites; the profiles decide {differ} of them differently");
+    match flipped.first() {
+        None => out.push('\n'),
+        Some(top) => {
+            let big = flipped
+                .iter()
+                .filter(|f| original > 0 && f.stake * 100 >= original)
+                .count();
+            let _ = writeln!(
+                out,
+                "; the costliest, {}, moves {} cycles ({:.2}% of the original's); {big} move 1% \
+                 or more (the disagreements below, at stake most first)",
+                top.site,
+                top.stake,
+                if original == 0 {
+                    0.0
+                } else {
+                    100.0 * top.stake as f64 / original as f64
+                }
+            );
+        }
+    }
+    out
 }
 
 /// The reasons of one row: `all: ...` if every profile gave the same.
@@ -334,8 +414,26 @@ fn cycles_section(original: &Ran, views: &[View], times: Option<&[Vec<f64>]>) ->
     out
 }
 
+/// The disagreements, at stake most first.
+fn flips_section(flipped: &[Flipped]) -> String {
+    if flipped.is_empty() {
+        return "no disagreements: every profile made the same decisions\n".into();
+    }
+    let mut out = String::from(
+        "disagreements (each decision flipped alone, under the profile that made it; the \
+         most cycles at stake first):\n",
+    );
+    for f in flipped {
+        for line in &f.lines {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// Each disagreement flipped alone, under each profile, and rerun: what
-/// the decision cost or saved.
+/// the decision cost or saved; sorted by the most cycles one flip moved,
+/// then in code order.
 fn flips(
     a: &InlineArgs,
     module: &Module,
@@ -343,16 +441,16 @@ fn flips(
     original: &Ran,
     views: &[View],
     disagreements: &[Disagreement],
-) -> Result<String, Failure> {
-    let mut out = String::new();
-    if disagreements.is_empty() {
-        out.push_str("no disagreements: every profile made the same decisions\n");
-        return Ok(out);
-    }
-    out.push_str("disagreements (each decision flipped alone, under the profile that made it):\n");
+) -> Result<Vec<Flipped>, Failure> {
+    let mut all = Vec::new();
     for (site, callee_name, caller, line, callee) in disagreements {
         let Some(callee) = callee else {
             continue;
+        };
+        let mut f = Flipped {
+            site: format!("{caller}:{line} {callee_name}"),
+            lines: Vec::new(),
+            stake: 0,
         };
         for v in views {
             let r = find(v, &(*site, callee_name.clone()));
@@ -361,24 +459,32 @@ fn flips(
             let what = format!("under {} with {caller}:{line} flipped", v.kind);
             let c = cycles_with(&a.run, module, &flip, t, original, &what)?;
             let delta = v.cycles as i64 - c as i64;
+            f.stake = f.stake.max(delta.unsigned_abs());
             let (verdict_word, flip_word) = if inlined {
                 ("inlined", "not inlining it")
             } else {
                 ("did not inline", "inlining it")
             };
-            let _ = writeln!(
-                out,
+            f.lines.push(format!(
                 "  {caller}:{line} {callee_name}: {} {verdict_word} it; {flip_word}: {} -> {c} \
-                 cycles ({}): the decision {} {} cycles",
+                 cycles ({}): the decision {} {} cycles\n",
                 v.kind.name(),
                 v.cycles,
                 signed(c as i64 - v.cycles as i64),
                 if delta > 0 { "cost" } else { "saved" },
                 delta.unsigned_abs()
-            );
+            ));
         }
+        all.push(f);
     }
-    Ok(out)
+    at_stake_first(&mut all);
+    Ok(all)
+}
+
+/// Sorts the flipped disagreements by the most cycles one flip moved,
+/// largest first; a stable sort, so equal stakes stay in code order.
+fn at_stake_first(all: &mut [Flipped]) {
+    all.sort_by_key(|f| std::cmp::Reverse(f.stake));
 }
 
 /// The log: one `run` line per profile (with its cycles) followed by that
@@ -424,4 +530,45 @@ fn page(
         });
     }
     Ok(html::page(program, &src, &pages))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flipped(site: &str, stake: u64) -> Flipped {
+        Flipped {
+            site: site.into(),
+            lines: vec![format!("  {site}: moves {stake}\n")],
+            stake,
+        }
+    }
+
+    #[test]
+    fn disagreements_come_at_stake_most_first_and_the_summary_names_the_top() {
+        // In code order: a 12-cycle one before a 986,850-cycle one.
+        let mut all = vec![
+            flipped("a:1 x", 12),
+            flipped("b:2 y", 986_850),
+            flipped("c:3 z", 12),
+            flipped("d:4 w", 40_000),
+        ];
+        at_stake_first(&mut all);
+        let order: Vec<&str> = all.iter().map(|f| f.site.as_str()).collect();
+        assert_eq!(order, ["b:2 y", "d:4 w", "a:1 x", "c:3 z"]);
+        let text = flips_section(&all);
+        assert!(text.find("b:2 y").unwrap() < text.find("a:1 x").unwrap());
+        // 1% of 2,000,000 cycles is 20,000: two disagreements move more.
+        let s = summary(9, 4, &all, 2_000_000);
+        assert_eq!(
+            s,
+            "summary: 9 call sites; the profiles decide 4 of them differently; the costliest, \
+             b:2 y, moves 986850 cycles (49.34% of the original's); 2 move 1% or more (the \
+             disagreements below, at stake most first)\n"
+        );
+        assert_eq!(
+            summary(3, 0, &[], 100),
+            "summary: 3 call sites; the profiles decide 0 of them differently\n"
+        );
+    }
 }
