@@ -39,7 +39,8 @@ use crate::sampler::{SamplerThread, SamplerTotals};
 use crate::samples::{Message, Sample, SampleSink, TuneLink};
 use crate::spawn::StartError;
 use crate::tune::{IntervalBounds, IntervalTuner};
-use profile::{IntervalStep, Profile, RunSection, FORMAT};
+use profile::{IntervalStep, Profile, ProfilerCyclesByKind, RunSection, FORMAT};
+use vm::profiler_cost::{CostItem, CostKind, Work};
 
 /// What the run itself reports, for the profile's `run` section.
 #[derive(Clone, Copy, Debug, Default)]
@@ -196,10 +197,11 @@ impl Profiler {
         let c = &self.config;
         let counting = c.counts_instructions();
         let wall_ns = if c.uses_timer() && c.clock == ClockKind::Virtual && !c.simulates_sampler() {
-            repos.max_cycles
+            repos.max_time
         } else {
             run.wall_ns
         };
+        let work = run.cycles.map(|_| &repos.work);
         let tune = repos.tune;
         let counter = c.kind == ProfileKind::Counter;
         // A record's tree stays a tree, to be written node by node; a
@@ -236,6 +238,9 @@ impl Profiler {
                         .map(|(samples, interval)| IntervalStep { samples, interval })
                         .collect()
                 }),
+                profiler_cycles: work.map(Work::cycles),
+                profiler_cycles_by_kind: work.map(cycles_by_kind),
+                profiler_work: work.map(work_counts),
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),
@@ -312,6 +317,27 @@ impl Profiler {
     fn rng_for(&self, id: u32) -> StdRng {
         StdRng::seed_from_u64(self.config.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15))
     }
+}
+
+/// The profile's split of the profiler's cycles by kind.
+fn cycles_by_kind(w: &Work) -> ProfilerCyclesByKind {
+    ProfilerCyclesByKind {
+        sampling: w.cycles_of(CostKind::Sampling),
+        walking: w.cycles_of(CostKind::Walking),
+        recording: w.cycles_of(CostKind::Recording),
+        organizing: w.cycles_of(CostKind::Organizing),
+        tuning: w.cycles_of(CostKind::Tuning),
+        controller: w.cycles_of(CostKind::Controller),
+    }
+}
+
+/// The profile's count of each item of profiler work that happened.
+fn work_counts(w: &Work) -> std::collections::BTreeMap<String, u64> {
+    CostItem::ALL
+        .iter()
+        .filter(|&&i| w.count(i) > 0)
+        .map(|&i| (i.name().to_string(), w.count(i)))
+        .collect()
 }
 
 /// What runs beside the program and reads the live profile (the adaptive

@@ -10,12 +10,12 @@
 //! of that known, [`resolve`] plays the protocol: who is held, when the
 //! coordinator (the sampler thread, on a core of its own) has walked what,
 //! when each thread runs again, and what it cost, from the constants of
-//! [`crate::simcost`]. The walks themselves are the threads' listeners'
+//! [`crate::profiler_cost`]. The walks themselves are the threads' listeners'
 //! (the scheduler has each sampled thread take them when it resumes, with
 //! the frames it stopped with), so the calling context trees are the real
 //! ones.
 
-use crate::simcost::*;
+use crate::profiler_cost::*;
 
 /// Which safepoint a tick requests, and who walks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
