@@ -18,6 +18,7 @@ mod fast;
 pub mod html;
 pub mod metrics;
 mod name;
+pub mod overhead;
 pub mod report;
 mod stream;
 

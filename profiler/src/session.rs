@@ -51,6 +51,9 @@ pub struct RunFacts {
     pub threads: u64,
     /// Cost-model cycles, summed over threads, when the run counted them.
     pub cycles: Option<u64>,
+    /// The profiler work of what ran beside the program (the adaptive
+    /// controller's).
+    pub beside_work: Work,
 }
 
 /// One run's profiler.
@@ -201,7 +204,14 @@ impl Profiler {
         } else {
             run.wall_ns
         };
-        let work = run.cycles.map(|_| &repos.work);
+        // The threads' and the organizer's work, and on a simulated machine
+        // the samplers' protocols.
+        let mut total = repos.work;
+        total.add(&run.beside_work);
+        if let Some(s) = &simulated {
+            total.add(&s.work);
+        }
+        let work = run.cycles.map(|_| &total);
         let tune = repos.tune;
         let counter = c.kind == ProfileKind::Counter;
         // A record's tree stays a tree, to be written node by node; a
@@ -348,6 +358,11 @@ pub trait Beside {
     type Report;
     /// Stops it (the program has ended).
     fn stop(self) -> Self::Report;
+    /// The profiler work `report` says it did (the adaptive controller's
+    /// wake-ups and compilations), for the profile's `profiler_cycles`.
+    fn work(_report: &Self::Report) -> Work {
+        Work::default()
+    }
 }
 
 /// Nothing beside the program.
@@ -361,6 +376,9 @@ impl<B: Beside> Beside for Option<B> {
     type Report = Option<B::Report>;
     fn stop(self) -> Option<B::Report> {
         self.map(B::stop)
+    }
+    fn work(report: &Option<B::Report>) -> Work {
+        report.as_ref().map(B::work).unwrap_or_default()
     }
 }
 
@@ -421,6 +439,7 @@ pub fn run<B: Beside>(
             wall_ns: outcome.virtual_ns.unwrap_or(outcome.wall_ns),
             threads: outcome.threads as u64,
             cycles: outcome.cycles.map(|c| c.cycles),
+            beside_work: B::work(&beside),
         };
         p.finish_streaming(&vm.program, program_path, facts)
     });

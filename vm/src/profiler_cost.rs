@@ -298,7 +298,7 @@ pub const COORDINATOR_PER_THREAD_CYCLES: u64 = CostItem::Coordinator.cycles();
 /// the cycles that makes. One per application thread (reached through
 /// [`crate::hooks::ThreadCtx::work`]), one in the organizer, one in the
 /// controller; the profile sums them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Work {
     counts: [u64; ITEMS],
     /// Hundredths of a cycle.

@@ -548,6 +548,7 @@ impl Scheduler {
         t.totals.requested += o.requested;
         t.totals.pause_cycles += o.pause;
         t.totals.walk_cycles += o.walk;
+        t.totals.work.add(&o.work);
         let gap = jittered(&t.sampling, &mut t.jitter);
         let next = at + gap;
         // Keep to the interval, counting the time the tick took (section
