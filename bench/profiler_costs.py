@@ -4,19 +4,25 @@
 Every row of the table (an item of the profiler's work: a yieldpoint
 taken, a frame walked, a trampoline, ...) is measured with callgrind, in
 machine instructions, and turned into cycles of the cost model at the
-interpreter's own rate (machine instructions per cycle of `vm run
---cycles`, over the programs of `VALIDATION`).
+interpreter's own rate: machine instructions per cycle of a plain `vm run`
+(no profile, no counting). The rate differs from program to program (the
+cost model gives a call 10 cycles, a `mul` 3, ...; the interpreter spends
+other proportions), so one rate for all is a compromise: the geometric
+mean of the lowest and the highest over the programs of `VALIDATION`,
+which keeps the worst ratio between any of them and the rate smallest.
 
 How one item is isolated. A profiled run reports how often each item
 happened (`run.profiler_work` in its profile). The script runs a program
-once without a profile (the base: `vm run P --cycles`, whose interpreter
-counts as every virtual-clock run does; for the exhaustive profile, `vm run
-P`, since counting is part of that profile's cost) and once with a
-configuration chosen so that the item happens often. The extra
-instructions, less what the items already measured cost at their counts,
-divided by the item's count, are the item's cost. The steps run in an
-order where each needs only earlier ones. The organizer's own work (DCG
-updates, buffers, merges, CC-Map inserts) is measured alone, by
+once without a profile and once with a configuration chosen so that the
+item happens often. The base has the profiled run's interpreter: `vm run P
+--cycles` for a virtual-clock or `--cycles` run (the counting interpreter:
+the virtual clock's counting is the simulation's, not the profile's work),
+`vm run P` for the exhaustive profile (counting every instruction is its
+work: `exact_instruction`, the counting interpreter against the plain one).
+The extra instructions, less what the items already measured cost at their
+counts, divided by the item's count, are the item's cost. The steps run
+in an order where each needs only earlier ones. The organizer's own work
+(DCG updates, buffers, merges, CC-Map inserts) is measured alone, by
 `organizer_probe` (profiler/examples) with callgrind counting only the
 organizer's thread function.
 
@@ -61,11 +67,26 @@ STEPS = [
                                 "--purge=20"]),
     ("acct_splice", DEEP, CBS + ["--record=acct", "--interval=20us"]),
     ("trampoline", DEEP, CBS + ["--record=cct", "--walk=incremental", "--interval=20us"]),
-    ("ccmap_copy", DEEP, CBS + ["--record=ccmap", "--walk=full", "--max-walk=1000",
-                                "--interval=50us"]),
     ("tune_observation", CALLS, CBS + ["--tune", "--interval=20us"]),
     ("exact_call", CALLS, ["--profile=exhaustive"]),
     ("exact_context", CALLS, ["--profile=exhaustive", "--record=cct"]),
+    # Nothing to inline in a loop without calls: the controller only wakes.
+    ("controller_wakeup", LOOP, CBS + ["--adaptive"]),
+]
+
+def deep(depth):
+    return [os.path.join(COSTS, "deep.bc"), "--set", "rounds=2000",
+            "--set", f"depth={depth}", "--set", "leaf=20"]
+
+
+# Items that never happen apart, measured together: (items, runs), as many
+# runs as items, which differ in how often each happens; the costs solve
+# the runs' equations. The CC-Map's copy grows with the depth of a stack,
+# its insert (a sequence of nodes for every frame) with its square.
+JOINT = [
+    (("ccmap_copy", "ccmap_insert"),
+     [(deep(depth), CBS + ["--record=ccmap", "--walk=full", "--max-walk=1000",
+                           "--interval=50us"]) for depth in (40, 160)]),
 ]
 
 # The organizer alone: (item, probe arguments at two sizes).
@@ -73,7 +94,6 @@ PROBES = [
     ("dcg_update", "buffers", (100, 512), (200, 512)),
     ("organizer_buffer", "buffers", (200, 1), (400, 1)),
     ("merge_node", "merge", (20, 1000), (40, 1000)),
-    ("ccmap_insert", "ccmap", (500, 20), (500, 60)),
 ]
 
 # The programs the rate (and bench/profiler_validation.py) is measured on:
@@ -111,10 +131,9 @@ def cycles_of(stderr):
     return int(m.group(1)), int(m.group(2))
 
 
-def base(vm, program, counting=True):
+def base(vm, program, counting):
     """Instructions of the program without a profile (counting or plain)."""
-    extra = ["--cycles"] if counting else []
-    n, _ = callgrind([vm, "run"] + program + extra)
+    n, _ = callgrind([vm, "run"] + program + (["--cycles"] if counting else []))
     return n
 
 
@@ -129,15 +148,16 @@ def profiled(vm, program, config):
 
 
 def rate(vm):
-    """Machine instructions per cost-model cycle of `vm run P --cycles`:
-    the geometric mean over VALIDATION."""
-    logs = []
+    """Machine instructions per cost-model cycle of a plain `vm run`: the
+    geometric mean of the lowest and highest over VALIDATION."""
+    rates = []
     for name, program in VALIDATION:
-        n, err = callgrind([vm, "run"] + program + ["--cycles"])
+        plain, _ = callgrind([vm, "run"] + program)
+        _, err = callgrind([vm, "run"] + program + ["--cycles"])
         cycles, _ = cycles_of(err)
-        logs.append(math.log(n / cycles))
-        print(f"  rate {name}: {n / cycles:.2f} instructions per cycle", file=sys.stderr)
-    return math.exp(sum(logs) / len(logs))
+        rates.append(plain / cycles)
+        print(f"  rate {name}: {plain / cycles:.2f} instructions per cycle", file=sys.stderr)
+    return math.sqrt(min(rates) * max(rates))
 
 
 def probe(path, what, small, large):
@@ -168,22 +188,78 @@ def measure(vm, probe_path):
         known[item] = delta / (w2[item] - w1[item])
     bases = {}
     for item, program, config in STEPS:
-        exhaustive = "--profile=exhaustive" in config
-        key = (tuple(program), exhaustive)
+        counting = "--profile=exhaustive" not in config
+        key = (tuple(program), counting)
         if key not in bases:
-            bases[key] = base(vm, program, counting=not exhaustive)
+            bases[key] = base(vm, program, counting)
         n, run = profiled(vm, program, config)
         work = run.get("profiler_work", {})
         residual = n - bases[key]
         for other, count in work.items():
-            if other != item:
-                if other not in known:
-                    sys.exit(f"profiler_costs: step {item} charges {other}, not measured yet")
-                residual -= count * known[other]
+            if other == item:
+                continue
+            if other not in known:
+                sys.exit(f"profiler_costs: step {item} charges {other}, not measured yet")
+            residual -= count * known[other]
         if work.get(item, 0) == 0:
             sys.exit(f"profiler_costs: step {item} did not charge it")
         known[item] = residual / work[item]
+    for items, runs in JOINT:
+        rows = []
+        for program, config in runs:
+            n, run = profiled(vm, program, config)
+            work = run.get("profiler_work", {})
+            residual = n - base(vm, program, True)
+            for other, count in work.items():
+                if other not in items:
+                    residual -= count * known[other]
+            rows.append([work.get(i, 0) for i in items] + [residual])
+        for item, cost in zip(items, solve(rows)):
+            known[item] = cost
+    known["compile_instruction"] = compile_cost(vm)
     return known
+
+
+def compile_cost(vm):
+    """Instructions per instruction the inliner produces: `vm inline
+    --emit` (a profiled run, the linear policy's decisions, the inlined
+    module verified and printed) less the profiled run alone, over the
+    instructions of the emitted program."""
+    profile = ["--profile=exhaustive"]
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "inlined.bc")
+        n, _ = callgrind([vm, "inline"] + CALLS + profile + ["--policy=linear", "--emit=" + out])
+        emitted = count_instructions(out)
+    alone, _ = callgrind([vm, "run"] + CALLS + profile)
+    return (n - alone) / emitted
+
+
+def count_instructions(path):
+    """The instructions of a .bc file: lines that are neither blank,
+    comments, directives nor labels alone."""
+    n = 0
+    for line in open(path):
+        text = re.sub(r"^\s*[A-Za-z_]\w*:", "", line.split(";", 1)[0]).strip()
+        if text and not text.startswith("."):
+            n += 1
+    return n
+
+
+def solve(rows):
+    """The solution of the square linear system whose rows are
+    `[a_1, ..., a_n, b]` (Gaussian elimination with partial pivoting)."""
+    n = len(rows)
+    m = [[float(v) for v in r] for r in rows]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            m[r] = [a - f * b for a, b in zip(m[r], m[c])]
+    x = [0.0] * n
+    for r in reversed(range(n)):
+        x[r] = (m[r][n] - sum(m[r][k] * x[k] for k in range(r + 1, n))) / m[r][r]
+    return x
 
 
 def committed():
@@ -201,19 +277,20 @@ def main():
     r = rate(vm)
     known = measure(vm, probe_path)
     table, committed_rate = committed()
-    rounded_rate = round(r)
+    per_cycle = round(r)
     lines = [
         "# bench/profiler_costs.sh: the profiler's cost table measured with callgrind.",
-        "# rate: machine instructions per cycle of `vm run P --cycles` (geometric mean);",
-        "# each item: instructions per occurrence, and cycles at the committed rate.",
-        f"rate {r:.2f} (committed {committed_rate})",
+        "# rate: machine instructions per cycle of a plain `vm run P` (the geometric mean",
+        "# of the lowest and the highest over the validation programs);",
+        "# each item: machine instructions per occurrence, and cycles at the rate rounded.",
+        f"rate {r:.2f}",
     ]
     print(f"{'item':<20} {'instructions':>12} {'cycles':>8} {'committed':>10}")
     for item, instr in known.items():
-        cycles = max(instr, 0) / committed_rate
+        cycles = max(instr, 0) / per_cycle
         lines.append(f"{item} {instr:.1f} {cycles:.2f}")
         print(f"{item:<20} {instr:12.1f} {cycles:8.2f} {table.get(item, float('nan')):10.2f}")
-    print(f"rate {r:.2f} (committed {committed_rate}; rounds to {rounded_rate})")
+    print(f"rate {r:.2f} instructions per cycle, {per_cycle} rounded (committed {committed_rate})")
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -7,7 +7,6 @@
 //! ```text
 //! organizer_probe buffers N SIZE   N buffers of SIZE samples (DCG updates)
 //! organizer_probe merge N NODES    N trees of NODES contexts merged
-//! organizer_probe ccmap N DEPTH    N stacks of DEPTH frames into a CC-Map
 //! ```
 //!
 //! It prints the organizer's work counts (`item count` lines), which the
@@ -16,8 +15,6 @@
 use crossbeam::channel::unbounded;
 use profiler::config::{ProfileKind, ProfileOptions, RecordKind};
 use profiler::organizer::{self, Setup};
-use profiler::records::ccmap::buffer::{StackBuffer, StackRecord, WalkEnd};
-use profiler::records::ccmap::SampledFrame;
 use profiler::records::cct::CallingContextTree;
 use profiler::records::{self, Repository};
 use profiler::samples::{Message, Sample};
@@ -37,7 +34,6 @@ fn main() {
     let (record, messages) = match what {
         Some("buffers") => (None, buffers(n, size)),
         Some("merge") => (Some(repository(RecordKind::Cct)), trees(n, size)),
-        Some("ccmap") => (Some(repository(RecordKind::Ccmap)), stacks(n, size)),
         _ => usage(),
     };
     let (to, inbox) = unbounded();
@@ -66,7 +62,7 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: organizer_probe buffers|merge|ccmap N SIZE");
+    eprintln!("usage: organizer_probe buffers|merge N SIZE");
     std::process::exit(2)
 }
 
@@ -127,32 +123,6 @@ fn trees(n: usize, nodes: usize) -> Vec<Message> {
             Message::Record {
                 thread: t as u32,
                 part: Box::new(tree),
-            }
-        })
-        .collect()
-}
-
-/// `n` buffers of one complete stack of `depth` frames each.
-fn stacks(n: usize, depth: usize) -> Vec<Message> {
-    (0..n)
-        .map(|s| {
-            let mut buffer = StackBuffer::default();
-            for d in (0..depth).rev() {
-                buffer.frames.push(SampledFrame {
-                    method: ((d * 5 + s % 3) % METHODS as usize) as u32,
-                    call_line: (d > 0).then_some((d % 11) as u32),
-                });
-            }
-            buffer.records.push(StackRecord {
-                end: depth as u32,
-                base: 0,
-                walk: WalkEnd::Complete,
-                call: true,
-                self_at: Some(0),
-            });
-            Message::Record {
-                thread: 1,
-                part: Box::new(buffer),
             }
         })
         .collect()

@@ -81,12 +81,14 @@ impl CostKind {
 
 /// Machine instructions of this interpreter per cycle of the cost model:
 /// the rate at which `bench/profiler_costs.sh` turns an operation's
-/// measured instructions into cycles. It is the interpreter's own rate in
-/// its counting mode (the mode every `--clock=virtual` run is in), the
-/// geometric mean over the validation programs of `bench/profiler_costs.sh`
-/// of callgrind's instructions for `vm run P --cycles` divided by the
-/// cycles it prints; so an operation charged `c` cycles costs about what
-/// `c` cycles of program do.
+/// measured instructions into cycles, so that an operation charged `c`
+/// cycles costs about what `c` cycles of a plain run of a program do. It
+/// is callgrind's instructions for a plain `vm run P` divided by the cycles
+/// `vm run P --cycles` prints, which differs from program to program (7 to
+/// 12.5 over the validation programs: the cost model prices a call at 10
+/// cycles and a `mul` at 3, this interpreter spends other proportions);
+/// the rate is the geometric mean of the lowest and the highest, which
+/// keeps the worst ratio between a program's rate and it smallest.
 pub const INSTRUCTIONS_PER_CYCLE: u64 = 16;
 
 /// Declares the cost table: one row per item of profiler work, with its
@@ -150,15 +152,15 @@ cost_table! {
     /// The exhaustive profile, per call and its return: the call-tracing
     /// interpreter's two hooks, the edge counted in a hash map, the
     /// callee's calls, the instructions attributed. Measured: exhaustive
-    /// against `--cycles` on a program of small calls, per call, less the
+    /// against a plain run of a program of small calls, per call, less the
     /// counting of [`CostItem::ExactInstruction`].
     ExactCall = "exact_call", Sampling, 9.0;
-    /// The exhaustive profile, per source instruction: counting it (the
-    /// counting interpreter against the plain one). A sampling profile on
-    /// the virtual clock counts too, but only to keep the simulated time,
-    /// which a real timer does not need: it is not charged there.
-    /// Measured: `--cycles` against a plain run of a loop, per
-    /// instruction.
+    /// The exhaustive profile, per source instruction: counting it and its
+    /// cycles, which the plain interpreter does not (the exact `self` counts
+    /// instructions). A sampling profile on the virtual clock counts too,
+    /// but only to keep the simulated time, which a real timer does not
+    /// need: it is not charged there. Measured: `--cycles` against a plain
+    /// run of a loop, per instruction.
     ExactInstruction = "exact_instruction", Sampling, 0.3;
     /// The exhaustive profile with `--record=cct`, per call: the child
     /// context found or created and counted. Measured: exhaustive with and
@@ -196,13 +198,15 @@ cost_table! {
     /// per sample, less the frames placed.
     AcctSplice = "acct_splice", Recording, 2.0;
     /// The CC-Map, on the thread: one frame walked and copied into the
-    /// stack buffer (its method and call site). Measured: a full walk into
-    /// the CC-Map at two stack depths, per frame, less the organizer's
-    /// insert.
+    /// stack buffer (its method and call site). Measured with
+    /// [`CostItem::CcmapInsert`]: full walks into the CC-Map at two stack
+    /// depths, the copies growing with the depth, the insert's nodes with
+    /// its square; the two runs' equations give both.
     CcmapCopy = "ccmap_copy", Recording, 1.0;
-    /// The CC-Map, in the organizer (the paper's CC-Map manager): one frame
-    /// of a stack inserted into the map. Measured: the organizer alone
-    /// (`bench/profiler_costs.sh`'s probe), stacks of two depths.
+    /// The CC-Map, in the organizer (the paper's CC-Map manager): one node
+    /// an insert finds or adds (one per frame of the stack, then one per
+    /// call of each frame's sequence down to the top, section 3.1.4).
+    /// Measured with [`CostItem::CcmapCopy`].
     CcmapInsert = "ccmap_insert", Recording, 4.0;
     /// The organizer folding one sample into the dynamic call graph (its
     /// hot methods or its edges). Measured: the organizer alone, full
@@ -219,17 +223,18 @@ cost_table! {
     /// `--tune`, per examination of the stack: the thread checking whether
     /// the executing activation was seen before and reporting it, the
     /// organizer's count and, every 1000 examinations, its decision (SSCLI
-    /// section 3). Measured: cbs with `--tune` against cbs at the interval
-    /// the tuner kept, per examination.
+    /// section 3). Measured: cbs with `--tune` on a program of small calls,
+    /// per examination.
     TuneObservation = "tune_observation", Tuning, 2.0;
     /// `--adaptive`: one wake-up of the controller, with its copy of the
     /// live DCG and its cost-benefit estimates (Whaley's model). Measured:
-    /// `--adaptive` runs against the same profile without, less the
-    /// compilations, per wake-up.
+    /// cbs with `--adaptive` on a loop without calls (nothing to inline),
+    /// per wake-up.
     ControllerWakeup = "controller_wakeup", Controller, 500.0;
-    /// `--adaptive` and `vm inline`: one instruction of a recompiled
-    /// method, inlined, verified and loaded (the simulated compilation).
-    /// Measured: `vm inline --emit` against the profiling run alone, per
+    /// `--adaptive`: one instruction of the module the controller's inliner
+    /// produces (the simulated compilation: inlined, verified, loaded).
+    /// Measured: `vm inline --policy=linear --emit` (which prints the
+    /// module rather than loading it) against its profiling run alone, per
     /// instruction emitted.
     CompileInstruction = "compile_instruction", Controller, 20.0;
     /// A self-sampling thread's ticket (Hofer et al. 2015, section 4):
@@ -383,6 +388,46 @@ mod tests {
         sum.add(&w);
         assert_eq!(sum.cycles(), 2 * w.cycles());
         assert_eq!(sum.count(CostItem::YieldpointTaken), 20);
+    }
+
+    /// The committed table is what `bench/profiler_costs.sh` measured last
+    /// (its output, kept in `bench/profiler_costs.txt`): every row measured
+    /// with callgrind has the cycles recorded there, at the recorded rate.
+    #[test]
+    fn the_table_is_what_bench_profiler_costs_measured_last() {
+        let recorded = include_str!("../../bench/profiler_costs.txt");
+        let mut rows = std::collections::HashMap::new();
+        let mut rate = None;
+        for line in recorded.lines().filter(|l| !l.starts_with('#')) {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            if w[0] == "rate" {
+                rate = Some(w[1].parse::<f64>().unwrap());
+            } else {
+                assert_eq!(w.len(), 3, "{line}");
+                rows.insert(w[0], w[2].to_string());
+            }
+        }
+        let rate = rate.expect("a rate line");
+        assert_eq!(
+            INSTRUCTIONS_PER_CYCLE,
+            rate.round() as u64,
+            "INSTRUCTIONS_PER_CYCLE is the measured rate, rounded"
+        );
+        for &item in CostItem::ALL.iter().filter(|&&i| measured_by_callgrind(i)) {
+            let cycles = item.centicycles();
+            let committed = format!("{}.{:02}", cycles / 100, cycles % 100);
+            assert_eq!(
+                rows.get(item.name()),
+                Some(&committed),
+                "{}: the table says {committed} cycles (bench/profiler_costs.txt)",
+                item.name()
+            );
+        }
+        assert!(
+            rows.keys()
+                .all(|k| CostItem::ALL.iter().any(|i| i.name() == *k)),
+            "a recorded row names no item of the table"
+        );
     }
 
     #[test]

@@ -262,13 +262,13 @@ impl Repository for CcmapRepository {
         let rb = self.rebuilders.entry(thread).or_default();
         for (rec, frames) in buffer.samples() {
             let (stack, complete) = rb.rebuild(rec, frames);
-            work.charge(CostItem::CcmapInsert, stack.len() as u64);
-            self.map.insert(StackSample {
+            let steps = self.map.insert(StackSample {
                 frames: stack,
                 complete,
                 call: rec.call,
                 self_at: rec.self_at.map(usize::from),
             });
+            work.charge(CostItem::CcmapInsert, steps);
         }
         buffer.clear();
         let _ = self.pool.try_send(*buffer);
