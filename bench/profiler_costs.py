@@ -81,13 +81,19 @@ def deep(depth):
 
 # Items that never happen apart, measured together: (items, runs), as many
 # runs as items, which differ in how often each happens; the costs solve
-# the runs' equations. The CC-Map's copy grows with the depth of a stack,
-# its insert (a sequence of nodes for every frame) with its square.
+# the runs' equations. A full walk copies every frame into the CC-Map's
+# buffer, a marked walk only those pushed since the previous sample; the
+# organizer inserts the whole stack either way (rebuilding a marked
+# walk's from the previous one).
 JOINT = [
     (("ccmap_copy", "ccmap_insert"),
-     [(deep(depth), CBS + ["--record=ccmap", "--walk=full", "--max-walk=1000",
-                           "--interval=50us"]) for depth in (40, 160)]),
+     [(deep(160), CBS + ["--record=ccmap", f"--walk={walk}", "--max-walk=1000",
+                         "--interval=50us"]) for walk in ("full", "marked")]),
 ]
+
+# What the controller's compilations are measured on: a program of many
+# methods, run briefly.
+COMPILED = ["programs/awfy/deltablue.bc", "--set", "inner=50"]
 
 # The organizer alone: (item, probe arguments at two sizes).
 PROBES = [
@@ -228,9 +234,10 @@ def compile_cost(vm):
     profile = ["--profile=exhaustive"]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "inlined.bc")
-        n, _ = callgrind([vm, "inline"] + CALLS + profile + ["--policy=linear", "--emit=" + out])
+        n, _ = callgrind([vm, "inline"] + COMPILED + profile
+                         + ["--policy=linear", "--emit=" + out])
         emitted = count_instructions(out)
-    alone, _ = callgrind([vm, "run"] + CALLS + profile)
+    alone, _ = callgrind([vm, "run"] + COMPILED + profile)
     return (n - alone) / emitted
 
 

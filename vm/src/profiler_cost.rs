@@ -89,7 +89,7 @@ impl CostKind {
 /// cycles and a `mul` at 3, this interpreter spends other proportions);
 /// the rate is the geometric mean of the lowest and the highest, which
 /// keeps the worst ratio between a program's rate and it smallest.
-pub const INSTRUCTIONS_PER_CYCLE: u64 = 16;
+pub const INSTRUCTIONS_PER_CYCLE: u64 = 9;
 
 /// Declares the cost table: one row per item of profiler work, with its
 /// doc comment (what it is, and the measurement its number comes from),
@@ -138,105 +138,107 @@ cost_table! {
     /// Measured: `--profile=counter` with a period no run reaches (every
     /// prologue and epilogue taken, no sample) against the same program
     /// without a profile.
-    YieldpointTaken = "yieldpoint_taken", Sampling, 3.0;
+    YieldpointTaken = "yieldpoint_taken", Sampling, 21.23;
     /// A method sample: the executing method found and pushed into the
     /// thread's sample buffer (its hand-over to the organizer is
     /// [`CostItem::OrganizerBuffer`], its fold [`CostItem::DcgUpdate`]).
     /// Measured: a timer profile of a loop without calls (each tick one
     /// yieldpoint and one method sample) at two intervals.
-    MethodSample = "method_sample", Sampling, 2.0;
+    MethodSample = "method_sample", Sampling, 11.74;
     /// An edge sample: the top frame's caller, call site and callee
     /// decoded and pushed into the buffer. Measured: cbs at stride 1 with
     /// two bursts.
-    EdgeSample = "edge_sample", Sampling, 3.0;
+    EdgeSample = "edge_sample", Sampling, 25.72;
     /// The exhaustive profile, per call and its return: the call-tracing
     /// interpreter's two hooks, the edge counted in a hash map, the
     /// callee's calls, the instructions attributed. Measured: exhaustive
     /// against a plain run of a program of small calls, per call, less the
     /// counting of [`CostItem::ExactInstruction`].
-    ExactCall = "exact_call", Sampling, 9.0;
+    ExactCall = "exact_call", Sampling, 55.94;
     /// The exhaustive profile, per source instruction: counting it and its
     /// cycles, which the plain interpreter does not (the exact `self` counts
     /// instructions). A sampling profile on the virtual clock counts too,
     /// but only to keep the simulated time, which a real timer does not
     /// need: it is not charged there. Measured: `--cycles` against a plain
     /// run of a loop, per instruction.
-    ExactInstruction = "exact_instruction", Sampling, 0.3;
+    ExactInstruction = "exact_instruction", Sampling, 1.17;
     /// The exhaustive profile with `--record=cct`, per call: the child
     /// context found or created and counted. Measured: exhaustive with and
     /// without `--record=cct`, per call.
-    ExactContext = "exact_context", Recording, 3.0;
+    ExactContext = "exact_context", Recording, 27.34;
     /// One frame walked into a calling context tree: its method and call
     /// site decoded, its child context found (move-to-front list) or
     /// created. A full walk pays it for every frame, a marked walk and the
     /// ACCT for each frame they place, an incremental walk for each frame
     /// object it folds. Measured: a full walk at two stack depths, per
     /// frame.
-    FrameWalked = "frame_walked", Walking, 2.0;
+    FrameWalked = "frame_walked", Walking, 8.62;
     /// One frame marked by a walk and its node written into its slot
     /// (Whaley's downward phase; the ACCT's sampled bit). Measured: a
     /// marked walk against a full walk of the same frames.
-    FrameMarked = "frame_marked", Walking, 1.0;
+    FrameMarked = "frame_marked", Walking, 4.65;
     /// A trampoline: a return word saved and patched (Hofer et al.'s
     /// incremental walk; the ACCT's return-address sampled bit), and later
     /// the return through it (the interpreter's detour, the listener
     /// handing back the real word and capturing the caller) or its
     /// restoration at a retrieve. Measured: an incremental walk, per
     /// trampoline, less the frames it folds.
-    Trampoline = "trampoline", Walking, 6.0;
+    Trampoline = "trampoline", Walking, 35.65;
     /// What a PCCT adds to a frame walked and marked: the edge's weight and
     /// the node's time incremented and kept sorted in the hot lists
     /// (Whaley 2000, Figure 7's `update_sorted_pos`). Measured: the PCCT
     /// against the marked CCT, per frame placed.
-    PcctStep = "pcct_step", Recording, 2.0;
+    PcctStep = "pcct_step", Recording, 74.99;
     /// A PCCT purge (`--purge`), per node of the tree it looks at.
     /// Measured: `--purge` at two periods, per node looked at.
-    PcctPurge = "pcct_purge", Recording, 1.0;
+    PcctPurge = "pcct_purge", Recording, 14.82;
     /// The ACCT's splice, per sample: from the last sample's node up by
     /// the difference in depth to the last sampled frame's node (Arnold &
     /// Sweeney 2000, section 3). Measured: the ACCT against the marked CCT,
     /// per sample, less the frames placed.
-    AcctSplice = "acct_splice", Recording, 2.0;
+    AcctSplice = "acct_splice", Recording, 31.92;
     /// The CC-Map, on the thread: one frame walked and copied into the
     /// stack buffer (its method and call site). Measured with
-    /// [`CostItem::CcmapInsert`]: full walks into the CC-Map at two stack
-    /// depths, the copies growing with the depth, the insert's nodes with
-    /// its square; the two runs' equations give both.
-    CcmapCopy = "ccmap_copy", Recording, 1.0;
+    /// [`CostItem::CcmapInsert`]: a full and a marked walk into the CC-Map
+    /// of the same deep stacks (the marked walk copies only the frames
+    /// pushed since the previous sample, the organizer inserts the whole
+    /// stack either way); the two runs' equations give both.
+    CcmapCopy = "ccmap_copy", Recording, 9.61;
     /// The CC-Map, in the organizer (the paper's CC-Map manager): one node
     /// an insert finds or adds (one per frame of the stack, then one per
-    /// call of each frame's sequence down to the top, section 3.1.4).
-    /// Measured with [`CostItem::CcmapCopy`].
-    CcmapInsert = "ccmap_insert", Recording, 4.0;
+    /// call of each frame's sequence down to the top, section 3.1.4; for
+    /// a marked walk, rebuilding the stack from the previous one is part
+    /// of it). Measured with [`CostItem::CcmapCopy`].
+    CcmapInsert = "ccmap_insert", Recording, 11.43;
     /// The organizer folding one sample into the dynamic call graph (its
     /// hot methods or its edges). Measured: the organizer alone, full
     /// buffers against buffers of one sample.
-    DcgUpdate = "dcg_update", Recording, 3.0;
+    DcgUpdate = "dcg_update", Recording, 11.00;
     /// The organizer receiving one buffer of samples from a thread and
     /// returning it to the pool (a thread hands one over every 512
     /// samples). Measured: the organizer alone, per buffer of one sample.
-    OrganizerBuffer = "organizer_buffer", Organizing, 60.0;
+    OrganizerBuffer = "organizer_buffer", Organizing, 21.84;
     /// The organizer merging one node of a thread's tree into the
     /// repository's (at the thread's end). Measured: the organizer alone,
     /// trees of two sizes.
-    MergeNode = "merge_node", Organizing, 4.0;
+    MergeNode = "merge_node", Organizing, 46.96;
     /// `--tune`, per examination of the stack: the thread checking whether
     /// the executing activation was seen before and reporting it, the
     /// organizer's count and, every 1000 examinations, its decision (SSCLI
     /// section 3). Measured: cbs with `--tune` on a program of small calls,
     /// per examination.
-    TuneObservation = "tune_observation", Tuning, 2.0;
+    TuneObservation = "tune_observation", Tuning, 16.83;
     /// `--adaptive`: one wake-up of the controller, with its copy of the
     /// live DCG and its cost-benefit estimates (Whaley's model). Measured:
     /// cbs with `--adaptive` on a loop without calls (nothing to inline),
     /// per wake-up.
-    ControllerWakeup = "controller_wakeup", Controller, 500.0;
+    ControllerWakeup = "controller_wakeup", Controller, 941.51;
     /// `--adaptive`: one instruction of the module the controller's inliner
     /// produces (the simulated compilation: inlined, verified, loaded).
     /// Measured: `vm inline --policy=linear --emit` (which prints the
     /// module rather than loading it) against its profiling run alone, per
     /// instruction emitted.
-    CompileInstruction = "compile_instruction", Controller, 20.0;
+    CompileInstruction = "compile_instruction", Controller, 1230.13;
     /// A self-sampling thread's ticket (Hofer et al. 2015, section 4):
     /// taking it and reporting its sample, two atomic updates and a
     /// counter. Latency: not separable in what hofer-fig11 measured; taken
