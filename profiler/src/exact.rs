@@ -130,7 +130,7 @@ impl ThreadListener for ExhaustiveListener {
             instructions: t.instructions,
             cycles: t.cycles,
             time: t.cycles + t.work.cycles(),
-            work: t.work.clone(),
+            work: *t.work,
             samples: exact.traced,
             exact: Some(exact),
         });

@@ -122,7 +122,7 @@ pub fn spawn(
                             rec.fold(thread, part, &mut r.work);
                         }
                     }
-                    Message::ThreadDone(t) => thread_done(&mut r, t),
+                    Message::ThreadDone(t) => thread_done(&mut r, *t),
                     Message::Snapshot(reply) => {
                         let _ = reply.send(r.dcg.clone());
                     }

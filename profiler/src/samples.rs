@@ -88,7 +88,7 @@ pub enum Message {
     },
     /// A thread ended: its totals, and (exhaustive profiles) its exact
     /// counts.
-    ThreadDone(ThreadSummary),
+    ThreadDone(Box<ThreadSummary>),
     /// A copy of the dynamic call graph folded so far, for a reader while
     /// the program runs (the adaptive controller: Jikes RVM's controller
     /// reads the organizers' repositories).
@@ -217,7 +217,9 @@ impl SampleSink {
             let rest = std::mem::take(&mut self.buffer);
             let _ = self.to_organizer.send(Message::Samples(rest, None));
         }
-        let _ = self.to_organizer.send(Message::ThreadDone(summary));
+        let _ = self
+            .to_organizer
+            .send(Message::ThreadDone(Box::new(summary)));
     }
 }
 

@@ -198,7 +198,7 @@ impl SampleRecorder {
             instructions: t.instructions,
             cycles: t.cycles,
             time: t.cycles + t.work.cycles(),
-            work: t.work.clone(),
+            work: *t.work,
             samples,
             exact: None,
         });
