@@ -34,6 +34,7 @@ mod language_doc;
 mod limits;
 mod loading;
 mod options;
+mod profiler_costs;
 mod profiles;
 mod records;
 mod report;
