@@ -21,7 +21,7 @@ use profile::Profile;
 
 use crate::cores::Cores;
 use crate::csv::Csv;
-use crate::plot::{WhiskerPanel, WhiskerSeries};
+use crate::plot::{Axis, Bar, BarSeries, Bars};
 use crate::progress::Progress;
 use crate::runner::Vm;
 use crate::suite::Program;
@@ -333,19 +333,19 @@ pub fn quartiles(values: &[f64]) -> (f64, f64, f64) {
     )
 }
 
-/// One whisker series per technique: for each program (the outer index of
-/// `per_program`, then the technique, then the runs), the quartiles of `f`
-/// over the runs.
-pub fn technique_series<T>(per_program: &[Vec<Vec<T>>], f: fn(&T) -> f64) -> Vec<WhiskerSeries> {
+/// One bar series per technique: for each program (the outer index of
+/// `per_program`, then the technique, then the runs), the median of `f`
+/// over the runs, with its quartiles when the runs differ.
+pub fn technique_series<T>(per_program: &[Vec<Vec<T>>], f: fn(&T) -> f64) -> Vec<BarSeries> {
     TECHNIQUES
         .iter()
         .enumerate()
-        .map(|(t, tech)| {
-            let v = per_program
+        .map(|(t, tech)| BarSeries {
+            name: tech.label.to_string(),
+            bars: per_program
                 .iter()
-                .map(|per| quartiles(&per[t].iter().map(f).collect::<Vec<_>>()))
-                .collect();
-            (tech.label.to_string(), v)
+                .map(|per| Bar::from_runs(&per[t].iter().map(f).collect::<Vec<_>>()))
+                .collect(),
         })
         .collect()
 }
@@ -357,19 +357,20 @@ pub fn names(programs: &[Program]) -> Vec<String> {
 
 /// A panel of a number measured once per run (`f` of each run's entry in
 /// `per_program`): programs as groups, techniques as bars (medians) with
-/// quartile whiskers, the value axis fitted to them.
+/// quartile whiskers where the runs differ, on the axis `y`.
 pub fn run_panel<T>(
     programs: &[Program],
     per_program: &[Vec<Vec<T>>],
-    (title, y_desc): (&str, &str),
+    (title, y): (&str, Axis),
     f: fn(&T) -> f64,
-) -> WhiskerPanel {
-    WhiskerPanel::new(
-        title,
-        y_desc,
-        names(programs),
-        technique_series(per_program, f),
-    )
+) -> Bars {
+    Bars {
+        title: title.into(),
+        x_title: "program".into(),
+        y,
+        groups: names(programs),
+        series: technique_series(per_program, f),
+    }
 }
 
 /// The table rows of a number measured once per run: one row per program

@@ -16,9 +16,11 @@
 
 use profile::{metrics, Profile};
 
+use crate::claims::Claim;
 use crate::csv::num;
 use crate::exp::hofer_cct;
 use crate::exp::hofer_common::{self as common, ONE_MS, TECHNIQUES};
+use crate::table::Table;
 use crate::{markdown, plot, Context, Error};
 
 /// The paper's statements (Figure 13 has no numbers in the text).
@@ -41,7 +43,7 @@ fn short(t: usize) -> &'static str {
 }
 
 /// Runs the experiment.
-pub fn run(ctx: &Context) -> Result<String, Error> {
+pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     let runs = ctx.runs(2, 10);
     let (programs, mut csv) = common::start(
         ctx,
@@ -90,21 +92,75 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
         }
         pairs.push(list);
     }
-    draw(ctx, &programs, &pairs)?;
+    let figures = draw(ctx, &programs, &pairs)?;
     let table = table(&programs, &pairs);
-    let doc = markdown::document(
-        "hofer-fig13: Hofer et al. 2015, Figure 13",
-        &format!(
-            "At {ONE_MS}, on {}, the average CCT of {runs} run(s) per technique; each pair: \
-             cct-overlap / hot-edge coverage of the first one's hot contexts by the second (T = \
-             0.1); last columns: each average against the exact CCT (calls counted).",
+    Ok(markdown::Page {
+        method: format!(
+            "The paper (section 7.3, \"Comparison between Sampling Techniques\") compares the \
+             average CCTs of its techniques with each other: overlap and hot-edge coverage (T = \
+             0.1). Here, at {ONE_MS}, on {}, the average CCT of {runs} run(s) per technique; \
+             each pair: cct-overlap / hot-edge coverage of the first one's hot contexts by the \
+             second; last columns: each average against the exact CCT (calls counted, where a \
+             sampler weighs contexts by time). The paper has no exact CCT to compare with.",
             common::clock_name(ctx)
         ),
-        &table,
-        &format!("The paper: {PAPER}. (docs/EXPERIMENTS.md, hofer-fig13, reads ours.)\n"),
-    );
-    crate::write_file(&ctx.out_file("md"), &doc)?;
-    Ok(table)
+        results: format!("{table}\nThe paper: {PAPER}."),
+        discussion: String::new(),
+        table,
+        figures,
+    })
+}
+
+/// The row of `profile` against `reference` on `program`.
+fn pair_of(t: &Table, program: &str, profile: &str, reference: &str) -> Option<(f64, f64)> {
+    t.select(&[
+        ("program", program),
+        ("profile", profile),
+        ("reference", reference),
+    ])
+    .first()
+    .map(|r| (r.num("cct_overlap"), r.num("hot_edge_coverage")))
+}
+
+/// The paper's claims on the techniques' agreement.
+pub fn claims(t: &Table) -> Vec<Claim> {
+    let programs = t.distinct("program");
+    let mut low = Vec::new();
+    let mut worst = f64::INFINITY;
+    let mut covered = Vec::new();
+    for p in &programs {
+        for &(a, b) in &technique_pairs() {
+            if let Some((o, _)) = pair_of(t, p, TECHNIQUES[a].key, TECHNIQUES[b].key) {
+                worst = worst.min(o);
+                if o <= 70.0 && !low.contains(p) {
+                    low.push(p.clone());
+                }
+            }
+        }
+        if let Some((_, c)) = pair_of(t, p, "self-full", "safepoint-full") {
+            covered.push((p.clone(), c));
+        }
+    }
+    let cover_ok = covered.iter().filter(|c| c.1 > 90.0).count();
+    vec![
+        Claim::judged(
+            "the techniques' average CCTs overlap by more than 70 on every program",
+            "above 70% on all but 3 of 26 benchmarks (deep recursive parsers)",
+            if low.is_empty() {
+                format!("on all {} (lowest {worst:.1})", programs.len())
+            } else {
+                format!("not on {} (lowest {worst:.1})", low.join(", "))
+            },
+            low.is_empty() && !programs.is_empty(),
+        )
+        .gap(),
+        Claim::judged(
+            "SPS covers more than 90% of the global safepoint's hot contexts, on every program",
+            "over 90% coverage for all benchmarks",
+            format!("on {cover_ok} of {}", covered.len()),
+            cover_ok == covered.len() && !covered.is_empty(),
+        ),
+    ]
 }
 
 /// The exact CCT of every program, on the machine of `--cores`.
@@ -178,46 +234,52 @@ fn table(programs: &[crate::suite::Program], pairs: &[Vec<Pair>]) -> String {
 }
 
 /// Three panels: the pairs' overlap, the pairs' coverage (of the first
-/// one's hot contexts), each average's overlap with the exact CCT.
+/// one's hot contexts), each average's overlap with the exact CCT; one
+/// value per program (an average of every run), so no whiskers.
 fn draw(
     ctx: &Context,
     programs: &[crate::suite::Program],
     pairs: &[Vec<Pair>],
-) -> Result<(), Error> {
-    let one = |v: f64| (v, f64::NAN, f64::NAN);
-    let pair_series = |f: fn(&Pair) -> f64| -> Vec<plot::WhiskerSeries> {
+) -> Result<Vec<std::path::PathBuf>, Error> {
+    let pair_series = |f: fn(&Pair) -> f64| -> Vec<plot::Series> {
         technique_pairs()
             .iter()
             .map(|&(a, b)| {
                 let v = pairs
                     .iter()
                     .map(|list| {
-                        one(find(list, TECHNIQUES[b].key, TECHNIQUES[a].key).map_or(f64::NAN, f))
+                        find(list, TECHNIQUES[b].key, TECHNIQUES[a].key).map_or(f64::NAN, f)
                     })
                     .collect();
                 (format!("{}/{}", short(a), short(b)), v)
             })
             .collect()
     };
-    let exact_series: Vec<plot::WhiskerSeries> = (0..TECHNIQUES.len())
+    let exact_series: Vec<plot::Series> = (0..TECHNIQUES.len())
         .map(|t| {
             let v = pairs
                 .iter()
-                .map(|list| {
-                    one(find(list, TECHNIQUES[t].key, "exact").map_or(f64::NAN, |p| p.overlap))
-                })
+                .map(|list| find(list, TECHNIQUES[t].key, "exact").map_or(f64::NAN, |p| p.overlap))
                 .collect();
             (short(t).to_string(), v)
         })
         .collect();
-    let panel = |title: &str, y_desc: &str, series| {
-        plot::WhiskerPanel::new(title, y_desc, common::names(programs), series).up_to(140.0)
+    let panel = |title: &str, y: &str, series: Vec<plot::Series>| {
+        let mut b = plot::Bars::new(
+            title,
+            plot::Axis::percent(y),
+            common::names(programs),
+            &series,
+        );
+        b.x_title = "program".into();
+        plot::Panel::Bars(b)
     };
-    plot::whisker_panels(
-        &ctx.out_file("svg"),
-        &[
+    plot::Figure {
+        title: "Hofer et al. 2015, Figure 13: the techniques' average CCTs against each other"
+            .into(),
+        panels: vec![
             panel(
-                "Hofer et al. Fig. 13: overlap of the techniques' average CCTs",
+                "overlap of the average CCTs, pair by pair",
                 "cct-overlap",
                 pair_series(|p| p.overlap),
             ),
@@ -232,5 +294,7 @@ fn draw(
                 exact_series,
             ),
         ],
-    )
+        columns: 2,
+    }
+    .write(&ctx.out_file("svg"))
 }

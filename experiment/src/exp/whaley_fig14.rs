@@ -22,8 +22,10 @@
 //!   ms, with the hot-method counter (`timer` alone) at 1 ms in the same
 //!   rounds, one process at a time.
 
+use crate::claims::Claim;
 use crate::csv::{num, Csv};
 use crate::exp::whaley::{self, PaperRow, Timed, VirtualConfig, INTERVALS};
+use crate::table::Table;
 use crate::{markdown, stats, suite, Context, Error};
 
 /// Figure 14: machine, benchmark, then (overhead %, precision) at 1, 10
@@ -177,7 +179,7 @@ fn our(k: usize) -> String {
 }
 
 /// Runs the experiment.
-pub fn run(ctx: &Context) -> Result<String, Error> {
+pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     let whaley::Start {
         runs,
         programs,
@@ -356,8 +358,13 @@ fn buffer_table(names: &[String], m: &Measured) -> String {
     markdown::table(&h, &rows)
 }
 
-/// Writes the SVG and the Markdown; returns the tables.
-fn report(ctx: &Context, names: &[String], m: &Measured, runs: usize) -> Result<String, Error> {
+/// Writes the SVG; returns the page.
+fn report(
+    ctx: &Context,
+    names: &[String],
+    m: &Measured,
+    runs: usize,
+) -> Result<markdown::Page, Error> {
     let paper = whaley::paper_means(&PAPER);
     let paper13 = whaley::paper_means(&super::whaley_fig13::PAPER);
     let mut series = whaley::interval_series("PCCT, ", &m.context, &paper);
@@ -366,9 +373,9 @@ fn report(ctx: &Context, names: &[String], m: &Measured, runs: usize) -> Result<
         m.method.iter().map(|p| p[0]).collect(),
         paper13[0].1,
     ));
-    whaley::precision_bars(
+    let figures = whaley::precision_bars(
         &ctx.out_file("svg"),
-        "Whaley Figure 14: PCCT precision (nodes and edges), per benchmark",
+        "Whaley 2000, Figure 14: PCCT precision (nodes and edges) per benchmark",
         names,
         &series,
     )?;
@@ -380,30 +387,32 @@ fn report(ctx: &Context, names: &[String], m: &Measured, runs: usize) -> Result<
     let timer_ovh: Vec<f64> = m.overhead.iter().map(|o| stats::median(&o[0])).collect();
     let pcct_1ms: Vec<f64> = m.overhead.iter().map(|o| stats::median(&o[1])).collect();
     let c = whaley::corr_cell;
-    let doc = markdown::document(
-        "whaley-fig14: Whaley 2000, Figure 14",
-        &format!(
-            "The PCCT (`--profile=timer --record=pcct`, buffer `--max-walk={PAPER_BUFFER}` as \
-             in the paper). Per benchmark: wall-clock overhead in percent against \
-             `--profile=none` at the paper's interval (median of {runs} interleaved round(s), \
-             quartiles in brackets), and precision: the geometric mean (the arithmetic one where a correlation is not \
-             positive), over every pair of \
-             {runs} runs under `--clock=virtual` at 10, 100 and 500 us, of the correlation of \
-             the two trees' node and edge counts matched by path."
+    Ok(markdown::Page {
+        method: format!(
+            "The PCCT (`--profile=timer --record=pcct`, buffer `--max-walk={PAPER_BUFFER}` as in \
+             the paper): at every tick the marked walk of the paper's Figure 7 places the sample \
+             in the thread's PCCT. Precision, as the paper defines it for the PCCT: the \
+             correlation of two trees' node and edge counts matched by their paths to the root, \
+             between every pair of {runs} runs under `--clock=virtual` at 10, 100 and 500 us \
+             (the paper's samples per compared profile; run k's period longer by (k-1)/1000), \
+             the geometric mean (the arithmetic one where a correlation is not positive). \
+             Overhead is the wall-clock time against `--profile=none`, median of {runs} \
+             interleaved round(s), quartiles in brackets."
         ),
-        &table,
-        &format!(
-            "The paper's Figure 14:\n\n{}\nThe buffer (`--max-walk`) at the 1 ms setting (10 \
-             us virtual): per benchmark the median share of samples placed in detached \
-             contexts (walks cut by the buffer), the precision, and the median number of \
-             contexts; the last row is the mean overhead on the wall clock at 1 ms:\n\n{buffers}\n\
-             Context precision here is {} / {} / {} against the paper's {} / {} / {}; {}. The \
-             hot-method precision of the same runs is {} / {} / {}: the context is {} \
-             (Figure 13: {} / {} / {}). On the wall \
-             clock at 1 ms the PCCT cost {:.1}% on average and the hot-method counter alone \
-             {:.1}% in the same rounds. Between the timed wall-clock runs the context precision \
-             is {} / {} / {}.",
+        results: format!(
+            "Per benchmark, overhead % and context precision at each interval:\n\n{table}\nThe \
+             paper's Figure 14:\n\n{}\nThe buffer (`--max-walk`) at the 1 ms setting (10 us \
+             virtual): per benchmark the median share of samples placed in detached contexts \
+             (walks cut by the buffer), the precision, and the median number of contexts; the \
+             last row is the mean overhead on the wall clock at 1 ms:\n\n{buffers}",
             whaley::paper_table("paper, Figure 14", &PAPER),
+        ),
+        discussion: format!(
+            "Context precision here is {} / {} / {} against the paper's {} / {} / {}; {}. The \
+             hot-method precision of the same runs is {} / {} / {} (Figure 13: {} / {} / {}). \
+             On the wall clock at 1 ms the PCCT cost {:.1}% on average and the hot-method \
+             counter alone {:.1}% in the same rounds. Between the timed wall-clock runs the \
+             context precision is {} / {} / {}.",
             c(ctx_prec[0]),
             c(ctx_prec[1]),
             c(ctx_prec[2]),
@@ -414,11 +423,6 @@ fn report(ctx: &Context, names: &[String], m: &Measured, runs: usize) -> Result<
             c(meth_prec[0]),
             c(meth_prec[1]),
             c(meth_prec[2]),
-            if ctx_prec[0] <= meth_prec[0] {
-                "less precise than the method alone, as in the paper"
-            } else {
-                "more precise than the method alone, unlike the paper"
-            },
             c(paper13[0].1),
             c(paper13[1].1),
             c(paper13[2].1),
@@ -428,7 +432,45 @@ fn report(ctx: &Context, names: &[String], m: &Measured, runs: usize) -> Result<
             c(m.wall[1]),
             c(m.wall[2]),
         ),
-    );
-    crate::write_file(&ctx.out_file("md"), &doc)?;
-    Ok(format!("{table}\n{buffers}"))
+        table: format!("{table}\n{buffers}"),
+        figures,
+    })
+}
+
+/// The paper's claims on the PCCT's precision (the overhead's are issue
+/// 33's).
+pub fn claims(t: &Table) -> Vec<Claim> {
+    let buffer = PAPER_BUFFER.to_string();
+    let extra = [("buffer", buffer.as_str())];
+    let per: Vec<Vec<(String, f64)>> = INTERVALS
+        .iter()
+        .map(|iv| whaley::precision_of(t, "context_correlation", iv.paper, &extra))
+        .collect();
+    let p: Vec<f64> = per.iter().map(|x| whaley::suite_precision(x)).collect();
+    let m1 = whaley::suite_precision(&whaley::precision_of(
+        t,
+        "method_correlation",
+        "1ms",
+        &extra,
+    ));
+    let paper = whaley::paper_means(&PAPER);
+    let small = t.quick();
+    let why = "a --quick run: 3 small programs, 2 runs";
+    vec![
+        Claim::judged(
+            "with context, precision stays around 0.9 (0.85 or more at every interval)",
+            format!("{:.3} / {:.3} / {:.3}", paper[0].1, paper[1].1, paper[2].1),
+            format!("{:.3} / {:.3} / {:.3}", p[0], p[1], p[2]),
+            p.iter().all(|&v| v >= 0.85),
+        )
+        .unless_small(small, why)
+        .gap(),
+        Claim::judged(
+            "the context costs precision: the PCCT's is below the hot methods' of the same runs (1 ms)",
+            format!("{:.3} against {:.3} (Figure 13)", paper[0].1, whaley::paper_means(&super::whaley_fig13::PAPER)[0].1),
+            format!("{:.3} against {m1:.3}", p[0]),
+            p[0] <= m1,
+        )
+        .unless_small(small, why),
+    ]
 }
