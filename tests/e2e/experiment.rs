@@ -362,9 +362,11 @@ fn list_names_every_experiment_and_nothing_else() {
 
 #[test]
 fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
+    let mut figures = Vec::new();
     for &(name, columns, deterministic) in EXPERIMENTS {
         let dir = scratch(&format!("experiment-{name}"));
         let (comments, rows) = run_quick_with(name, &[], columns, &dir);
+        figures.extend(crate::figures::svgs_in(&dir));
         if name.starts_with("hofer-") {
             let want = format!(
                 "quick=true mode=simulated cores={HOFER_DEFAULT_CORES} quantum=100000 clock=virtual"
@@ -397,6 +399,8 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             assert!(a == b, "{name}: the two CSVs differ");
         }
     }
+    // Every figure of every quick run passes the rendered check.
+    crate::figures::assert_pass("quick", &figures);
 }
 
 /// Figure 1's point: exact 50/50; the timer sees call_1 hot.

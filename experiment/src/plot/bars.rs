@@ -108,7 +108,7 @@ pub fn draw(s: &mut Svg, b: &Bars, area: Area) {
         h: (area.bottom() - 8.0 - x_title - lab.height - top).max(40.0),
     };
     frame::draw_vertical_title(s, &b.y.title, area.x + 14.0, plot);
-    frame::y_axis(s, &t, b.y.scale, plot);
+    frame::y_axis(s, &t, &b.y, plot);
     let y_of = |v: f64| plot.bottom() - t.frac(v) * plot.h;
     let base = y_of(t.clamp(0.0));
     let k = b.series.len().max(1);

@@ -1,7 +1,7 @@
 //! What every panel has: a title, a legend above the plotting area, a
 //! value axis with its ticks and title, and the plotting area's frame.
 
-use super::scale::{Scale, Ticks};
+use super::scale::{Axis, Ticks};
 use super::svg::{line_height, text_width, Anchor, Svg, Text};
 
 /// Font sizes (pixels on a 1600-pixel-wide slide).
@@ -217,13 +217,13 @@ pub fn draw_vertical_title(s: &mut Svg, text: &str, x: f64, plot: Area) {
 }
 
 /// Draws a value axis on the left of `plot`: grid lines, ticks, their
-/// labels, in a group `axis y` that carries the measure's maximum
-/// (`data-max`) when it has one.
-pub fn y_axis(s: &mut Svg, t: &Ticks, scale: Scale, plot: Area) {
-    let attrs = match scale.bound() {
-        Some(b) => format!(" data-max=\"{b}\""),
-        None => String::new(),
-    };
+/// labels, in a group `axis y` that carries its title (`data-title`) and
+/// the measure's maximum (`data-max`) when it has one.
+pub fn y_axis(s: &mut Svg, t: &Ticks, axis: &Axis, plot: Area) {
+    let mut attrs = format!(" data-title=\"{}\"", super::svg::escape(&axis.title));
+    if let Some(b) = axis.scale.bound() {
+        attrs.push_str(&format!(" data-max=\"{b}\""));
+    }
     s.open("axis y", &attrs);
     for (v, label) in &t.ticks {
         let y = plot.bottom() - t.frac(*v) * plot.h;

@@ -116,7 +116,7 @@ impl Ticks {
 /// 1, 2 or 5 times a power of ten, the smallest at or above `x`.
 fn nice_step(x: f64) -> f64 {
     let p = 10f64.powf(x.log10().floor());
-    for m in [1.0, 2.0, 2.5, 5.0, 10.0] {
+    for m in [1.0, 2.0, 5.0, 10.0] {
         if m * p >= x * 0.999_999 {
             return m * p;
         }
@@ -124,14 +124,14 @@ fn nice_step(x: f64) -> f64 {
     10.0 * p
 }
 
-/// A tick label: as few decimals as the step needs.
+/// A tick label: as few decimals as the step needs to be exact.
 pub fn label(v: f64, step: f64) -> String {
-    let digits = if step >= 1.0 {
-        0
-    } else {
-        (-step.log10().floor()) as usize
-            + usize::from((step * 10f64.powf(-step.log10().floor())).fract() > 1e-9)
-    };
+    let digits = (0..6)
+        .find(|&d| {
+            let x = step * 10f64.powi(d);
+            (x - x.round()).abs() < 1e-6 * x.abs().max(1.0)
+        })
+        .unwrap_or(6) as usize;
     let s = format!("{v:.digits$}");
     if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
         s[1..].to_string()
@@ -272,5 +272,6 @@ mod tests {
         assert_eq!(label(0.25, 0.05), "0.25");
         assert_eq!(label(20.0, 20.0), "20");
         assert_eq!(label(-0.0, 0.2), "0.0");
+        assert_eq!(label(7.5, 2.5), "7.5");
     }
 }

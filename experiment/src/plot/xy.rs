@@ -55,7 +55,7 @@ pub fn draw(s: &mut Svg, p: &Xy, area: Area) {
         h: area.bottom() - 10.0 - 32.0 - line_height(TICK) - 10.0 - top,
     };
     frame::draw_vertical_title(s, &p.y.title, area.x + 14.0, plot);
-    frame::y_axis(s, &ty, p.y.scale, plot);
+    frame::y_axis(s, &ty, &p.y, plot);
     frame::x_axis(s, &tx, plot);
     let at = |(x, y): (f64, f64)| {
         (
