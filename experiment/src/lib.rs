@@ -28,6 +28,7 @@ pub mod claims;
 pub mod cores;
 pub mod csv;
 pub mod exp;
+pub mod index;
 pub mod machine;
 pub mod markdown;
 pub mod page;

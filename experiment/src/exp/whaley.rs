@@ -567,6 +567,38 @@ pub fn precision_bars(
     crate::plot::one(path, title, crate::plot::Panel::Bars(bars))
 }
 
+/// Panels of [`precision_bars`]' kind, one per `(title, series)`, one
+/// above the other.
+pub fn precision_panels(
+    path: &std::path::Path,
+    title: &str,
+    names: &[String],
+    panels: &[(String, Vec<crate::plot::Series>)],
+) -> Result<Vec<std::path::PathBuf>, Error> {
+    let mut groups = names.to_vec();
+    groups.push("geo. mean".into());
+    groups.push("paper".into());
+    let panels = panels
+        .iter()
+        .map(|(t, series)| {
+            let mut bars = crate::plot::Bars::new(
+                t.clone(),
+                crate::plot::Axis::correlation("correlation between runs"),
+                groups.clone(),
+                series,
+            );
+            bars.x_title = "benchmark".into();
+            crate::plot::Panel::Bars(bars)
+        })
+        .collect();
+    crate::plot::Figure {
+        title: title.into(),
+        panels,
+        columns: 1,
+    }
+    .write(path)
+}
+
 /// Per program, the geometric mean over pairs of runs of `measure` at the
 /// paper's interval `paper` (rows that match `extra` too).
 pub fn precision_of(
