@@ -38,6 +38,28 @@ pub struct Technique {
     pub args: &'static [&'static str],
 }
 
+/// The partial techniques again, sampling only runnable threads
+/// (`--runnable-only`: the paper's section 3.1 sampling of waiting threads
+/// off), for `hofer-fig13`'s look at why they part from the global
+/// safepoint.
+pub const RUNNABLE: [Technique; 3] = [
+    Technique {
+        key: "partial-full-runnable",
+        label: "partial, runnable only",
+        args: &["--sampler=partial", "--walk=full", "--runnable-only"],
+    },
+    Technique {
+        key: "self-full-runnable",
+        label: "SPS, runnable only",
+        args: &["--sampler=self", "--walk=full", "--runnable-only"],
+    },
+    Technique {
+        key: "self-incremental-runnable",
+        label: "ISPS, runnable only",
+        args: &["--sampler=self", "--walk=incremental", "--runnable-only"],
+    },
+];
+
 /// The techniques, in the paper's order (partial safepoints walked by the
 /// sampler thread added after the global one).
 pub const TECHNIQUES: [Technique; 4] = [
@@ -247,13 +269,29 @@ pub fn profiled_runs<D>(
     programs: &[Program],
     interval: &str,
     runs: usize,
+    done: D,
+) -> Result<Profiles, Error>
+where
+    D: FnMut(usize, usize, usize, &Profile) -> Result<(), Error>,
+{
+    profiled_runs_of(ctx, programs, &TECHNIQUES, interval, runs, done)
+}
+
+/// [`profiled_runs`] of the techniques `techniques` instead of
+/// [`TECHNIQUES`].
+pub fn profiled_runs_of<D>(
+    ctx: &Context,
+    programs: &[Program],
+    techniques: &[Technique],
+    interval: &str,
+    runs: usize,
     mut done: D,
 ) -> Result<Profiles, Error>
 where
     D: FnMut(usize, usize, usize, &Profile) -> Result<(), Error>,
 {
     let vm = ctx.vm();
-    let nt = TECHNIQUES.len();
+    let nt = techniques.len();
     // (program, run, technique), in the order the real threads run them.
     let mut items = Vec::new();
     for pi in 0..programs.len() {
@@ -279,16 +317,16 @@ where
         jobs,
         &items,
         |&(pi, run, t)| {
-            let mut args = timer_args(&TECHNIQUES[t], interval);
+            let mut args = timer_args(&techniques[t], interval);
             args.extend(machine.iter().cloned());
             args.push(format!("--seed={}", run + 1));
-            let tag = format!("{}-{}-{run}", programs[pi].name, TECHNIQUES[t].key);
+            let tag = format!("{}-{}-{run}", programs[pi].name, techniques[t].key);
             Ok(vm.profile(&programs[pi], &args, &tag)?.0)
         },
         |i, p| {
             let (pi, run, t) = items[i];
             done(pi, t, run, &p)?;
-            progress.step(&format!("{} {}", programs[pi].name, TECHNIQUES[t].label));
+            progress.step(&format!("{} {}", programs[pi].name, techniques[t].label));
             out[pi][t].push(p);
             Ok(())
         },
