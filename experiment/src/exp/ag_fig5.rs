@@ -221,14 +221,61 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
              over the static heuristics. Simulated cycles count the interpreter's work only: \
              there is no instruction cache, register allocation or compile time, so inlining \
              pays exactly the call and return it removes; the paper's speedups include the \
-             optimizations inlining enables, which this VM does not perform.",
+             optimizations inlining enables, which this VM does not perform.{}",
             mean(0),
             mean(1),
             mean(2),
+            losses(ctx, &programs, &all[1])?,
         ),
         table,
         figures,
     })
+}
+
+/// Where cbs loses more than 1% to the static heuristics: the decision
+/// that costs most, as `vm inline --compare=exhaustive,cbs` names it.
+fn losses(ctx: &Context, programs: &[crate::suite::Program], cbs: &[f64]) -> Result<String, Error> {
+    let vm = ctx.vm();
+    let mut out = String::new();
+    for (p, &s) in programs.iter().zip(cbs) {
+        if s >= -1.0 {
+            continue;
+        }
+        let mut args = vec!["inline".to_string(), p.path.display().to_string()];
+        args.extend(p.set_args());
+        args.extend(["--compare=exhaustive,cbs".to_string(), "--seed=1".to_string()]);
+        let text = String::from_utf8_lossy(&vm.run(&args)?.stdout).into_owned();
+        let costliest = text
+            .lines()
+            .filter(|l| l.contains("cbs did not inline it") || l.contains("cbs inlined it"))
+            .filter_map(|l| {
+                let n: u64 = l.rsplit("the decision cost ").next()?.split(' ').next()?.parse().ok()?;
+                Some((n, l.trim().to_string()))
+            })
+            .max_by_key(|x| x.0);
+        if let Some((_, line)) = costliest {
+            let site = line.split(':').take(2).collect::<Vec<_>>().join(":");
+            let row = text
+                .lines()
+                .find(|l| l.get(2..).is_some_and(|r| r.starts_with(&format!("{site} "))))
+                .map(|l| l[2..].split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "\n\nOn {} cbs loses {:.1}% to the static heuristics. `vm inline \
+                 programs/awfy/{}.bc {} --compare=exhaustive,cbs` names the decision that costs \
+                 most: `{line}`; the site's row (size, then each profile's weight and decision) \
+                 is `{row}`. The linear policy, like J9's dynamic heuristics (\"if a call site \
+                 is cold, the static heuristics are overridden and inlining is not \
+                 performed\"), leaves a site the profile gives no weight, while the static \
+                 heuristics inline it by its size and the exact profile counts its calls.",
+                p.name,
+                -s,
+                p.name,
+                p.set_args().join(" "),
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// Per program, the median speedup over static of `variant`.
