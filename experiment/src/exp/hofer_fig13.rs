@@ -382,6 +382,16 @@ fn draw(
             (short(t).to_string(), v)
         })
         .collect();
+    let runnable_series: Vec<plot::Series> = RUNNABLE
+        .iter()
+        .map(|t| {
+            let v = pairs
+                .iter()
+                .map(|list| find(list, t.key, TECHNIQUES[0].key).map_or(f64::NAN, |p| p.overlap))
+                .collect();
+            (t.label.to_string(), v)
+        })
+        .collect();
     let panel = |title: &str, y: &str, series: Vec<plot::Series>| {
         let mut b = plot::Bars::new(
             title,
@@ -410,6 +420,11 @@ fn draw(
                 "each average CCT against the exact CCT (calls counted)",
                 "cct-overlap",
                 exact_series,
+            ),
+            panel(
+                "sampling runnable threads only: against the global safepoint's",
+                "cct-overlap",
+                runnable_series,
             ),
         ],
         columns: 2,
