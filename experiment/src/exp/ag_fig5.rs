@@ -243,13 +243,22 @@ fn losses(ctx: &Context, programs: &[crate::suite::Program], cbs: &[f64]) -> Res
         }
         let mut args = vec!["inline".to_string(), p.path.display().to_string()];
         args.extend(p.set_args());
-        args.extend(["--compare=exhaustive,cbs".to_string(), "--seed=1".to_string()]);
+        args.extend([
+            "--compare=exhaustive,cbs".to_string(),
+            "--seed=1".to_string(),
+        ]);
         let text = String::from_utf8_lossy(&vm.run(&args)?.stdout).into_owned();
         let costliest = text
             .lines()
             .filter(|l| l.contains("cbs did not inline it") || l.contains("cbs inlined it"))
             .filter_map(|l| {
-                let n: u64 = l.rsplit("the decision cost ").next()?.split(' ').next()?.parse().ok()?;
+                let n: u64 = l
+                    .rsplit("the decision cost ")
+                    .next()?
+                    .split(' ')
+                    .next()?
+                    .parse()
+                    .ok()?;
                 Some((n, l.trim().to_string()))
             })
             .max_by_key(|x| x.0);
@@ -257,7 +266,10 @@ fn losses(ctx: &Context, programs: &[crate::suite::Program], cbs: &[f64]) -> Res
             let site = line.split(':').take(2).collect::<Vec<_>>().join(":");
             let row = text
                 .lines()
-                .find(|l| l.get(2..).is_some_and(|r| r.starts_with(&format!("{site} "))))
+                .find(|l| {
+                    l.get(2..)
+                        .is_some_and(|r| r.starts_with(&format!("{site} ")))
+                })
                 .map(|l| l[2..].split_whitespace().collect::<Vec<_>>().join(" "))
                 .unwrap_or_default();
             out.push_str(&format!(

@@ -282,8 +282,8 @@ fn measure_real(ctx: &Context) -> Result<Measurement, Error> {
              column quotes its text (its figures give no numbers)."
         ),
         note: "On a shared 2-core machine the wall clock mostly measures the other jobs (the \
-               quartile ranges show it) and the CPU time of all threads is the steadier measure \
-               (docs/EXPERIMENTS.md, hofer-fig9, says what 2 cores cannot show).",
+               quartile ranges show it) and the CPU time of all threads is the steadier measure; \
+               the default, simulated cores, measures the same in exact virtual cycles.",
     };
     Ok((programs, results, clocks))
 }

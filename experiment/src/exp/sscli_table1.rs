@@ -243,7 +243,12 @@ fn trajectories(t: &Table) -> Vec<(String, usize, bool, f64)> {
                 .last()
                 .zip(steps.first())
                 .map_or(0.0, |(l, f)| (l / f).log2().abs());
-            (p.clone(), *changes as usize, ups == 0 || downs == 0, straight)
+            (
+                p.clone(),
+                *changes as usize,
+                ups == 0 || downs == 0,
+                straight,
+            )
         })
         .collect()
 }
@@ -294,7 +299,10 @@ pub fn claims(t: &Table) -> Vec<Claim> {
             .map(|r| r.num("cct_overlap"))
             .filter(|v| v.is_finite())
             .fold(f64::NEG_INFINITY, f64::max);
-        if let Some(r) = fixed.iter().find(|r| (r.num("interval_us") - tuned).abs() < 0.5) {
+        if let Some(r) = fixed
+            .iter()
+            .find(|r| (r.num("interval_us") - tuned).abs() < 0.5)
+        {
             best_at_tuned.push((p.clone(), r.num("cct_overlap") >= best - 1.0));
             corr.push(r.num("calls_correlation_pct"));
         }
@@ -340,13 +348,13 @@ pub fn claims(t: &Table) -> Vec<Claim> {
 /// Why the tuner's numbers differ from the paper's, from the data.
 fn gaps(t: &Table) -> String {
     let traj = trajectories(t);
-    let straight = traj.iter().filter(|x| x.2 && (x.1 as f64 - x.3).abs() < 0.01).count();
+    let straight = traj
+        .iter()
+        .filter(|x| x.2 && (x.1 as f64 - x.3).abs() < 0.01)
+        .count();
     let sb = shortest_best(t);
     let falls = sb.iter().filter(|x| x.1).count();
-    let shortest = sb
-        .iter()
-        .filter(|x| x.2 == FIXED_US[0] as f64)
-        .count();
+    let shortest = sb.iter().filter(|x| x.2 == FIXED_US[0] as f64).count();
     let mut s = String::new();
     if !traj.is_empty() {
         s.push_str(&format!(
@@ -668,7 +676,9 @@ fn reading(programs: &[Program], tuned: &[Tuned], fixed: &Fixed) -> String {
         tuned.len()
     );
     if !evaluated.is_empty() {
-        s.push_str(&format!("; of those, {settled} changed the interval at most twice"));
+        s.push_str(&format!(
+            "; of those, {settled} changed the interval at most twice"
+        ));
     }
     s.push_str(&format!(
         ". The tuned interval gave the best cct-overlap of the fixed intervals (within a point) \

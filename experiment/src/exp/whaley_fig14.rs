@@ -438,7 +438,7 @@ fn report(
             c(paper[1].1),
             c(paper[2].1),
             whaley::trend(&ctx_prec),
-            detached_reading(names, m),
+            detached_reading(names, m, &Table::read(&ctx.out_file("csv"))?),
             c(meth_prec[0]),
             c(meth_prec[1]),
             c(meth_prec[2]),
@@ -457,38 +457,70 @@ fn report(
 }
 
 /// Why the paper's buffer loses precision on some programs, from the
-/// numbers: the programs whose walks are cut, their precision with a
-/// deeper buffer.
-fn detached_reading(names: &[String], m: &Measured) -> String {
-    let cut: Vec<String> = names
-        .iter()
-        .enumerate()
-        .filter_map(|(p, n)| {
-            let det = m.buffers[p].iter().find(|b| b.0 == PAPER_BUFFER)?.1;
-            let low = m.context[p].iter().copied().fold(f64::INFINITY, f64::min);
-            let deep = m.deep[p].iter().copied().fold(f64::INFINITY, f64::min);
-            (det >= 10.0 && low < 0.85).then(|| {
-                format!("{n} ({det:.0}% of samples detached; lowest precision {low:.2} with {PAPER_BUFFER} frames, {deep:.2} with {DEEP_BUFFER})")
-            })
-        })
-        .collect();
+/// numbers: the programs whose walks are cut, their pairs of runs, their
+/// precision with a deeper buffer.
+fn detached_reading(names: &[String], m: &Measured, t: &Table) -> String {
+    let mut cut = Vec::new();
+    let mut pairs = Vec::new();
+    for (p, n) in names.iter().enumerate() {
+        let Some(det) = m.buffers[p]
+            .iter()
+            .find(|b| b.0 == PAPER_BUFFER)
+            .map(|b| b.1)
+        else {
+            continue;
+        };
+        let (k, low) =
+            m.context[p]
+                .iter()
+                .copied()
+                .enumerate()
+                .fold(
+                    (0, f64::INFINITY),
+                    |a, (k, v)| if v < a.1 { (k, v) } else { a },
+                );
+        if det < 10.0 || low >= 0.85 {
+            continue;
+        }
+        let deep = m.deep[p].iter().copied().fold(f64::INFINITY, f64::min);
+        cut.push(n.clone());
+        let buffer = PAPER_BUFFER.to_string();
+        let v: Vec<f64> = t
+            .select(&[
+                ("program", n),
+                ("measure", "context_correlation"),
+                ("paper_interval", INTERVALS[k].paper),
+                ("buffer", &buffer),
+            ])
+            .iter()
+            .map(|r| r.num("value"))
+            .collect();
+        let hi = v.iter().filter(|&&x| x > 0.8).count();
+        let lo = v.iter().filter(|&&x| x < 0.2).count();
+        pairs.push(format!(
+            "{n}: {det:.0}% of its samples detached at 1 ms; at {} its {} pairs of runs \
+             correlate above 0.8 {hi} times and below 0.2 {lo} times; lowest precision {low:.2} \
+             with {PAPER_BUFFER} frames, {deep:.2} with {DEEP_BUFFER}",
+            INTERVALS[k].paper,
+            v.len()
+        ));
+    }
     if cut.is_empty() {
         return String::new();
     }
     format!(
-        "Where precision falls short, the walks are cut: on {} a sample's new frames outnumber \
+        "Where precision falls short, the walks are cut ({}). A sample's new frames outnumber \
          the {PAPER_BUFFER} the buffer holds, so the walk stops before a marked frame and the \
          sample starts a detached subtree rooted where the walk was cut (the paper's section \
-         5.4.1, Figure 10). Where that cut falls depends on where the first deep walk happened, \
-         so two runs file the same calls under different detached paths; the edge counts of a \
-         deep recursion, the largest numbers in the tree, then match nowhere, and the \
-         correlation of two runs is near 0 unless their cuts happen to coincide (which makes \
-         the precision of such a program swing from run to run of the experiment). The paper's \
-         programs are not recursive parsers and towers of Hanoi under a benchmark harness; \
-         with {DEEP_BUFFER} frames, every walk reaches a marked frame and the same programs are \
-         as precise as the others (the second panel; `vm experiment whaley-fig14 --programs \
-         json,towers` shows both). ",
-        cut.join(", ")
+         5.4.1, Figure 10). Where that cut falls depends on where the first deep walk \
+         happened, so two runs file the same calls under different detached paths, and their \
+         largest edge counts match nowhere: two runs correlate near 0 unless their cuts \
+         coincide, and the precision of such a program swings with the few pairs that do. With \
+         {DEEP_BUFFER} frames every walk reaches a marked frame and the same programs are as \
+         precise as the others (the second panel; `vm experiment whaley-fig14 --programs {}` \
+         shows both). ",
+        pairs.join("; "),
+        cut.join(",")
     )
 }
 
