@@ -389,8 +389,7 @@ fn reading(cells: &[(usize, usize, f64)], t: &Table) -> String {
     }
     if !spreads.is_empty() {
         s.push_str(&format!(
-            "**One run per cell.** Under the virtual clock the seed moves only cbs's first \
-             skip, so a cell is one run per program. The same cells (1 and 16 samples, stride 1 \
+            "**One run per cell.** A cell is one run per program (seed 1). The same cells (1 and 16 samples, stride 1 \
              and 127) run again with the tick 37 and 113 ns longer (`--interval=1000037ns`), \
              which puts every tick elsewhere in the program, move a program's accuracy by {:.1} \
              points on average and {:.1} at most: differences between neighbouring cells of a \

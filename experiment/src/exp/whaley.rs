@@ -16,13 +16,13 @@
 //! - overhead is timed on the wall clock at 1, 10 and 50 ms (the paper's
 //!   rate per second).
 //!
-//! **Different runs.** Under the virtual clock our VM is deterministic and
-//! the timer draws nothing from `--seed`: two runs with the same interval
-//! take the very same samples (correlation exactly 1). The paper's runs
-//! differed because a real timer never ticks at the same points twice; we
-//! model that by giving run k a period longer by (k - 1) thousandths of
-//! the interval ([`run_interval`]), which moves every tick to another point
-//! of the program.
+//! **Different runs.** Under the virtual clock our VM is deterministic: two
+//! runs with the same interval and seed take the very same samples
+//! (correlation exactly 1). The paper's runs differed because a real timer
+//! never ticks at the same points twice; we model that by giving run k a
+//! period longer by (k - 1) thousandths of the interval ([`run_interval`]),
+//! which moves every tick to another point of the program; run k also has
+//! seed k, which draws its first tick's phase.
 
 use std::collections::BTreeMap;
 
