@@ -23,6 +23,7 @@ mod declarations;
 mod differential;
 mod examples;
 mod experiment;
+mod figures;
 mod folded;
 mod generated;
 mod incremental;
