@@ -85,7 +85,10 @@ def one(vm, program, config):
         n, _ = callgrind([vm, "run"] + program + config + ["--profile-out=" + out])
         with open(out) as f:
             run = json.load(f)["run"]
-    return n, 100.0 * run["profiler_cycles"] / run["cycles"]
+    model = 100.0 * run["profiler_cycles"] / run["cycles"]
+    print(f"  {' '.join(program)} {' '.join(config)}: {n} instructions, modelled {model:.3f}%",
+          file=sys.stderr, flush=True)
+    return n, model
 
 
 def main():
