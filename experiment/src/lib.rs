@@ -11,9 +11,12 @@
 //!   it (and every row before it) is finished, so an interrupted run keeps
 //!   what it measured. The first lines are `#` comments: the experiment,
 //!   the machine (cores, CPU model), the settings ([`csv`]).
-//! - `NAME.svg`: the plot, in the paper's form ([`plot`]).
-//! - `NAME.md`: our table with the paper's numbers beside it, and a short
-//!   reading ([`markdown`]).
+//! - `NAME.svg` (and `NAME-2.svg`... when the panels need more than one
+//!   slide): the plot, in the paper's form ([`plot`]).
+//! - `NAME.md`: the page of the run ([`page`]): the command and its run
+//!   time, the figure, the paper's claims judged on the CSV
+//!   ([`claims`]), the method, our tables with the paper's numbers beside
+//!   them, and a discussion of what differs.
 //!
 //! Accuracy sweeps use `--clock=virtual` and fixed seeds: they run in
 //! parallel ([`runner::par_map`]) and their CSVs are the same byte for byte
@@ -21,16 +24,20 @@
 //! interleaved round by round ([`runner::time_rounds`]), and report medians
 //! with quartiles.
 
+pub mod claims;
 pub mod cores;
 pub mod csv;
 pub mod exp;
+pub mod index;
 pub mod machine;
 pub mod markdown;
+pub mod page;
 pub mod plot;
 pub mod progress;
 pub mod runner;
 pub mod stats;
 pub mod suite;
+pub mod table;
 
 use std::path::{Path, PathBuf};
 
@@ -56,8 +63,14 @@ pub struct Experiment {
     /// every run, like those of the accuracy sweeps under the virtual
     /// clock; `tests/e2e/experiment.rs` checks which repeat exactly).
     pub takes_cores: bool,
-    /// Runs it: writes the files, returns the table to print.
-    pub run: fn(&Context) -> Result<String, Error>,
+    /// Whether it takes `--clock=wall` (its overheads are the cost model's
+    /// by default).
+    pub takes_wall_clock: bool,
+    /// Runs it: writes the CSV and the figures, returns the parts of its
+    /// page.
+    pub run: fn(&Context) -> Result<markdown::Page, Error>,
+    /// The paper's claims, judged on a CSV it wrote.
+    pub claims: fn(&table::Table) -> Vec<claims::Claim>,
 }
 
 /// Every experiment, in the order `--list` and `all` use.
@@ -91,6 +104,10 @@ pub struct Options {
     /// `--cores`: where the `hofer-*` experiments run; `None`: their
     /// default, [`cores::Cores::default`].
     pub cores: Option<cores::Cores>,
+    /// `--clock=wall`: overheads timed on the wall clock (interleaved
+    /// rounds of whole processes) instead of the profiler's work in the
+    /// cost model, for the experiments that take it.
+    pub wall_clock: bool,
 }
 
 /// Why an experiment could not run.
@@ -207,24 +224,33 @@ pub fn select(name: &str) -> Result<Vec<&'static Experiment>, Error> {
     })
 }
 
-/// Checks the options before anything runs: `--cores` only for
-/// experiments that take it (for `all`: if any of them does; the others
-/// ignore it), a usage error otherwise; creates the output directory (66
-/// if it cannot be made) and resolves `--programs` (66 for a missing
-/// program).
+/// Whether an experiment takes an option.
+type Takes = fn(&Experiment) -> bool;
+
+/// Checks the options before anything runs: `--cores` and `--clock=wall`
+/// only for experiments that take them (for `all`: if any of them does;
+/// the others ignore it), a usage error otherwise; creates the output
+/// directory (66 if it cannot be made) and resolves `--programs` (66 for
+/// a missing program).
 pub fn prepare(opts: &Options, selected: &[&'static Experiment]) -> Result<(), Error> {
-    if opts.cores.is_some() && !selected.iter().any(|e| e.takes_cores) {
-        let takers: Vec<&str> = registry()
-            .iter()
-            .filter(|e| e.takes_cores)
-            .map(|e| e.name)
-            .collect();
-        let names: Vec<&str> = selected.iter().map(|e| e.name).collect();
-        return Err(Error::Usage(format!(
-            "vm experiment: --cores does not apply to {}; it applies to {}",
-            names.join(", "),
-            takers.join(", ")
-        )));
+    let options: [(bool, &str, Takes); 2] = [
+        (opts.cores.is_some(), "--cores", |e| e.takes_cores),
+        (opts.wall_clock, "--clock=wall", |e| e.takes_wall_clock),
+    ];
+    for (given, flag, takes) in options {
+        if given && !selected.iter().any(|e| takes(e)) {
+            let takers: Vec<&str> = registry()
+                .iter()
+                .filter(|e| takes(e))
+                .map(|e| e.name)
+                .collect();
+            let names: Vec<&str> = selected.iter().map(|e| e.name).collect();
+            return Err(Error::Usage(format!(
+                "vm experiment: {flag} does not apply to {}; it applies to {}",
+                names.join(", "),
+                takers.join(", ")
+            )));
+        }
     }
     std::fs::create_dir_all(&opts.out).map_err(|e| {
         Error::NoInput(format!(
@@ -239,8 +265,10 @@ pub fn prepare(opts: &Options, selected: &[&'static Experiment]) -> Result<(), E
     Ok(())
 }
 
-/// Runs one experiment: its files in `opts.out`; returns its table.
+/// Runs one experiment: its files in `opts.out` (the page written from
+/// its CSV, figures and run time); returns its table.
 pub fn run(exp: &'static Experiment, opts: &Options) -> Result<String, Error> {
+    let start = page::Start::now();
     let work = opts.out.join(format!(".{}.work", exp.name));
     std::fs::create_dir_all(&work).map_err(|e| {
         Error::NoInput(format!(
@@ -256,7 +284,14 @@ pub fn run(exp: &'static Experiment, opts: &Options) -> Result<String, Error> {
     };
     let result = (exp.run)(&ctx);
     let _ = std::fs::remove_dir_all(&work);
-    result
+    let part = result?;
+    let csv = table::Table::read(&ctx.out_file("csv"))?;
+    let claims = (exp.claims)(&csv);
+    write_file(
+        &ctx.out_file("md"),
+        &page::write(&ctx, &start, &part, &claims),
+    )?;
+    Ok(part.table)
 }
 
 /// A short reason for an I/O error.

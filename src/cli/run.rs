@@ -124,6 +124,12 @@ pub(super) fn execute(
     }
     if let Some(c) = outcome.cycles.filter(|_| a.cycles) {
         eprintln!("vm: cycles: {} instructions: {}", c.cycles, c.instructions);
+        if let Some(line) = profile
+            .as_ref()
+            .and_then(|f| profile::overhead::line(&f.profile.run))
+        {
+            eprintln!("vm: {line}");
+        }
     }
     if a.stats {
         eprintln!("{}", stats_line(&outcome));
