@@ -17,7 +17,7 @@ use std::fmt::Write;
 pub const FULL_SCALE_POINTS: f64 = 20.0;
 
 /// Height added under the graph for the legend, in pixels.
-const LEGEND_HEIGHT: u32 = 28;
+const LEGEND_HEIGHT: u32 = 48;
 
 /// The colour of a difference of `points` points of share: near white
 /// for none, red the more the sample over-weights, blue the more it
@@ -137,25 +137,27 @@ fn attribute<'a>(svg: &'a str, open: &str, name: &str) -> Option<&'a str> {
     Some(&tag[at..at + len])
 }
 
-/// The legend, its top at `y`.
+/// The legend, its top at `y`: a line of text, and under it the swatches
+/// with their labels.
 fn legend(y: u32) -> String {
     let steps: [f64; 9] = [-20.0, -15.0, -10.0, -5.0, 0.0, 5.0, 10.0, 15.0, 20.0];
     let mut g = format!(
         "<g id=\"legend\"><text x=\"10\" y=\"{}\" font-size=\"12\" font-family=\"Verdana\">\
          colour: the sample's share minus the reference's, in points (the same scale in every \
          graph; {FULL_SCALE_POINTS} and more at the deepest)</text>",
-        y + 14
+        y + 12
     );
+    let top = y + 18;
     for (i, points) in steps.iter().enumerate() {
-        let x = 720 + 52 * i as u32;
+        let x = 10 + 52 * i as u32;
         let _ = write!(
             g,
-            "<rect x=\"{x}\" y=\"{y}\" width=\"50\" height=\"12\" fill=\"{}\" stroke=\"#999\" \
+            "<rect x=\"{x}\" y=\"{top}\" width=\"50\" height=\"12\" fill=\"{}\" stroke=\"#999\" \
              stroke-width=\"0.5\"/><text x=\"{}\" y=\"{}\" font-size=\"10\" \
              font-family=\"Verdana\" text-anchor=\"middle\">{}</text>",
             colour(*points),
             x + 25,
-            y + 23,
+            top + 23,
             label(*points)
         );
     }
@@ -163,18 +165,17 @@ fn legend(y: u32) -> String {
     g
 }
 
-/// A legend label: `-20`, `0`, `+5`, with `≥` at the ends of the scale.
+/// A legend label: `-15`, `0`, `+5`, and `≤-20`, `≥+20` at the ends of
+/// the scale (a larger difference is drawn as deep).
 fn label(points: f64) -> String {
-    let sign = if points > 0.0 { "+" } else { "" };
-    let edge = if points.abs() >= FULL_SCALE_POINTS {
-        "≥"
+    if points <= -FULL_SCALE_POINTS {
+        format!("≤{points}")
+    } else if points >= FULL_SCALE_POINTS {
+        format!("≥+{points}")
+    } else if points > 0.0 {
+        format!("+{points}")
     } else {
-        ""
-    };
-    if points < 0.0 {
-        format!("{edge}{points}")
-    } else {
-        format!("{edge}{sign}{points}")
+        format!("{points}")
     }
 }
 
@@ -209,8 +210,13 @@ mod tests {
         assert!(out.contains(
             "all (232 calls, 100%)</title><rect x=\"0\" y=\"9\" fill=\"rgb(250,250,250)\""
         ));
-        assert!(out.contains("height=\"186\" viewBox=\"0 0 1200 186\""));
+        assert!(out.contains("height=\"206\" viewBox=\"0 0 1200 206\""));
         assert!(out.contains("<g id=\"legend\">") && out.contains("in points"));
+        assert!(
+            out.contains(">≤-20</text>")
+                && out.contains(">≥+20</text>")
+                && out.contains(">+5</text>")
+        );
         assert!(out.ends_with("</g></svg>"));
     }
 }
