@@ -237,26 +237,35 @@ fn every_console_example_in_the_docs_prints_what_it_shows() {
     );
 }
 
-/// The README's quick start, past its build: the `export` line puts the
-/// binary the build made on the `PATH`, and the `vm` command after it runs
-/// as written, from the repository's root, with nothing else on the `PATH`
-/// that could answer to `vm`.
+/// The README's quick start: exactly two commands for a fresh machine, one
+/// that builds `vm` and runs an example (`cargo run --release -- ARGS`),
+/// one that runs all tests (the one `.ci/run` runs), and between them the
+/// `export` line that puts the binary the first one built on the `PATH`.
+/// Past the build, `vm ARGS` runs as written after the `export` line, from
+/// the repository's root, with nothing else on the `PATH` that could answer
+/// to `vm`.
 #[test]
 fn the_readmes_quick_start_runs_as_written() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let start = readme.find("## Quick start").expect("a quick start");
-    let block = readme[start..]
+    let end = start + readme[start..].find("\n## ").expect("a section after it");
+    let blocks: Vec<&str> = readme[start..end]
         .split("```sh\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .expect("a sh block in the quick start");
-    let lines: Vec<&str> = block.lines().collect();
-    assert_eq!(lines[0], "cargo build --release", "{block}");
-    assert_eq!(
-        lines[1], r#"export PATH="$PWD/target/release:$PATH""#,
-        "{block}"
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap().trim_end())
+        .collect();
+    assert_eq!(blocks.len(), 3, "{blocks:#?}");
+    let args = blocks[0]
+        .strip_prefix("cargo run --release -- ")
+        .filter(|a| !a.contains('\n'))
+        .unwrap_or_else(|| panic!("not one `cargo run --release -- ` line: {}", blocks[0]));
+    assert_eq!(blocks[1], r#"export PATH="$PWD/target/release:$PATH""#);
+    assert_eq!(blocks[2], "cargo test --workspace --release");
+    let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == blocks[2]),
+        ".ci/run does not run the README's test command"
     );
-    assert!(lines[2..].iter().all(|l| l.starts_with("vm ")), "{block}");
     let vm = PathBuf::from(env!("CARGO_BIN_EXE_vm"));
     if vm != root().join("target/release/vm") {
         eprintln!(
@@ -267,7 +276,7 @@ fn the_readmes_quick_start_runs_as_written() {
     }
     let out = Command::new("sh")
         .arg("-c")
-        .arg(format!("set -e\n{}", lines[1..].join("\n")))
+        .arg(format!("set -e\n{}\nvm {args}", blocks[1]))
         .current_dir(root())
         .env("PWD", root())
         .env("PATH", "/usr/bin:/bin")
