@@ -77,14 +77,25 @@ fn the_exhaustive_profile_splits_the_runs_cycles_over_its_methods() {
     harness::write_program(&dir, "p.bc", PROGRAM);
     let r = run_vm_in(
         &dir,
-        &["run", "p.bc", "--profile=exhaustive", "--profile-out=p.json"],
+        &[
+            "run",
+            "p.bc",
+            "--profile=exhaustive",
+            "--profile-out=p.json",
+        ],
         DEFAULT_TIMEOUT,
     );
     r.assert_status(0);
     let p = Profile::read(&dir.join("p.json")).unwrap();
     let run_cycles = p.run.cycles.expect("the exhaustive run counts cycles");
     // Self cycles partition the run; main is on the stack throughout.
-    let all: u64 = p.methods.as_ref().unwrap().iter().map(|m| cycles(m).0).sum();
+    let all: u64 = p
+        .methods
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|m| cycles(m).0)
+        .sum();
     assert_eq!(all, run_cycles);
     assert_eq!(cycles(method(&p, "main")).1, run_cycles);
     // A method's total is its self and its callees' totals.

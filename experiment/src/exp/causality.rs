@@ -398,7 +398,11 @@ impl Verdict {
         if self.judged == 0 {
             format!("cannot say (no method with {MIN_SAMPLES} samples)")
         } else if self.passes() {
-            format!("yes ({} methods, worst {:.0}%)", self.judged, 100.0 * self.worst)
+            format!(
+                "yes ({} methods, worst {:.0}%)",
+                self.judged,
+                100.0 * self.worst
+            )
         } else {
             format!(
                 "no ({} of {} off by more than {:.0}%, worst {:.0}%)",
