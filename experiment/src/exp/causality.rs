@@ -488,8 +488,21 @@ pub fn claims(t: &Table) -> Vec<Claim> {
             "a correct profiler's rise equals the added work's share",
             format!("median ratio {m:.2}"),
             (0.8..=1.25).contains(&m),
-        )
-        .gap(),
+        ),
+        {
+            let v = criterion(t, "timer 100us");
+            Claim::judged(
+                format!(
+                    "the 100 us timer passes the criterion (every method with {MIN_SAMPLES} \
+                     samples or more rises within {:.0}% of the exact rise)",
+                    100.0 * TOLERANCE
+                ),
+                "a correct profiler's rise equals the added work's share",
+                v.cell(),
+                v.passes(),
+            )
+            .gap()
+        },
         Claim::judged(
             "a call-counter profile records no time (rise 0 for every method)",
             "(our control: samples at prologues only)",
