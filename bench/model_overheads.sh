@@ -8,6 +8,7 @@
 # Usage:
 #   bench/model_overheads.sh               every awfy benchmark at its timing size
 #   bench/model_overheads.sh awfy/richards only these (see bench/lib.sh)
+#   VM=path/to/vm bench/model_overheads.sh this binary, not a fresh build
 
 set -euo pipefail
 
@@ -16,7 +17,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
 
 need python3
-build_vm
+if [[ -n "${VM:-}" ]]; then vm="$VM"; else build_vm; fi
 select_programs "${@:-awfy}"
 
 # (label, options): the papers' cheap setting and an expensive one.
@@ -34,17 +35,18 @@ echo
 for label in "${programs[@]}"; do
     program "$label"
     printf '%-16s' "$label"
-    for c in "${configs[@]}"; do
+    for i in "${!configs[@]}"; do
+        c="${configs[$i]}"
         # shellcheck disable=SC2086
         "$vm" run $bc ${c#*|} --clock=virtual --seed=1 --profile-out="$tmp/p.json" >/dev/null
         python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["run"]; print("%.3f" % (100*r["profiler_cycles"]/r["cycles"]))' "$tmp/p.json" >"$tmp/pct"
         printf ' | %25s%%' "$(cat "$tmp/pct")"
-        cat "$tmp/pct" >>"$tmp/${c%%|*}"
+        cat "$tmp/pct" >>"$tmp/config-$i"
     done
     echo
 done
 printf '%-16s' mean
-for c in "${configs[@]}"; do
-    printf ' | %25s%%' "$(python3 -c 'import sys; v=[float(x) for x in open(sys.argv[1])]; print("%.3f" % (sum(v)/len(v)))' "$tmp/${c%%|*}")"
+for i in "${!configs[@]}"; do
+    printf ' | %25s%%' "$(python3 -c 'import sys; v=[float(x) for x in open(sys.argv[1])]; print("%.3f" % (sum(v)/len(v)))' "$tmp/config-$i")"
 done
 echo
