@@ -129,7 +129,14 @@ fn the_profiler_uses_only_the_vm_modules_it_is_allowed() {
     // Everywhere: the extension points (hooks), what a listener reads of
     // a thread and its frames, the loaded code it names, and the cost
     // table its work is charged from (`profiler_cost`).
-    let anywhere = ["hooks", "frame", "thread", "instr", "loader", "profiler_cost"];
+    let anywhere = [
+        "hooks",
+        "frame",
+        "thread",
+        "instr",
+        "loader",
+        "profiler_cost",
+    ];
     // The many-thread samplers request safepoints of the VM (or, on a
     // simulated machine, hand it their protocol: `simsample`), and the
     // session creates it: only there is the `Vm` held.
