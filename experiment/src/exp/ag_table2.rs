@@ -461,7 +461,9 @@ fn trade_off(title: String, cells: &[((f64, f64), String)]) -> plot::Panel {
     plot::Panel::Xy(plot::Xy {
         title,
         x: plot::Axis::log("overhead, % of the program's time (log)"),
-        y: plot::Axis::percent("dcg-overlap (accuracy)"),
+        // From 10, so that its lowest label keeps clear of the log axis's
+        // first one in the corner.
+        y: plot::Axis::fixed("dcg-overlap (accuracy)", 10.0, 100.0),
         series: vec![plot::XySeries {
             name: "a cell: samples per tick / stride".into(),
             points: cells.iter().map(|c| c.0).collect(),
