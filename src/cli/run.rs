@@ -176,7 +176,10 @@ fn not_started(a: &RunArgs, e: &profiler::StartError) -> Failure {
 }
 
 /// Writes `finished` to the `--profile-out` file opened before the run;
-/// false (the message printed) if that fails.
+/// false (the message printed) if that fails. Never inlined: a frame of its
+/// own lets bench/profiler_validation.py leave the writing out of what it
+/// measures (a JVM's profiler keeps its profile in memory).
+#[inline(never)]
 fn write_profile(a: &RunArgs, file: &mut std::fs::File, finished: &FinishedProfile) -> bool {
     let path = a.profile.profile_out.as_ref().expect("file implies path");
     let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *file);

@@ -127,8 +127,16 @@ fn modules_named(text: &str, krate: &str) -> BTreeSet<String> {
 #[test]
 fn the_profiler_uses_only_the_vm_modules_it_is_allowed() {
     // Everywhere: the extension points (hooks), what a listener reads of
-    // a thread and its frames, and the loaded code it names.
-    let anywhere = ["hooks", "frame", "thread", "instr", "loader"];
+    // a thread and its frames, the loaded code it names, and the cost
+    // table its work is charged from (`profiler_cost`).
+    let anywhere = [
+        "hooks",
+        "frame",
+        "thread",
+        "instr",
+        "loader",
+        "profiler_cost",
+    ];
     // The many-thread samplers request safepoints of the VM (or, on a
     // simulated machine, hand it their protocol: `simsample`), and the
     // session creates it: only there is the `Vm` held.
@@ -157,8 +165,10 @@ fn the_profiler_uses_only_the_vm_modules_it_is_allowed() {
 fn jit_sim_works_on_modules_and_installs_code() {
     // Bytecode: modules, their verification, printing and costs; the
     // controller's loading and installing of recompiled code, and the
-    // cycles each code version spent (what a recompilation saved).
+    // cycles each code version spent (what a recompilation saved), and the
+    // cost table its decisions and compilations are charged from.
     let allowed = [
+        "profiler_cost",
         "module",
         "verify",
         "diag",

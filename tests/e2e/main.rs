@@ -21,6 +21,7 @@ mod cores;
 mod cycles;
 mod declarations;
 mod differential;
+mod exact_cycles;
 mod examples;
 mod experiment;
 mod experiment_results;

@@ -318,6 +318,7 @@ pub fn claims(t: &Table) -> Vec<Claim> {
             format!("on {one_way} of {} runs that reached an evaluation", traj.len()),
             !none && one_way == traj.len(),
         )
+        .gap()
         .unless_small(none, "no tuned run reached 1000 samples"),
         Claim::judged(
             "it settles after 1-2 changes (runs that reached an evaluation)",
@@ -341,6 +342,7 @@ pub fn claims(t: &Table) -> Vec<Claim> {
             format!("on {good} of {} (against the exact counts)", corr.len()),
             good == corr.len() && !corr.is_empty(),
         )
+        .gap()
         .unless_small(quick, "a --quick run: 3 small programs"),
     ]
 }

@@ -22,12 +22,14 @@ pub enum Scale {
 }
 
 impl Scale {
-    /// The largest value the measure can take (100, 1), if it has one.
+    /// The largest value the measure can take (100, 1, a fixed axis's
+    /// end), if it has one.
     pub fn bound(self) -> Option<f64> {
         match self {
             Scale::Percent => Some(100.0),
             Scale::Correlation => Some(1.0),
-            _ => None,
+            Scale::Fixed(_, hi) => Some(hi),
+            Scale::Auto | Scale::Log => None,
         }
     }
 }
