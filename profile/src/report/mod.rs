@@ -55,8 +55,14 @@ pub fn program_name(p: &Profile) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
+/// The sum of `weights` in 128 bits, which counts of 64 bits cannot
+/// overflow (two of 2^63 would wrap a `u64` sum into a share of 1e20%).
+pub fn total(weights: impl IntoIterator<Item = u64>) -> u128 {
+    weights.into_iter().map(u128::from).sum()
+}
+
 /// `part` as a percentage of `total` (0 when the total is 0).
-pub fn share(part: u64, total: u64) -> f64 {
+pub fn share(part: u64, total: u128) -> f64 {
     if total == 0 {
         0.0
     } else {
