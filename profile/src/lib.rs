@@ -448,6 +448,10 @@ fn diagnose(text: &str, e: serde_json::Error) -> ReadError {
         format: Option<serde_json::Value>,
     }
     match serde_json::from_str::<Tag>(text) {
+        // A key given twice names the key (`format`, the one key read here).
+        Err(t) if t.to_string().starts_with("duplicate field") => {
+            ReadError::Malformed(t.to_string())
+        }
         Err(t) if t.classify() == serde_json::error::Category::Data => not_object(),
         Err(t) => ReadError::Malformed(format!("it is not JSON ({t})")),
         Ok(Tag { format: None }) => ReadError::Malformed(
