@@ -191,6 +191,7 @@ pub fn read_advice(
         .and_then(Value::as_array)
         .ok_or_else(|| invalid("no `decisions` list".into()))?;
     let mut decisions = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut skipped = Vec::new();
     for item in items {
         let caller = item.get("caller").and_then(Value::as_str);
@@ -203,6 +204,13 @@ pub fn read_advice(
         };
         let found = resolve(module, caller, line as u32, callee);
         match found {
+            // The inliner takes each decision once: refused here, before
+            // the run, rather than by the inliner after it.
+            Some(d) if !seen.insert(d) => {
+                return Err(invalid(format!(
+                    "the decision {caller}:{line} -> {callee} is given twice"
+                )))
+            }
             Some(d) => decisions.push(d),
             None => skipped.push(format!(
                 "vm: advice: {caller}:{line} -> {callee}: the program has no such call, skipped"
