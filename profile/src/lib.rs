@@ -211,6 +211,12 @@ pub struct RunSection {
     /// step per change (an extension of docs/LANGUAGE.md "Profiles").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_trajectory: Option<Vec<IntervalStep>>,
+    /// Why the program was stopped before its end from outside it, when it
+    /// was: the signal (`SIGINT`, `SIGTERM`, `SIGHUP`), `broken pipe` or
+    /// `write error` (docs/CLI.md, "Signals and write errors"); absent when
+    /// the program ran to its own end. The profile is then of what ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 /// One step of [`RunSection::interval_trajectory`].

@@ -236,6 +236,8 @@ impl Profiler {
                         .map(|(samples, interval)| IntervalStep { samples, interval })
                         .collect()
                 }),
+                // Set by the command line, which knows why a run stopped.
+                interrupted: None,
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),
