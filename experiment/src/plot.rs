@@ -50,11 +50,15 @@ fn svg<F>(path: &Path, size: (u32, u32), draw: F) -> Result<(), Error>
 where
     F: FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), Error>,
 {
-    let root = SVGBackend::new(path, size).into_drawing_area();
-    root.fill(&WHITE).map_err(fail(path))?;
-    draw(&root)?;
-    root.present().map_err(fail(path))?;
-    Ok(())
+    // Drawn in memory, then written whole (crate::write_file).
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+        root.fill(&WHITE).map_err(fail(path))?;
+        draw(&root)?;
+        root.present().map_err(fail(path))?;
+    }
+    crate::write_file(path, &text)
 }
 
 /// A chart on linear axes.

@@ -47,6 +47,8 @@ pub fn stream_to_file(profile: &Path, out: &Path, max_source: u64) -> Result<boo
     let Some(partial) = partial_path(out) else {
         return Ok(false);
     };
+    // Removed should a signal end the process first (`super::signals`).
+    let _removal = super::signals::Removal::file(&partial);
     let Ok(w) = File::create(&partial) else {
         return Ok(false);
     };
@@ -75,7 +77,14 @@ pub fn stream_to_stdout(profile: &Path, max_source: u64) -> Result<bool, Failure
     let Some((out, start)) = stdout_file() else {
         return Ok(false);
     };
-    stream_or_take_back(file, max_source, &out, start).map_err(|e| cannot_write("stdout", e))
+    // What could not be taken back ends the command as a failed write to
+    // stdout ends every command (super::finish).
+    Ok(
+        stream_or_take_back(file, max_source, &out, start).unwrap_or_else(|e| {
+            vm::stdio::note(vm::stdio::Stream::Stdout, &e);
+            true
+        }),
+    )
 }
 
 /// Streams the folded stacks of the profile read from `file` into `out`,

@@ -72,16 +72,12 @@ pub fn differential(
     min_percent: f64,
     scripted: bool,
 ) -> io::Result<Vec<u8>> {
-    let (before, _) = fit(
-        Full::by_calls(reference.cct.as_deref().unwrap_or(&[]))
-            .prune(min_percent)
-            .folded(),
-    );
-    let (after, divided) = fit(
-        Full::by_calls(p.cct.as_deref().unwrap_or(&[]))
-            .prune(min_percent)
-            .folded(),
-    );
+    let (before, _) = fit(Full::by_calls(reference.cct.as_deref().unwrap_or(&[]))
+        .prune(min_percent)
+        .folded());
+    let (after, divided) = fit(Full::by_calls(p.cct.as_deref().unwrap_or(&[]))
+        .prune(min_percent)
+        .folded());
     let mut both = Vec::new();
     inferno::differential::from_readers(
         inferno::differential::Options {
