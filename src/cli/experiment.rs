@@ -117,6 +117,11 @@ pub fn experiment(a: ExperimentArgs) -> Result<i32, Failure> {
             opts.out.display(),
             exp.name
         ));
+        // Stdout that cannot be written, or stderr's reader gone: the
+        // next experiments would print to no one (super::finish says so).
+        if vm::interrupt::pending().is_some() {
+            break;
+        }
     }
     Ok(0)
 }
