@@ -461,17 +461,20 @@ impl Hooks for Profiler {
                 count: true,
                 trace_calls: true,
                 virtual_tick: None,
+                tick_seed: 0,
             },
             // The simulated machine ticks for every thread at once.
             ProfileKind::Timer if c.simulates_sampler() => ExecMode {
                 count: true,
                 trace_calls: false,
                 virtual_tick: None,
+                tick_seed: 0,
             },
             ProfileKind::Timer | ProfileKind::Cbs if c.clock == ClockKind::Virtual => ExecMode {
                 count: true,
                 trace_calls: false,
                 virtual_tick: Some(c.interval_ns),
+                tick_seed: c.seed,
             },
             _ => ExecMode::default(),
         }

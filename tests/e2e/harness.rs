@@ -90,12 +90,17 @@ pub fn programs_dir(category: &str) -> PathBuf {
 
 /// A fresh, empty scratch directory for one test.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("e2e")
-        .join(name);
+    let dir = scratch_path(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
+}
+
+/// Where [`scratch`] makes the directory `name` (without touching it).
+pub fn scratch_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e")
+        .join(name)
 }
 
 /// What one run of `vm` did.

@@ -176,6 +176,40 @@ fn virtual_clock_with_a_seed_is_reproducible() {
     }
 }
 
+/// Under the virtual clock a thread's first tick falls at a phase drawn
+/// from the seed, as a real timer's lands anywhere within its period: other
+/// seeds sample other points of the program (without the phase every seed
+/// gave the timer the same profile), one seed gives the same file twice.
+#[test]
+fn the_seed_chooses_the_virtual_ticks_phase() {
+    for profile in ["timer", "cbs"] {
+        let run = |seed: u32, tag: &str| {
+            let args = [
+                format!("--profile={profile}"),
+                "--clock=virtual".into(),
+                "--interval=20us".into(),
+                format!("--seed={seed}"),
+            ];
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let tag = format!("phase-{profile}-{seed}-{tag}");
+            let (_, p) = profile_example("fib.bc", &args, &tag);
+            let file = harness::scratch_path(&format!("profiles-{tag}")).join("p.json");
+            (p, std::fs::read(file).expect("the profile file"))
+        };
+        let samples = |p: &Profile| (p.run.samples, edges(p), methods(p));
+        let seen: std::collections::BTreeSet<_> =
+            (1..=4).map(|seed| samples(&run(seed, "a").0)).collect();
+        assert!(
+            seen.len() >= 3,
+            "{profile}: 4 seeds gave {} profiles",
+            seen.len()
+        );
+        let (_, a) = run(5, "a");
+        let (_, b) = run(5, "b");
+        assert!(a == b, "{profile}: one seed gave two different files");
+    }
+}
+
 /// Weight of M->call_1 and M->call_2 in a Figure 1 profile.
 fn fig1_calls(p: &Profile) -> (u64, u64) {
     let e = edges(p);

@@ -47,6 +47,8 @@ pub(crate) struct VmContext<'vm> {
     pub max_frames: usize,
     /// The virtual clock's tick period, in cycles, if the run has one.
     pub virtual_tick: Option<u64>,
+    /// Seeds the phase of each thread's first tick ([`crate::hooks::ExecMode::tick_seed`]).
+    pub tick_seed: u64,
     /// The memory budget every thread's heap and frames take from.
     pub memory: &'vm Arc<MemoryBudget>,
     /// Global integers.

@@ -36,6 +36,12 @@ pub struct ExecMode {
     /// Virtual clock: raise [`crate::thread::request::TICK`] every this many
     /// cycles of a thread's virtual time (requires `count`).
     pub virtual_tick: Option<u64>,
+    /// Seeds the phase of each thread's first virtual tick: it falls at a
+    /// cycle count drawn uniformly from one to `virtual_tick`, as a real
+    /// timer's first tick lands anywhere within its period, so that runs
+    /// with different seeds sample different points of a program's loops
+    /// (and runs with one seed the same ones).
+    pub tick_seed: u64,
 }
 
 /// What a profiler gives the VM.

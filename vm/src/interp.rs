@@ -127,6 +127,7 @@ impl<'vm> Interp<'vm> {
         listener: Option<Box<dyn ThreadListener>>,
     ) -> Self {
         let tick = vm.virtual_tick.unwrap_or(0);
+        let first_tick = crate::simsample::first_tick(tick, vm.tick_seed, shared.id);
         Interp {
             vm,
             prog: vm.program,
@@ -141,10 +142,10 @@ impl<'vm> Interp<'vm> {
             pc: 0,
             instructions: 0,
             cycles: 0,
-            next_tick: if tick == 0 { u64::MAX } else { tick },
+            next_tick: first_tick,
             tick,
             slice_end: u64::MAX,
-            next_event: if tick == 0 { u64::MAX } else { tick },
+            next_event: first_tick,
             stack_charged: 0,
             bodies: BodyCounters::default(),
         }

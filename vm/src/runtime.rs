@@ -500,7 +500,8 @@ impl Vm {
         VmContext {
             program: &self.program,
             max_frames: self.max_frames,
-            virtual_tick: self.hooks.exec_mode().virtual_tick,
+            virtual_tick: self.mode.virtual_tick,
+            tick_seed: self.mode.tick_seed,
             memory: &self.memory,
             globals: &self.globals,
             output: &self.output,

@@ -83,6 +83,26 @@ pub struct Sampling {
 /// The mean gap stays the interval.
 pub const TICK_JITTER: u64 = 20;
 
+/// The cycle count of thread `thread`'s first tick under the virtual clock
+/// of period `period` (`--clock=virtual` without `--cores`, where each
+/// thread ticks on its own cycles; `u64::MAX` for no clock): a phase drawn
+/// from `seed`, uniformly in `1..=period`.
+///
+/// A real timer's first tick lands anywhere within its period, so two runs
+/// sample different points of a program's loops. Ticks every `period`
+/// cycles from cycle `period` would not: every seed would give the timer
+/// the same samples. The draw is the same generator as the jitter's
+/// ([`Draws`]), drawn once per thread and never on the interpreter's hot
+/// path.
+pub(crate) fn first_tick(period: u64, seed: u64, thread: u32) -> u64 {
+    if period == 0 {
+        return u64::MAX;
+    }
+    let mut draws =
+        Draws(seed ^ 0x3C6E_F372 ^ u64::from(thread).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    1 + draws.draw() % period
+}
+
 /// What the simulated sampler did over a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SimTotals {

@@ -157,3 +157,18 @@ fn the_draws_are_deterministic_and_in_range() {
         b.unit();
     }
 }
+
+#[test]
+fn the_first_tick_falls_within_the_period_at_a_phase_the_seed_chooses() {
+    let period = 1_000_000;
+    let phases: Vec<u64> = (0..200).map(|seed| first_tick(period, seed, 0)).collect();
+    assert!(phases.iter().all(|&p| (1..=period).contains(&p)));
+    // Spread over the period, not one phase for every seed.
+    assert!(phases.iter().any(|&p| p < period / 4));
+    assert!(phases.iter().any(|&p| p > 3 * period / 4));
+    // One seed, one phase; threads of one run get their own.
+    assert_eq!(first_tick(period, 7, 3), first_tick(period, 7, 3));
+    assert_ne!(first_tick(period, 7, 3), first_tick(period, 7, 4));
+    assert_eq!(first_tick(0, 7, 3), u64::MAX);
+    assert_eq!(first_tick(1, 7, 3), 1);
+}
