@@ -36,6 +36,7 @@ pub const EXIT_NO_INPUT: i32 = 66;
 pub const EXIT_RUNTIME: i32 = vm::runtime::STATUS_RUNTIME_ERROR;
 
 /// A command's failure: what to print on stderr and the exit status.
+#[derive(Debug)]
 pub struct Failure {
     pub status: i32,
     pub message: String,

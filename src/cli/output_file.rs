@@ -55,7 +55,13 @@ impl OutputFile {
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
         let tmp = target.with_file_name(format!(".{name}.{}.partial", std::process::id()));
         let removal = Removal::file(&tmp);
-        let created = File::options().write(true).create_new(true).open(&tmp);
+        let create = || File::options().write(true).create_new(true).open(&tmp);
+        // One of that name can only be left by a process of this id that
+        // was killed: it is stale.
+        let created = create().or_else(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => std::fs::remove_file(&tmp).and_then(|()| create()),
+            _ => Err(e),
+        });
         let file = match created {
             Ok(f) => f,
             // A directory that lets no file be made beside the target.
@@ -162,4 +168,98 @@ pub fn not_the_program(program: &Path, output: Option<&Path>, flag: &str) -> Res
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh scratch directory for `name`.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("vm-output-file-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn the_target_is_replaced_only_when_whole() {
+        let dir = scratch("replace");
+        let target = dir.join("p.json");
+        std::fs::write(&target, "earlier").unwrap();
+        let f = OutputFile::create(&target).unwrap();
+        // Until the commit, the target is as it was; the text goes beside it.
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "earlier");
+        assert_eq!(names(&dir).len(), 2);
+        f.commit("new").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names(&dir), ["p.json"]);
+        // Dropped without a commit, or failing in the middle: as it was.
+        drop(OutputFile::create(&target).unwrap());
+        let failed = OutputFile::create(&target)
+            .unwrap()
+            .commit_with(|w| w.write_all(b"part").and(Err(io::Error::other("no"))));
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names(&dir), ["p.json"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_stale_temporary_of_this_process_id_is_replaced() {
+        let dir = scratch("stale");
+        let target = dir.join("p.json");
+        // Left by a killed process that had this id before us.
+        let stale = dir.join(format!(".p.json.{}.partial", std::process::id()));
+        std::fs::write(&stale, "cut off").unwrap();
+        let f = OutputFile::create(&target).expect("the stale file is in the way");
+        assert_eq!(f.temporary(), Some(stale.as_path()));
+        f.commit("whole").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "whole");
+        assert_eq!(names(&dir), ["p.json"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_link_is_followed_and_a_device_written_directly() {
+        let dir = scratch("link");
+        let real = dir.join("real.json");
+        std::fs::write(&real, "earlier").unwrap();
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        OutputFile::create(&link).unwrap().commit("new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        let null = OutputFile::create(Path::new("/dev/null")).unwrap();
+        assert!(null.temporary().is_none());
+        null.commit("gone").unwrap();
+        let e = OutputFile::create(&dir).err().expect("a directory");
+        assert!(e.message.ends_with("it is a directory"), "{}", e.message);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_program_itself_is_refused_by_any_path() {
+        let dir = scratch("program");
+        let prog = dir.join("p.bc");
+        std::fs::write(&prog, "x").unwrap();
+        let other = dir.join(".").join("p.bc");
+        assert!(not_the_program(&prog, Some(&other), "--emit").is_err());
+        assert!(not_the_program(&prog, Some(&dir.join("q.bc")), "--emit").is_ok());
+        assert!(not_the_program(&prog, None, "--emit").is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

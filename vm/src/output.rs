@@ -151,6 +151,73 @@ impl Write for Shared {
 mod tests {
     use super::*;
 
+    /// A writer that keeps each chunk it is handed, and fails once it
+    /// has `room` bytes.
+    struct Chunks {
+        chunks: Arc<Mutex<Vec<Vec<u8>>>>,
+        room: usize,
+    }
+
+    impl Write for Chunks {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let mut chunks = self.chunks.lock();
+            let held: usize = chunks.iter().map(Vec::len).sum();
+            if held + buf.len() > self.room {
+                return Err(std::io::Error::other("full"));
+            }
+            chunks.push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn chunked(room: usize) -> (Output, Arc<Mutex<Vec<Vec<u8>>>>) {
+        let chunks = Arc::new(Mutex::new(Vec::new()));
+        let out = Chunks {
+            chunks: chunks.clone(),
+            room,
+        };
+        (Output::new(Box::new(out), false, false), chunks)
+    }
+
+    #[test]
+    fn output_is_written_out_in_whole_lines() {
+        let (o, chunks) = chunked(usize::MAX);
+        for i in 0..5000 {
+            // Short lines, and some longer than the buffer itself.
+            let len = if i % 1000 == 999 { BUFFER + 17 } else { i % 97 };
+            o.line(&"x".repeat(len));
+            if i % 777 == 0 {
+                o.flush();
+            }
+        }
+        o.close();
+        let chunks = chunks.lock();
+        assert!(chunks.len() > 5, "{} chunks", chunks.len());
+        for c in chunks.iter() {
+            assert_eq!(c.last(), Some(&b'\n'), "a chunk ends inside a line");
+        }
+        let lines: usize = chunks
+            .iter()
+            .map(|c| c.iter().filter(|&&b| b == b'\n').count())
+            .sum();
+        assert_eq!(lines, 5000);
+    }
+
+    #[test]
+    fn a_failed_write_closes_the_output() {
+        let (o, chunks) = chunked(10);
+        o.line("12345");
+        o.flush();
+        o.line("1234567890");
+        o.flush();
+        o.line("after");
+        o.close();
+        assert_eq!(*chunks.lock(), vec![b"12345\n".to_vec()]);
+    }
+
     #[test]
     fn lines_then_close_drops_later_output() {
         let (o, buf) = Output::capture();
