@@ -11,9 +11,12 @@
 //!   it (and every row before it) is finished, so an interrupted run keeps
 //!   what it measured. The first lines are `#` comments: the experiment,
 //!   the machine (cores, CPU model), the settings ([`csv`]).
-//! - `NAME.svg`: the plot, in the paper's form ([`plot`]).
-//! - `NAME.md`: our table with the paper's numbers beside it, and a short
-//!   reading ([`markdown`]).
+//! - `NAME.svg` (and `NAME-2.svg`... when the panels need more than one
+//!   slide): the plot, in the paper's form ([`plot`]).
+//! - `NAME.md`: the page of the run ([`page`]): the command and its run
+//!   time, the figure, the paper's claims judged on the CSV
+//!   ([`claims`]), the method, our tables with the paper's numbers beside
+//!   them, and a discussion of what differs.
 //!
 //! Accuracy sweeps use `--clock=virtual` and fixed seeds: they run in
 //! parallel ([`runner::par_map`]) and their CSVs are the same byte for byte
@@ -22,16 +25,20 @@
 //! with quartiles.
 
 pub mod children;
+pub mod claims;
 pub mod cores;
 pub mod csv;
 pub mod exp;
+pub mod index;
 pub mod machine;
 pub mod markdown;
+pub mod page;
 pub mod plot;
 pub mod progress;
 pub mod runner;
 pub mod stats;
 pub mod suite;
+pub mod table;
 
 use std::path::{Path, PathBuf};
 
@@ -57,8 +64,11 @@ pub struct Experiment {
     /// every run, like those of the accuracy sweeps under the virtual
     /// clock; `tests/e2e/experiment.rs` checks which repeat exactly).
     pub takes_cores: bool,
-    /// Runs it: writes the files, returns the table to print.
-    pub run: fn(&Context) -> Result<String, Error>,
+    /// Runs it: writes the CSV and the figures, returns the parts of its
+    /// page.
+    pub run: fn(&Context) -> Result<markdown::Page, Error>,
+    /// The paper's claims, judged on a CSV it wrote.
+    pub claims: fn(&table::Table) -> Vec<claims::Claim>,
 }
 
 /// Every experiment, in the order `--list` and `all` use.
@@ -246,8 +256,10 @@ pub fn scratch_dir(exp: &Experiment, opts: &Options) -> PathBuf {
     opts.out.join(format!(".{}.work", exp.name))
 }
 
-/// Runs one experiment: its files in `opts.out`; returns its table.
+/// Runs one experiment: its files in `opts.out` (the page written from
+/// its CSV, figures and run time); returns its table.
 pub fn run(exp: &'static Experiment, opts: &Options) -> Result<String, Error> {
+    let start = page::Start::now();
     let work = scratch_dir(exp, opts);
     std::fs::create_dir_all(&work).map_err(|e| {
         Error::NoInput(format!(
@@ -263,7 +275,14 @@ pub fn run(exp: &'static Experiment, opts: &Options) -> Result<String, Error> {
     };
     let result = (exp.run)(&ctx);
     let _ = std::fs::remove_dir_all(&work);
-    result
+    let part = result?;
+    let csv = table::Table::read(&ctx.out_file("csv"))?;
+    let claims = (exp.claims)(&csv);
+    write_file(
+        &ctx.out_file("md"),
+        &page::write(&ctx, &start, &part, &claims),
+    )?;
+    Ok(part.table)
 }
 
 /// A short reason for an I/O error.

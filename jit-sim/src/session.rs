@@ -14,6 +14,7 @@ use profiler::config::ProfileConfig;
 use profiler::session::{Beside, FinishedProfile};
 use profiler::StartError;
 use vm::loader::Program;
+use vm::profiler_cost::{CostItem, Work};
 use vm::runtime::{RunOutcome, VmOptions};
 
 use crate::adaptive::{AdaptiveController, AdaptiveOptions, AdaptiveReport, PrintLevel};
@@ -42,6 +43,14 @@ impl Beside for AdaptiveController {
     type Report = AdaptiveReport;
     fn stop(self) -> AdaptiveReport {
         self.finish()
+    }
+    /// Its wake-ups (each reads the live DCG and weighs the candidates)
+    /// and the instructions it compiled (inlined, verified, loaded).
+    fn work(report: &AdaptiveReport) -> Work {
+        let mut w = Work::default();
+        w.charge(CostItem::ControllerWakeup, report.looks);
+        w.charge(CostItem::CompileInstruction, report.compiled_instructions);
+        w
     }
 }
 

@@ -18,6 +18,7 @@ mod fast;
 pub mod html;
 pub mod metrics;
 mod name;
+pub mod overhead;
 pub mod report;
 mod stream;
 
@@ -217,6 +218,54 @@ pub struct RunSection {
     /// the program ran to its own end. The profile is then of what ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
+    /// Cycles of the profiler's own work, in the cost model of `cycles`
+    /// (a counting run with a profile): the overhead is
+    /// `profiler_cycles / cycles` (an extension of docs/LANGUAGE.md
+    /// "Profiles").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiler_cycles: Option<u64>,
+    /// `profiler_cycles` split by what the work was for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiler_cycles_by_kind: Option<ProfilerCyclesByKind>,
+    /// How often each item of profiler work happened (the items of the
+    /// cost table; only those that did), by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiler_work: Option<std::collections::BTreeMap<String, u64>>,
+}
+
+/// [`RunSection::profiler_cycles_by_kind`]: the profiler's cycles by what
+/// they were spent on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfilerCyclesByKind {
+    /// Deciding to sample and taking samples: taken yieldpoints, method
+    /// and edge samples, the exhaustive profile's hooks and counting, the
+    /// many-thread samplers' safepoints.
+    pub sampling: u64,
+    /// Reading stacks: frames decoded, marked, trampolines.
+    pub walking: u64,
+    /// Updating the records: trees, the PCCT's hot lists, the ACCT's
+    /// splices, the CC-Map, the DCG.
+    pub recording: u64,
+    /// The organizer's own work: buffers received, trees merged.
+    pub organizing: u64,
+    /// `--tune`'s observations and decisions.
+    pub tuning: u64,
+    /// The adaptive controller's decisions and compilations.
+    pub controller: u64,
+}
+
+impl ProfilerCyclesByKind {
+    /// The kinds and their cycles, in the order of the profile.
+    pub fn entries(&self) -> [(&'static str, u64); 6] {
+        [
+            ("sampling", self.sampling),
+            ("walking", self.walking),
+            ("recording", self.recording),
+            ("organizing", self.organizing),
+            ("tuning", self.tuning),
+            ("controller", self.controller),
+        ]
+    }
 }
 
 /// One step of [`RunSection::interval_trajectory`].

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
+use vm::profiler_cost::CostItem;
 
 use crate::records::cct::{CallingContextTree, NO_LINE};
 use crate::samples::{SampleSink, ThreadSummary};
@@ -100,7 +101,9 @@ impl ThreadListener for ExhaustiveListener {
         };
         self.exact.calls[callee as usize] += 1;
         self.exact.traced += 1;
+        t.charge(CostItem::ExactCall, 1);
         if let Some(cct) = &mut self.exact.cct {
+            t.work.charge(CostItem::ExactContext, 1);
             self.context = cct.child(self.context, callee, line);
             cct.node_mut(self.context).calls += 1;
         }
@@ -117,6 +120,8 @@ impl ThreadListener for ExhaustiveListener {
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
         let top = t.frames.last().map(|f| method_of(t.program, f));
         self.attribute(t.instructions, top);
+        // Counting every instruction is what the exact self counts cost.
+        t.charge(CostItem::ExactInstruction, t.instructions);
         let exact = std::mem::take(&mut self.exact);
         self.sink.taken = exact.traced;
         self.sink.finish(ThreadSummary {
@@ -124,6 +129,8 @@ impl ThreadListener for ExhaustiveListener {
             entry: t.thread.entry,
             instructions: t.instructions,
             cycles: t.cycles,
+            time: t.cycles + t.work.cycles(),
+            work: *t.work,
             samples: exact.traced,
             exact: Some(exact),
         });

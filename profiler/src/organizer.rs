@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crossbeam::channel::{Receiver, Sender};
+use vm::profiler_cost::{CostItem, Work};
 
 use crate::dcg::DynamicCallGraph;
 use crate::records::Repository;
@@ -64,8 +65,11 @@ pub struct Repositories {
     pub threads_done: u64,
     /// Source instructions over all threads that ended.
     pub instructions: u64,
-    /// The longest thread's cycles.
-    pub max_cycles: u64,
+    /// The latest end of a thread in virtual time: its cycles and the
+    /// profiler's work it did (see [`vm::profiler_cost`]).
+    pub max_time: u64,
+    /// The profiler's work: the organizer's own and every ended thread's.
+    pub work: Work,
 }
 
 /// Starts the organizer thread; an error if the system refuses it.
@@ -94,6 +98,7 @@ pub fn spawn(
             while let Ok(msg) = inbox.recv() {
                 match msg {
                     Message::Samples(mut buf, reply) => {
+                        r.work.charge(CostItem::OrganizerBuffer, 1);
                         for &s in &buf {
                             if let (Sample::Examined { repeated }, Some(t)) = (s, &mut tuner) {
                                 if let Some(new) = t.0.record_repetition(repeated) {
@@ -101,6 +106,7 @@ pub fn spawn(
                                     t.3.push((t.0.samples(), new));
                                 }
                             } else {
+                                r.work.charge(CostItem::DcgUpdate, 1);
                                 r.dcg.add_sample(s);
                             }
                         }
@@ -113,10 +119,10 @@ pub fn spawn(
                     }
                     Message::Record { thread, part } => {
                         if let Some(rec) = &mut r.record {
-                            rec.fold(thread, part);
+                            rec.fold(thread, part, &mut r.work);
                         }
                     }
-                    Message::ThreadDone(t) => thread_done(&mut r, t),
+                    Message::ThreadDone(t) => thread_done(&mut r, *t),
                     Message::Snapshot(reply) => {
                         let _ = reply.send(r.dcg.clone());
                     }
@@ -141,14 +147,15 @@ fn thread_done(r: &mut Repositories, t: ThreadSummary) {
     r.samples += t.samples;
     r.threads_done += 1;
     r.instructions += t.instructions;
-    r.max_cycles = r.max_cycles.max(t.cycles);
+    r.max_time = r.max_time.max(t.time);
+    r.work.add(&t.work);
     if let Some(rec) = &mut r.record {
         rec.thread_done(t.thread, t.entry);
     }
     if let Some(mut exact) = t.exact {
         r.dcg.add_exact(&exact);
         if let (Some(rec), Some(tree)) = (&mut r.record, exact.cct.take()) {
-            rec.fold(t.thread, Box::new(tree));
+            rec.fold(t.thread, Box::new(tree), &mut r.work);
         }
     }
 }

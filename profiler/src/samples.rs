@@ -88,7 +88,7 @@ pub enum Message {
     },
     /// A thread ended: its totals, and (exhaustive profiles) its exact
     /// counts.
-    ThreadDone(ThreadSummary),
+    ThreadDone(Box<ThreadSummary>),
     /// A copy of the dynamic call graph folded so far, for a reader while
     /// the program runs (the adaptive controller: Jikes RVM's controller
     /// reads the organizers' repositories).
@@ -107,6 +107,11 @@ pub struct ThreadSummary {
     pub instructions: u64,
     /// Cost-model cycles it ran (counting runs only, else 0).
     pub cycles: u64,
+    /// Its virtual time at its end: `cycles` and the profiler's work it
+    /// did (counting runs only, else 0).
+    pub time: u64,
+    /// The profiler's work on the thread ([`vm::profiler_cost`]).
+    pub work: vm::profiler_cost::Work,
     /// Samples it took (exhaustive: calls it traced).
     pub samples: u64,
     /// Exhaustive profiles: the thread's exact call counts.
@@ -212,7 +217,9 @@ impl SampleSink {
             let rest = std::mem::take(&mut self.buffer);
             let _ = self.to_organizer.send(Message::Samples(rest, None));
         }
-        let _ = self.to_organizer.send(Message::ThreadDone(summary));
+        let _ = self
+            .to_organizer
+            .send(Message::ThreadDone(Box::new(summary)));
     }
 }
 
@@ -282,6 +289,8 @@ mod tests {
             entry: 0,
             instructions: 0,
             cycles: 0,
+            time: 0,
+            work: Default::default(),
             samples: 0,
             exact: None,
         });

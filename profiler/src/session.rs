@@ -39,7 +39,8 @@ use crate::sampler::{SamplerThread, SamplerTotals};
 use crate::samples::{Message, Sample, SampleSink, TuneLink};
 use crate::spawn::StartError;
 use crate::tune::{IntervalBounds, IntervalTuner};
-use profile::{IntervalStep, Profile, RunSection, FORMAT};
+use profile::{IntervalStep, Profile, ProfilerCyclesByKind, RunSection, FORMAT};
+use vm::profiler_cost::{CostItem, CostKind, Work};
 
 /// What the run itself reports, for the profile's `run` section.
 #[derive(Clone, Copy, Debug, Default)]
@@ -50,6 +51,9 @@ pub struct RunFacts {
     pub threads: u64,
     /// Cost-model cycles, summed over threads, when the run counted them.
     pub cycles: Option<u64>,
+    /// The profiler work of what ran beside the program (the adaptive
+    /// controller's).
+    pub beside_work: Work,
 }
 
 /// One run's profiler.
@@ -196,10 +200,18 @@ impl Profiler {
         let c = &self.config;
         let counting = c.counts_instructions();
         let wall_ns = if c.uses_timer() && c.clock == ClockKind::Virtual && !c.simulates_sampler() {
-            repos.max_cycles
+            repos.max_time
         } else {
             run.wall_ns
         };
+        // The threads' and the organizer's work, and on a simulated machine
+        // the samplers' protocols.
+        let mut total = repos.work;
+        total.add(&run.beside_work);
+        if let Some(s) = &simulated {
+            total.add(&s.work);
+        }
+        let work = run.cycles.map(|_| &total);
         let tune = repos.tune;
         let counter = c.kind == ProfileKind::Counter;
         // A record's tree stays a tree, to be written node by node; a
@@ -236,6 +248,9 @@ impl Profiler {
                         .map(|(samples, interval)| IntervalStep { samples, interval })
                         .collect()
                 }),
+                profiler_cycles: work.map(Work::cycles),
+                profiler_cycles_by_kind: work.map(cycles_by_kind),
+                profiler_work: work.map(work_counts),
                 // Set by the command line, which knows why a run stopped.
                 interrupted: None,
             },
@@ -316,6 +331,27 @@ impl Profiler {
     }
 }
 
+/// The profile's split of the profiler's cycles by kind.
+fn cycles_by_kind(w: &Work) -> ProfilerCyclesByKind {
+    ProfilerCyclesByKind {
+        sampling: w.cycles_of(CostKind::Sampling),
+        walking: w.cycles_of(CostKind::Walking),
+        recording: w.cycles_of(CostKind::Recording),
+        organizing: w.cycles_of(CostKind::Organizing),
+        tuning: w.cycles_of(CostKind::Tuning),
+        controller: w.cycles_of(CostKind::Controller),
+    }
+}
+
+/// The profile's count of each item of profiler work that happened.
+fn work_counts(w: &Work) -> std::collections::BTreeMap<String, u64> {
+    CostItem::ALL
+        .iter()
+        .filter(|&&i| w.count(i) > 0)
+        .map(|&i| (i.name().to_string(), w.count(i)))
+        .collect()
+}
+
 /// What runs beside the program and reads the live profile (the adaptive
 /// controller): started by [`run`] once the VM and its profiler exist,
 /// stopped once the program has ended, before the profile is finished.
@@ -324,6 +360,11 @@ pub trait Beside {
     type Report;
     /// Stops it (the program has ended).
     fn stop(self) -> Self::Report;
+    /// The profiler work `report` says it did (the adaptive controller's
+    /// wake-ups and compilations), for the profile's `profiler_cycles`.
+    fn work(_report: &Self::Report) -> Work {
+        Work::default()
+    }
 }
 
 /// Nothing beside the program.
@@ -337,6 +378,9 @@ impl<B: Beside> Beside for Option<B> {
     type Report = Option<B::Report>;
     fn stop(self) -> Option<B::Report> {
         self.map(B::stop)
+    }
+    fn work(report: &Option<B::Report>) -> Work {
+        report.as_ref().map(B::work).unwrap_or_default()
     }
 }
 
@@ -397,6 +441,7 @@ pub fn run<B: Beside>(
             wall_ns: outcome.virtual_ns.unwrap_or(outcome.wall_ns),
             threads: outcome.threads as u64,
             cycles: outcome.cycles.map(|c| c.cycles),
+            beside_work: B::work(&beside),
         };
         p.finish_streaming(&vm.program, program_path, facts)
     });

@@ -148,6 +148,12 @@ pub(super) fn execute(
             "vm: cycles: {} instructions: {}",
             c.cycles, c.instructions
         ));
+        if let Some(line) = profile
+            .as_ref()
+            .and_then(|f| profile::overhead::line(&f.profile.run))
+        {
+            stdio::eprintln(&format!("vm: {line}"));
+        }
     }
     if a.stats {
         stdio::eprintln(&stats_line(&outcome));

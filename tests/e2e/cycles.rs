@@ -81,7 +81,20 @@ fn the_cycles_of_a_tiny_program_are_those_computed_by_hand() {
         r.assert_status(0);
         assert_eq!(r.stdout, "3\n");
         let lines: Vec<&str> = r.stderr.lines().collect();
-        assert_eq!(lines, [TINY_LINE], "`{}`", r.cmd);
+        assert_eq!(lines[0], TINY_LINE, "`{}`", r.cmd);
+        // With a profile, what it cost (tests/e2e/profiler_costs.rs).
+        let profiled = extra
+            .iter()
+            .any(|a| a.starts_with("--profile=") && *a != "--profile=none");
+        assert_eq!(
+            lines.len(),
+            1 + usize::from(profiled),
+            "`{}`: {lines:?}",
+            r.cmd
+        );
+        if profiled {
+            assert!(lines[1].starts_with("vm: profiler: "), "{lines:?}");
+        }
     }
     // Without --cycles nothing is printed, whatever the profile counts.
     for extra in [&[][..], &["--profile=exhaustive"]] {

@@ -38,6 +38,7 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "samples_taken",
             "exact_calls",
             "virtual_ms",
+            "interval_ns",
         ],
         true,
     ),
@@ -362,9 +363,14 @@ fn list_names_every_experiment_and_nothing_else() {
 
 #[test]
 fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
+    let mut figures = Vec::new();
+    let mut fingerprints = Vec::new();
     for &(name, columns, deterministic) in EXPERIMENTS {
         let dir = scratch(&format!("experiment-{name}"));
         let (comments, rows) = run_quick_with(name, &[], columns, &dir);
+        figures.extend(crate::figures::svgs_in(&dir));
+        let csv = std::fs::read_to_string(dir.join(format!("{name}.csv"))).unwrap();
+        fingerprints.push((name.to_string(), fingerprint(&csv)));
         if name.starts_with("hofer-") {
             let want = format!(
                 "quick=true mode=simulated cores={HOFER_DEFAULT_CORES} quantum=100000 clock=virtual"
@@ -397,6 +403,82 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             assert!(a == b, "{name}: the two CSVs differ");
         }
     }
+    // Every figure of every quick run passes the rendered check.
+    crate::figures::assert_pass("quick", &figures);
+    check_fingerprints(&fingerprints);
+}
+
+/// Where the fingerprints of the quick runs that go with the committed
+/// full results are kept.
+const FINGERPRINTS: &str = "docs/experiments/quick-fingerprints.txt";
+
+/// The fingerprint of a quick run's CSV: FNV-1a (64 bits) of its lines but
+/// the machine's and those of wall-clock measures (any field starting with
+/// `wall`), which differ from run to run.
+fn fingerprint(csv: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for line in csv.lines() {
+        if line.starts_with("# machine:") || line.split(',').any(|f| f.starts_with("wall")) {
+            continue;
+        }
+        for b in line.bytes().chain([b'\n']) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// The committed full results were made by the code that makes these
+/// quick runs: each experiment's quick CSV has the fingerprint recorded
+/// beside its full results when they were made (docs/EXPERIMENTS.md, "How
+/// the results are kept current"). `UPDATE_FINGERPRINTS=NAME,...` (or
+/// `all`) records the current ones instead, as experiment/regenerate.sh
+/// does for the experiments it reran.
+fn check_fingerprints(got: &[(String, String)]) {
+    let path = root().join(FINGERPRINTS);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut recorded: std::collections::BTreeMap<String, String> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            l.split_once(' ')
+                .map(|(n, f)| (n.to_string(), f.trim().to_string()))
+        })
+        .collect();
+    if let Ok(update) = std::env::var("UPDATE_FINGERPRINTS") {
+        let names: Vec<&str> = update.split(',').collect();
+        for (name, f) in got {
+            if names.contains(&"all") || names.contains(&name.as_str()) {
+                recorded.insert(name.clone(), f.clone());
+            }
+        }
+        let mut out = String::from(
+            "# The fingerprint of each experiment's --quick CSV, made by the code that made the\n\
+             # committed full results beside it (experiment/regenerate.sh writes it).\n",
+        );
+        for (n, f) in &recorded {
+            out.push_str(&format!("{n} {f}\n"));
+        }
+        std::fs::write(&path, out).unwrap();
+        return;
+    }
+    let stale: Vec<String> = got
+        .iter()
+        .filter(|(n, f)| recorded.get(n) != Some(f))
+        .map(|(n, f)| {
+            format!(
+                "{n} (quick run {f}, recorded {})",
+                recorded.get(n).map_or("none", |s| s.as_str())
+            )
+        })
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "the committed results of these experiments were made by other code than this: \
+         rerun experiment/regenerate.sh NAME for each:\n{}",
+        stale.join("\n")
+    );
 }
 
 /// Figure 1's point: exact 50/50; the timer sees call_1 hot.
@@ -414,13 +496,20 @@ fn check_fig1(rows: &[Vec<String>]) {
     assert!((share("cbs", "call_1") - 50.0).abs() < 10.0);
 }
 
-/// The quick grid: 3 x 3 cells per program, overlaps in 0..=100, more
-/// samples per tick never fewer samples taken.
+/// The quick grid: 3 x 3 cells per program at the 1 ms tick, and four
+/// cells again at two other ticks; overlaps in 0..=100, more samples per
+/// tick never fewer samples taken.
 fn check_table2(rows: &[Vec<String>]) {
-    let data = &rows[1..];
+    let data: Vec<&Vec<String>> = rows[1..].iter().filter(|r| r[8] == "1000000").collect();
     let programs: std::collections::BTreeSet<&str> = data.iter().map(|r| r[0].as_str()).collect();
     assert_eq!(data.len(), 9 * programs.len(), "a 3 x 3 grid per program");
-    for r in data {
+    let moved = rows[1..].len() - data.len();
+    assert_eq!(
+        moved,
+        8 * programs.len(),
+        "4 cells at 2 other ticks per program"
+    );
+    for r in &rows[1..] {
         let overlap: f64 = r[4].parse().unwrap();
         assert!((0.0..=100.0).contains(&overlap), "{r:?}");
         assert!(r[6].parse::<u64>().unwrap() > 0, "no exact calls: {r:?}");

@@ -107,7 +107,13 @@ fn max_threads_is_one_runtime_error() {
     // When the OS refuses a thread first (here: address space for thread
     // stacks runs out under `ulimit -v`), the storm of spawning threads
     // still makes one runtime error, not one per refused thread.
+    // `MALLOC_ARENA_MAX=1` keeps glibc from reserving a 64 MiB malloc arena
+    // per thread: with it, the reservations could exhaust the address space
+    // between a thread's start and its first allocation (glibc then aborts
+    // the process), instead of at the next thread's stack, where the VM
+    // sees the refusal.
     let out = std::process::Command::new("bash")
+        .env("MALLOC_ARENA_MAX", "1")
         .arg("-c")
         .arg(format!(
             "ulimit -v 400000; exec timeout 60 '{}' run storm.bc --max-threads=1000000",

@@ -242,20 +242,27 @@ fn figure_1_timer_is_fooled_and_cbs_is_not() {
         "cbs should see both equally: {c1} vs {c2}"
     );
 
-    // stride 1, samples 1: the timer baseline's behaviour. Same ticks (same
-    // virtual clock), so the same methods; the edges differ only where a
-    // tick was noticed at M's backedge (the timer then takes no edge, cbs
-    // takes the next call's): a few percent of the ticks.
+    // stride 1, samples 1: the timer baseline's behaviour. Nearly the same
+    // ticks (the same virtual clock, but a tick noticed at M's backedge
+    // costs cbs one more taken yieldpoint and an edge sample at the next
+    // call, which the timer does not take: the profiler's work moves the
+    // thread's later ticks, vm/src/profiler_cost.rs), so nearly the same
+    // methods; the edges differ where a tick was noticed at M's backedge:
+    // a few percent of the ticks.
     let one = with(&["--profile=cbs", "--stride=1", "--samples=1"]);
     let (_, cbs1) = profile_example("arnold-grove-fig1.bc", &one, "f1c1");
     let selfs = |p: &Profile| -> Vec<(String, u64)> {
         methods(p).into_iter().map(|(m, (s, _))| (m, s)).collect()
     };
-    assert_eq!(selfs(&cbs1), selfs(&timer));
+    let (a, b) = (selfs(&cbs1), selfs(&timer));
+    assert_eq!(a.len(), b.len(), "{a:?} vs {b:?}");
+    for ((m, x), (n, y)) in a.iter().zip(&b) {
+        assert_eq!(m, n);
+        assert!(x.abs_diff(*y) <= 2 + y / 20, "{m}: {x} vs {y}");
+    }
     let (o1, o2) = fig1_calls(&cbs1);
-    assert!(o1 >= t1 && o2 >= t2);
     assert!(
-        o1 + o2 - (t1 + t2) <= (t1 + t2) / 20,
+        (o1 + o2).abs_diff(t1 + t2) <= (t1 + t2) / 20,
         "{o1},{o2} vs {t1},{t2}"
     );
 }

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use crate::frame::{Frame, ReturnWord};
 use crate::instr::YieldKind;
 use crate::loader::Program;
+use crate::profiler_cost::{CostItem, Work};
 use crate::thread::ThreadShared;
 
 /// Which instrumented variant of the interpreter a run needs.
@@ -125,6 +126,11 @@ pub struct ThreadCtx<'a> {
     pub instructions: u64,
     /// Cost-model cycles so far (counting mode only, else 0).
     pub cycles: u64,
+    /// The profiler's work on this thread so far
+    /// ([`crate::profiler_cost`]): what a listener does is charged here
+    /// ([`ThreadCtx::charge`]), and on the virtual clock it advances the
+    /// thread's time.
+    pub work: &'a mut Work,
     /// The control word this thread returns to after the callback.
     pub(crate) control_base: &'a mut i64,
     /// The virtual clock's tick period of this thread, in cycles, when the
@@ -163,6 +169,13 @@ impl ThreadCtx<'_> {
             }
             _ => false,
         }
+    }
+
+    /// Charges `n` occurrences of the profiler work `item` to this thread
+    /// (see [`crate::profiler_cost`]).
+    #[inline]
+    pub fn charge(&mut self, item: CostItem, n: u64) {
+        self.work.charge(item, n);
     }
 
     /// The method index of frame `i`.

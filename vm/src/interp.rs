@@ -34,6 +34,7 @@ use crate::heap::{array_bytes, object_bytes, AllocPressure, Heap, MAX_ARRAY};
 use crate::hooks::{ThreadCtx, ThreadListener};
 use crate::instr::{Instr, YieldKind};
 use crate::loader::{Body, Program, NO_METHOD};
+use crate::profiler_cost::Work;
 use crate::safepoint::{Arrival, ParkedView, Parking};
 use crate::thread::{request, SharedValue, ThreadResult, ThreadShared, ThreadState};
 use crate::value::Value;
@@ -112,8 +113,15 @@ pub(crate) struct Interp<'vm> {
     /// On a simulated machine, the cycle count at which this thread's
     /// quantum ends (else `u64::MAX`; see [`crate::schedule`]).
     slice_end: u64,
-    /// `min(next_tick, slice_end)`: what a counting yieldpoint checks.
+    /// `min(next_tick, slice_end)` less `charged`: the cycle count at
+    /// which a counting yieldpoint stops for the next event.
     next_event: u64,
+    /// The profiler's work on this thread ([`crate::profiler_cost`]).
+    work: Work,
+    /// Cycles of that work that advanced this thread's virtual time: the
+    /// thread's time is `cycles + charged` ([`Interp::now`]), and
+    /// `next_tick` and `slice_end` are times, not cycle counts.
+    charged: u64,
     /// Bytes of the memory budget the value stack and frames hold.
     stack_charged: usize,
     /// Cycles per body (counting modes only; see [`crate::bodycount`]).
@@ -146,6 +154,8 @@ impl<'vm> Interp<'vm> {
             tick,
             slice_end: u64::MAX,
             next_event: first_tick,
+            work: Work::default(),
+            charged: 0,
             stack_charged: 0,
             bodies: BodyCounters::default(),
         }
@@ -155,7 +165,22 @@ impl<'vm> Interp<'vm> {
     /// `end`.
     pub(crate) fn set_slice_end(&mut self, end: u64) {
         self.slice_end = end;
-        self.next_event = self.next_tick.min(end);
+        self.rearm_events();
+    }
+
+    /// The thread's virtual time: the cycles it executed and the cycles
+    /// of profiler work it did (counting modes; else 0).
+    pub(crate) fn now(&self) -> u64 {
+        self.cycles + self.charged
+    }
+
+    /// Sets `next_event`, the cycle count at which a counting yieldpoint
+    /// stops, from the next tick and the slice's end (times).
+    fn rearm_events(&mut self) {
+        self.next_event = self
+            .next_tick
+            .min(self.slice_end)
+            .saturating_sub(self.charged);
     }
 
     /// Pushes the entry frame of `method` with `args`.
@@ -1085,7 +1110,7 @@ impl<'vm> Interp<'vm> {
                         });
                     }
                     let shared: Vec<SharedValue> = args.iter().map(|v| to_shared(*v, "")).collect();
-                    let id = match self.vm.spawn(m, shared, (self.shared.id, self.cycles)) {
+                    let id = match self.vm.spawn(m, shared, (self.shared.id, self.now())) {
                         Ok(id) => id,
                         Err(e) => fail!(e),
                     };
@@ -1129,8 +1154,26 @@ impl<'vm> Interp<'vm> {
         }
     }
 
-    /// Calls `f` on the listener, if any, with a view of the thread.
+    /// Calls `f` on the listener, if any, with a view of the thread. The
+    /// profiler work it charges advances the thread's virtual time.
     fn notify<R: Default>(
+        &mut self,
+        f: impl FnOnce(&mut dyn ThreadListener, &mut ThreadCtx<'_>) -> R,
+    ) -> R {
+        let before = self.work.cycles();
+        let r = self.notify_untimed(f);
+        let spent = self.work.cycles() - before;
+        if spent != 0 {
+            self.charged += spent;
+            self.rearm_events();
+        }
+        r
+    }
+
+    /// [`Interp::notify`] without advancing the thread's time by the work
+    /// charged: for the walks a simulated safepoint already placed in
+    /// virtual time ([`crate::simsample`]).
+    fn notify_untimed<R: Default>(
         &mut self,
         f: impl FnOnce(&mut dyn ThreadListener, &mut ThreadCtx<'_>) -> R,
     ) -> R {
@@ -1146,6 +1189,7 @@ impl<'vm> Interp<'vm> {
                 pc: self.pc,
                 instructions: self.instructions,
                 cycles: self.cycles,
+                work: &mut self.work,
                 control_base: &mut self.control_base,
                 virtual_tick: Some(&mut self.tick),
             };
@@ -1154,8 +1198,8 @@ impl<'vm> Interp<'vm> {
         if self.tick != old_tick {
             // The listener changed the virtual clock's period (--tune): the
             // next tick comes one new period from now.
-            self.next_tick = self.cycles.saturating_add(self.tick);
-            self.next_event = self.next_tick.min(self.slice_end);
+            self.next_tick = self.now().saturating_add(self.tick);
+            self.rearm_events();
         }
         self.listener = Some(l);
         r
@@ -1211,11 +1255,11 @@ impl<'vm> Interp<'vm> {
             // way): the program stops here with the error and its trace.
             return Some(self.runtime_error(self.system_refused(bytes)));
         }
-        if M::COUNT && self.cycles >= self.next_tick {
+        if M::COUNT && self.now() >= self.next_tick {
             req |= request::TICK;
             // Ticks that fell between two yieldpoints coalesce, as timer
             // interrupts setting one flag do.
-            let behind = self.cycles - self.next_tick;
+            let behind = self.now() - self.next_tick;
             self.next_tick += self.tick * (behind / self.tick + 1);
         }
         if req & request::STOP != 0 {
@@ -1252,11 +1296,11 @@ impl<'vm> Interp<'vm> {
         if self.listener.is_some() {
             self.notify(|l, t| l.yieldpoint(t, kind, profiler_bits));
         }
-        if M::COUNT && self.cycles >= self.slice_end {
+        if M::COUNT && self.now() >= self.slice_end {
             // The quantum ran out: the simulated core goes to the next
             // thread, and this one waits for its next slice.
             if let Some(s) = &self.vm.sched {
-                let end = s.yield_core(self.shared.id, self.cycles, self.frames.len());
+                let end = s.yield_core(self.shared.id, self.now(), self.frames.len());
                 self.slice_end = end;
                 self.simulated_walks();
             }
@@ -1264,7 +1308,7 @@ impl<'vm> Interp<'vm> {
                 return Some(Exit::Stopped);
             }
         }
-        self.next_event = self.next_tick.min(self.slice_end);
+        self.rearm_events();
         self.shared
             .restore_control(self.control_base, self.vm.max_frames);
         None
@@ -1278,7 +1322,7 @@ impl<'vm> Interp<'vm> {
         let can_walk = self.listener.is_some() && !self.frames.is_empty();
         for _ in 0..s.take_walks(self.shared.id, can_walk) {
             if can_walk {
-                self.notify(|l, t| l.safepoint(t));
+                self.notify_untimed(|l, t| l.safepoint(t));
             }
         }
     }
@@ -1293,6 +1337,7 @@ impl<'vm> Interp<'vm> {
             pc: self.pc,
             instructions: self.instructions,
             cycles: self.cycles,
+            work: &mut self.work,
         }
     }
 
@@ -1537,7 +1582,7 @@ impl<'vm> Interp<'vm> {
             // is ready `ms` later.
             let ns = (ms.max(0) as u64).saturating_mul(crate::schedule::CYCLES_PER_MS);
             self.park(ThreadState::Sleeping);
-            let end = s.sleep(self.shared.id, self.cycles, ns, self.frames.len());
+            let end = s.sleep(self.shared.id, self.now(), ns, self.frames.len());
             self.simulated_walks();
             self.unpark();
             self.set_slice_end(end);
@@ -1597,7 +1642,7 @@ impl<'vm> Interp<'vm> {
         if let Some(s) = &self.vm.sched {
             // Waits (in virtual time) until the target has ended; then
             // `wait_finished` below returns at once.
-            match s.join(self.shared.id, self.cycles, target.id, self.frames.len()) {
+            match s.join(self.shared.id, self.now(), target.id, self.frames.len()) {
                 Ok(end) => {
                     self.set_slice_end(end);
                     self.simulated_walks();

@@ -477,6 +477,7 @@ impl Vm {
         self.collections
             .fetch_add(it.collections(), Ordering::Relaxed);
         let (instructions, cycles) = it.counted();
+        let time = it.now();
         if mode.count {
             self.instructions.fetch_add(instructions, Ordering::Relaxed);
             self.cycles.fetch_add(cycles, Ordering::Relaxed);
@@ -489,7 +490,7 @@ impl Vm {
         // The result is out before the baton passes: a joiner given the
         // next slice finds it.
         if let Some(s) = &self.sched {
-            s.finish(shared.id, cycles);
+            s.finish(shared.id, time);
         }
         self.safepoints.notify();
         self.threads.notify_change();

@@ -46,6 +46,7 @@ use parking_lot::{Condvar, Mutex};
 use crate::frame::Frame;
 use crate::hooks::{ThreadCtx, ThreadListener};
 use crate::loader::Program;
+use crate::profiler_cost::Work;
 use crate::thread::{request, ThreadRegistry, ThreadShared, ThreadState};
 
 /// Which threads a safepoint stops.
@@ -107,6 +108,7 @@ pub(crate) struct ParkedView {
     pub pc: u32,
     pub instructions: u64,
     pub cycles: u64,
+    pub work: *mut Work,
 }
 
 // SAFETY: the pointers are dereferenced only by the safepoint coordinator
@@ -511,6 +513,7 @@ impl SafepointState {
                     pc: view.pc,
                     instructions: view.instructions,
                     cycles: view.cycles,
+                    work: &mut *view.work,
                     control_base: &mut *view.control_base,
                     virtual_tick: None,
                 };

@@ -508,7 +508,7 @@ impl Scheduler {
             let lane = &mut s.lanes[i];
             lane.status = Status::Arrived;
             lane.arrived_at = free.max(lane.ready_at);
-            s.core_free[c] = lane.arrived_at + crate::simcost::PARK_CYCLES;
+            s.core_free[c] = lane.arrived_at + crate::profiler_cost::PARK_CYCLES;
             someone = true;
         }
         someone
@@ -548,6 +548,7 @@ impl Scheduler {
         t.totals.requested += o.requested;
         t.totals.pause_cycles += o.pause;
         t.totals.walk_cycles += o.walk;
+        t.totals.work.add(&o.work);
         let gap = jittered(&t.sampling, &mut t.jitter);
         let next = at + gap;
         // Keep to the interval, counting the time the tick took (section
@@ -674,7 +675,7 @@ mod tests {
 
     #[test]
     fn a_tick_stops_the_thread_plays_the_protocol_and_releases_it() {
-        use crate::simcost::*;
+        use crate::profiler_cost::*;
 
         let s = machine(1);
         s.set_sampling(sampling(Protocol::Global, 50, 0, 0));
@@ -730,7 +731,7 @@ mod tests {
         s.sleep(0, 10, 10_500, 2);
         assert_eq!(s.take_walks(0, true), 10);
         // Only the last tick's walk can outlast the sleep.
-        use crate::simcost::*;
+        use crate::profiler_cost::*;
         let walked = 10_000 + COORDINATOR_PER_THREAD_CYCLES + 2 * WALK_FRAME_CYCLES;
         let t = s.sampling_totals().unwrap();
         assert_eq!(

@@ -10,12 +10,12 @@
 //! of that known, [`resolve`] plays the protocol: who is held, when the
 //! coordinator (the sampler thread, on a core of its own) has walked what,
 //! when each thread runs again, and what it cost, from the constants of
-//! [`crate::simcost`]. The walks themselves are the threads' listeners'
+//! [`crate::profiler_cost`]. The walks themselves are the threads' listeners'
 //! (the scheduler has each sampled thread take them when it resumes, with
 //! the frames it stopped with), so the calling context trees are the real
 //! ones.
 
-use crate::simcost::*;
+use crate::profiler_cost::*;
 
 /// Which safepoint a tick requests, and who walks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +117,9 @@ pub struct SimTotals {
     pub pause_cycles: u64,
     /// Cycles of stack walking, by the coordinator or the threads.
     pub walk_cycles: u64,
+    /// The protocols' work (tickets, parks, releases, the coordinator's
+    /// visits) in the cost table's items; the walks are the listeners'.
+    pub work: Work,
 }
 
 /// A running thread that reached a yieldpoint at or after the tick.
@@ -160,6 +163,8 @@ pub(crate) struct Outcome {
     pub walk: u64,
     /// When the tick's work ended (the coordinator's release).
     pub end: u64,
+    /// The protocol's work ([`SimTotals::work`]).
+    pub work: Work,
 }
 
 /// Section 3.1: how `n` samples are divided between `runnable` and
@@ -252,6 +257,10 @@ fn global(s: &Sampling, at: u64, arrivals: &[Arrival], blocked: &[Blocked]) -> O
         .iter()
         .map(|a| a.at + PARK_CYCLES)
         .fold(at, u64::max);
+    let held = arrivals.len() as u64;
+    o.work.charge(CostItem::Park, held);
+    o.work.charge(CostItem::Release, held);
+    o.work.charge(CostItem::Coordinator, o.requested);
     let mut t = safe;
     let mut later = Vec::new();
     let stacks = arrivals
@@ -306,6 +315,17 @@ fn partial(
     // The coordinator walks the chosen blocked threads from the request on
     // (self-sampling), or every held stack once the selection is safe.
     let by_themselves = matches!(s.protocol, Protocol::SelfThenPark | Protocol::SelfAndGoOn);
+    let (held, visited) = (selected.len() as u64, chosen.len() as u64);
+    if by_themselves {
+        o.work.charge(CostItem::Ticket, held);
+        o.work.charge(CostItem::Coordinator, visited);
+    } else {
+        o.work.charge(CostItem::Coordinator, held + visited);
+    }
+    if s.protocol != Protocol::SelfAndGoOn {
+        o.work.charge(CostItem::Park, held);
+        o.work.charge(CostItem::Release, held);
+    }
     let mut coordinator = if by_themselves {
         at
     } else {

@@ -21,7 +21,7 @@ use profile::Profile;
 
 use crate::cores::Cores;
 use crate::csv::Csv;
-use crate::plot::{WhiskerPanel, WhiskerSeries};
+use crate::plot::{Axis, Bar, BarSeries, Bars};
 use crate::progress::Progress;
 use crate::runner::Vm;
 use crate::suite::Program;
@@ -37,6 +37,28 @@ pub struct Technique {
     /// The options beside `--profile=timer --interval=I --record=cct`.
     pub args: &'static [&'static str],
 }
+
+/// The partial techniques again, sampling only runnable threads
+/// (`--runnable-only`: the paper's section 3.1 sampling of waiting threads
+/// off), for `hofer-fig13`'s look at why they part from the global
+/// safepoint.
+pub const RUNNABLE: [Technique; 3] = [
+    Technique {
+        key: "partial-full-runnable",
+        label: "partial, runnable only",
+        args: &["--sampler=partial", "--walk=full", "--runnable-only"],
+    },
+    Technique {
+        key: "self-full-runnable",
+        label: "SPS, runnable only",
+        args: &["--sampler=self", "--walk=full", "--runnable-only"],
+    },
+    Technique {
+        key: "self-incremental-runnable",
+        label: "ISPS, runnable only",
+        args: &["--sampler=self", "--walk=incremental", "--runnable-only"],
+    },
+];
 
 /// The techniques, in the paper's order (partial safepoints walked by the
 /// sampler thread added after the global one).
@@ -247,13 +269,29 @@ pub fn profiled_runs<D>(
     programs: &[Program],
     interval: &str,
     runs: usize,
+    done: D,
+) -> Result<Profiles, Error>
+where
+    D: FnMut(usize, usize, usize, &Profile) -> Result<(), Error>,
+{
+    profiled_runs_of(ctx, programs, &TECHNIQUES, interval, runs, done)
+}
+
+/// [`profiled_runs`] of the techniques `techniques` instead of
+/// [`TECHNIQUES`].
+pub fn profiled_runs_of<D>(
+    ctx: &Context,
+    programs: &[Program],
+    techniques: &[Technique],
+    interval: &str,
+    runs: usize,
     mut done: D,
 ) -> Result<Profiles, Error>
 where
     D: FnMut(usize, usize, usize, &Profile) -> Result<(), Error>,
 {
     let vm = ctx.vm();
-    let nt = TECHNIQUES.len();
+    let nt = techniques.len();
     // (program, run, technique), in the order the real threads run them.
     let mut items = Vec::new();
     for pi in 0..programs.len() {
@@ -279,16 +317,16 @@ where
         jobs,
         &items,
         |&(pi, run, t)| {
-            let mut args = timer_args(&TECHNIQUES[t], interval);
+            let mut args = timer_args(&techniques[t], interval);
             args.extend(machine.iter().cloned());
             args.push(format!("--seed={}", run + 1));
-            let tag = format!("{}-{}-{run}", programs[pi].name, TECHNIQUES[t].key);
+            let tag = format!("{}-{}-{run}", programs[pi].name, techniques[t].key);
             Ok(vm.profile(&programs[pi], &args, &tag)?.0)
         },
         |i, p| {
             let (pi, run, t) = items[i];
             done(pi, t, run, &p)?;
-            progress.step(&format!("{} {}", programs[pi].name, TECHNIQUES[t].label));
+            progress.step(&format!("{} {}", programs[pi].name, techniques[t].label));
             out[pi][t].push(p);
             Ok(())
         },
@@ -333,19 +371,19 @@ pub fn quartiles(values: &[f64]) -> (f64, f64, f64) {
     )
 }
 
-/// One whisker series per technique: for each program (the outer index of
-/// `per_program`, then the technique, then the runs), the quartiles of `f`
-/// over the runs.
-pub fn technique_series<T>(per_program: &[Vec<Vec<T>>], f: fn(&T) -> f64) -> Vec<WhiskerSeries> {
+/// One bar series per technique: for each program (the outer index of
+/// `per_program`, then the technique, then the runs), the median of `f`
+/// over the runs, with its quartiles when the runs differ.
+pub fn technique_series<T>(per_program: &[Vec<Vec<T>>], f: fn(&T) -> f64) -> Vec<BarSeries> {
     TECHNIQUES
         .iter()
         .enumerate()
-        .map(|(t, tech)| {
-            let v = per_program
+        .map(|(t, tech)| BarSeries {
+            name: tech.label.to_string(),
+            bars: per_program
                 .iter()
-                .map(|per| quartiles(&per[t].iter().map(f).collect::<Vec<_>>()))
-                .collect();
-            (tech.label.to_string(), v)
+                .map(|per| Bar::from_runs(&per[t].iter().map(f).collect::<Vec<_>>()))
+                .collect(),
         })
         .collect()
 }
@@ -357,19 +395,20 @@ pub fn names(programs: &[Program]) -> Vec<String> {
 
 /// A panel of a number measured once per run (`f` of each run's entry in
 /// `per_program`): programs as groups, techniques as bars (medians) with
-/// quartile whiskers, the value axis fitted to them.
+/// quartile whiskers where the runs differ, on the axis `y`.
 pub fn run_panel<T>(
     programs: &[Program],
     per_program: &[Vec<Vec<T>>],
-    (title, y_desc): (&str, &str),
+    (title, y): (&str, Axis),
     f: fn(&T) -> f64,
-) -> WhiskerPanel {
-    WhiskerPanel::new(
-        title,
-        y_desc,
-        names(programs),
-        technique_series(per_program, f),
-    )
+) -> Bars {
+    Bars {
+        title: title.into(),
+        x_title: "program".into(),
+        y,
+        groups: names(programs),
+        series: technique_series(per_program, f),
+    }
 }
 
 /// The table rows of a number measured once per run: one row per program

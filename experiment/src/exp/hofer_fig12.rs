@@ -17,9 +17,11 @@
 
 use profile::{metrics, Profile};
 
+use crate::claims::Claim;
 use crate::csv::num;
 use crate::exp::hofer_cct;
 use crate::exp::hofer_common::{self as common, mq_of, Profiles, ONE_MS, TECHNIQUES};
+use crate::table::Table;
 use crate::{markdown, plot, Context, Error};
 
 /// The paper's statement (Figure 12 has no numbers in the text).
@@ -30,7 +32,7 @@ benchmark; overlap low only where many contexts are each under 0.05% of the time
 type Stability = (f64, f64);
 
 /// Runs the experiment.
-pub fn run(ctx: &Context) -> Result<String, Error> {
+pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     let runs = ctx.runs(2, 10);
     let (programs, mut csv) = common::start(
         ctx,
@@ -66,7 +68,7 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
             }
         }
     }
-    draw(ctx, &programs, &stability)?;
+    let figures = draw(ctx, &programs, &stability)?;
     let rows = common::technique_rows(&programs, &stability, PAPER, |s| {
         vec![mq_of(s, |x| x.0, false), mq_of(s, |x| x.1, false)]
     });
@@ -80,22 +82,52 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
         ],
         &rows,
     );
-    let doc = markdown::document(
-        "hofer-fig12: Hofer et al. 2015, Figure 12",
-        &format!(
-            "At {ONE_MS}, on {}, {runs} run(s) per technique (seeds 1 to {runs}): each run's \
-             CCT against the average CCT of its technique's runs (the mean of the relative \
-             weights per context); median, quartiles in brackets.",
+    Ok(markdown::Page {
+        method: format!(
+            "The paper (section 7.3, \"Stability Analysis\") compares each iteration's CCT with \
+             the average CCT of its technique (the mean of the relative weights per context): \
+             overlap and hot-edge coverage (T = 0.1). Here, at {ONE_MS}, on {}, {runs} run(s) \
+             per technique (seeds 1 to {runs}): each run's CCT against its technique's average; \
+             median, quartiles in brackets.",
             common::clock_name(ctx)
         ),
-        &table,
-        "The paper finds the three techniques about equally stable. Here a technique that \
-         takes fewer samples per run (the partial safepoints take as many as cores per tick, \
-         the global one every thread) is expected to scatter more around its average \
-         (docs/EXPERIMENTS.md, hofer-fig12).\n",
-    );
-    crate::write_file(&ctx.out_file("md"), &doc)?;
-    Ok(table)
+        results: table.clone(),
+        discussion: "A technique that takes fewer samples per run (the partial safepoints take \
+                     as many as cores per tick, the global one every thread) scatters more \
+                     around its average."
+            .into(),
+        table,
+        figures,
+    })
+}
+
+/// The paper's claims on stability.
+pub fn claims(t: &Table) -> Vec<Claim> {
+    let mut spread = Vec::new();
+    for p in t.distinct("program") {
+        let medians: Vec<f64> = TECHNIQUES
+            .iter()
+            .map(|tech| {
+                let v: Vec<f64> = t
+                    .select(&[("program", &p), ("technique", tech.key)])
+                    .iter()
+                    .map(|r| r.num("cct_overlap"))
+                    .collect();
+                crate::stats::median(&v)
+            })
+            .collect();
+        let hi = medians.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lo = medians.iter().copied().fold(f64::INFINITY, f64::min);
+        spread.push((p, hi - lo));
+    }
+    let close = spread.iter().filter(|s| s.1 <= 10.0).count();
+    let worst = spread.iter().fold(0f64, |a, s| a.max(s.1));
+    vec![Claim::judged(
+        "the techniques are about equally stable: their median overlaps with the average within 10 points, on every program",
+        "\"the stability of all three sampling techniques is very similar\"",
+        format!("on {close} of {} (widest gap {worst:.1} points)", spread.len()),
+        close == spread.len() && !spread.is_empty(),
+    )]
 }
 
 /// `[program][technique][run]`: each run against its technique's average.
@@ -122,33 +154,36 @@ fn against_average(profiles: &Profiles) -> Vec<Vec<Vec<Stability>>> {
         .collect()
 }
 
-/// Two panels, overlap and coverage: programs as groups, techniques as bars
-/// (medians) with quartile whiskers.
+/// Two panels, overlap and coverage: programs as groups, techniques as
+/// bars (medians) with quartile whiskers where the runs differ.
 fn draw(
     ctx: &Context,
     programs: &[crate::suite::Program],
     stability: &[Vec<Vec<Stability>>],
-) -> Result<(), Error> {
-    let panel = |title_desc, f: fn(&Stability) -> f64| {
-        common::run_panel(programs, stability, title_desc, f).up_to(135.0)
-    };
-    plot::whisker_panels(
-        &ctx.out_file("svg"),
-        &[
-            panel(
-                (
-                    "Hofer et al. Fig. 12: overlap of each run's CCT with the average CCT",
-                    "cct-overlap",
-                ),
-                |s| s.0,
-            ),
-            panel(
-                (
-                    "hot-edge coverage (T = 0.1) of the average's hot contexts",
-                    "hot-edge coverage %",
-                ),
-                |s| s.1,
-            ),
-        ],
-    )
+) -> Result<Vec<std::path::PathBuf>, Error> {
+    let overlap = common::run_panel(
+        programs,
+        stability,
+        (
+            "overlap of each run's CCT with its technique's average",
+            plot::Axis::percent("cct-overlap"),
+        ),
+        |s| s.0,
+    );
+    let coverage = common::run_panel(
+        programs,
+        stability,
+        (
+            "hot-edge coverage (T = 0.1) of the average's hot contexts",
+            plot::Axis::percent("hot-edge coverage %"),
+        ),
+        |s| s.1,
+    );
+    plot::Figure {
+        title: "Hofer et al. 2015, Figure 12: each run's CCT against its technique's average"
+            .into(),
+        panels: vec![plot::Panel::Bars(overlap), plot::Panel::Bars(coverage)],
+        columns: 2,
+    }
+    .write(&ctx.out_file("svg"))
 }

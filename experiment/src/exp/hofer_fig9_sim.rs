@@ -236,7 +236,7 @@ fn clocks(ctx: &Context, seeds: usize) -> Clocks {
         note: "Every number is exact and the same on every run and machine. A program with \
                napping threads ends when the last nap after the last computing thread ends, \
                so its run length moves in steps of up to a nap (1 ms): the thread time stopped \
-               is the finer measure (docs/EXPERIMENTS.md, hofer-fig9).",
+               is the finer measure.",
     }
 }
 

@@ -30,6 +30,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "share of call_1 and call_2 in the DCG under timer and cbs, against exact",
         takes_cores: false,
         run: ag_fig1::run,
+        claims: ag_fig1::claims,
     },
     Experiment {
         name: "arnold-grove-table2",
@@ -37,6 +38,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "cbs stride x samples grid: dcg-overlap (suite mean) and sampling rate",
         takes_cores: false,
         run: ag_table2::run,
+        claims: ag_table2::claims,
     },
     Experiment {
         name: "arnold-grove-table3",
@@ -44,6 +46,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "per benchmark: wall-clock overhead and accuracy of timer and cbs",
         takes_cores: false,
         run: ag_table3::run,
+        claims: ag_table3::claims,
     },
     Experiment {
         name: "arnold-grove-fig5",
@@ -51,6 +54,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "per benchmark: simulated-cycle speedup of linear inlining with timer, cbs, exact profiles",
         takes_cores: false,
         run: ag_fig5::run,
+        claims: ag_fig5::claims,
     },
     Experiment {
         name: "arnold-sweeney-fig1-5",
@@ -58,6 +62,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "per benchmark: cct-overlap of the ACCT sampled every 1, 59 (both strategies), 307, 1559 calls; the top 40 edges",
         takes_cores: false,
         run: as_fig1_5::run,
+        claims: as_fig1_5::claims,
     },
     Experiment {
         name: "arnold-sweeney-fig6",
@@ -65,6 +70,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "the adversary program: ACCT edge weights under all-new-edges against last-edge",
         takes_cores: false,
         run: as_fig6::run,
+        claims: as_fig6::claims,
     },
     Experiment {
         name: "whaley-fig13",
@@ -72,6 +78,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "hot-method counting (timer): wall-clock overhead and precision between runs at the paper's intervals",
         takes_cores: false,
         run: whaley_fig13::run,
+        claims: whaley_fig13::claims,
     },
     Experiment {
         name: "whaley-fig14",
@@ -79,6 +86,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "the PCCT (marked walk): wall-clock overhead and precision between runs at the paper's intervals; the buffer (--max-walk)",
         takes_cores: false,
         run: whaley_fig14::run,
+        claims: whaley_fig14::claims,
     },
     Experiment {
         name: "sscli-table1",
@@ -86,6 +94,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "per benchmark: correlation and overlap of the CC-Map with exact counts; the self-tuning interval over a run",
         takes_cores: false,
         run: sscli_table1::run,
+        claims: sscli_table1::claims,
     },
     Experiment {
         name: "hofer-fig9",
@@ -93,6 +102,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "many threads, simulated cores: overhead (run length, thread time stopped) of global, partial, SPS, ISPS at 10, 1, 0.1 ms",
         takes_cores: true,
         run: hofer_fig9::run,
+        claims: hofer_fig9::claims,
     },
     Experiment {
         name: "hofer-fig11",
@@ -100,6 +110,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "many threads, simulated cores: thread time stopped per sample and per safepoint of each sampler at 1 ms",
         takes_cores: true,
         run: hofer_fig11::run,
+        claims: hofer_fig11::claims,
     },
     Experiment {
         name: "hofer-fig12",
@@ -107,6 +118,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "stability: each run's CCT against its technique's average CCT (overlap, hot-edge coverage)",
         takes_cores: true,
         run: hofer_fig12::run,
+        claims: hofer_fig12::claims,
     },
     Experiment {
         name: "hofer-fig13",
@@ -114,6 +126,7 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "the techniques' average CCTs against each other and the exact CCT",
         takes_cores: true,
         run: hofer_fig13::run,
+        claims: hofer_fig13::claims,
     },
     Experiment {
         name: "causality",
@@ -121,5 +134,6 @@ pub static REGISTRY: &[Experiment] = &[
         measures: "work added to one method at a time: does each profile's share rise as the exact one does?",
         takes_cores: false,
         run: causality::run,
+        claims: causality::claims,
     },
 ];

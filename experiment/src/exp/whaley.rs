@@ -16,13 +16,13 @@
 //! - overhead is timed on the wall clock at 1, 10 and 50 ms (the paper's
 //!   rate per second).
 //!
-//! **Different runs.** Under the virtual clock our VM is deterministic and
-//! the timer draws nothing from `--seed`: two runs with the same interval
-//! take the very same samples (correlation exactly 1). The paper's runs
-//! differed because a real timer never ticks at the same points twice; we
-//! model that by giving run k a period longer by (k - 1) thousandths of
-//! the interval ([`run_interval`]), which moves every tick to another point
-//! of the program.
+//! **Different runs.** Under the virtual clock our VM is deterministic: two
+//! runs with the same interval and seed take the very same samples
+//! (correlation exactly 1). The paper's runs differed because a real timer
+//! never ticks at the same points twice; we model that by giving run k a
+//! period longer by (k - 1) thousandths of the interval ([`run_interval`]),
+//! which moves every tick to another point of the program; run k also has
+//! seed k, which draws its first tick's phase.
 
 use std::collections::BTreeMap;
 
@@ -547,32 +547,89 @@ pub fn interval_series(
 
 /// Precision bars: one group per program, then the geometric mean, then
 /// the paper's; one series per entry of `series` (`values[program]`, the
-/// paper's value last), the y axis fitted to the values.
+/// paper's value last), on a correlation axis up to 1.
 pub fn precision_bars(
     path: &std::path::Path,
     title: &str,
     names: &[String],
     series: &[crate::plot::Series],
-) -> Result<(), Error> {
+) -> Result<Vec<std::path::PathBuf>, Error> {
     let mut groups = names.to_vec();
     groups.push("geo. mean".into());
     groups.push("paper".into());
-    let lo = series
-        .iter()
-        .flat_map(|s| s.1.iter())
-        .filter(|v| v.is_finite())
-        .fold(0.8f64, |a, &b| a.min(b - 0.05))
-        .max(-1.0);
-    let lo = (lo * 20.0).floor() / 20.0;
-    let hi = 1.0 + (1.0 - lo) * 0.4;
-    crate::plot::grouped_bars(
-        path,
-        title,
-        "correlation between runs",
-        &groups,
+    let mut bars = crate::plot::Bars::new(
+        "precision: correlation between every pair of runs (geometric mean); last: the paper's mean",
+        crate::plot::Axis::correlation("correlation between runs"),
+        groups,
         series,
-        (lo, hi),
-    )
+    );
+    bars.x_title = "benchmark".into();
+    crate::plot::one(path, title, crate::plot::Panel::Bars(bars))
+}
+
+/// Panels of [`precision_bars`]' kind, one per `(title, series)`, one
+/// above the other.
+pub fn precision_panels(
+    path: &std::path::Path,
+    title: &str,
+    names: &[String],
+    panels: &[(String, Vec<crate::plot::Series>)],
+) -> Result<Vec<std::path::PathBuf>, Error> {
+    let mut groups = names.to_vec();
+    groups.push("geo. mean".into());
+    groups.push("paper".into());
+    let panels = panels
+        .iter()
+        .map(|(t, series)| {
+            let mut bars = crate::plot::Bars::new(
+                t.clone(),
+                crate::plot::Axis::correlation("correlation between runs"),
+                groups.clone(),
+                series,
+            );
+            bars.x_title = "benchmark".into();
+            crate::plot::Panel::Bars(bars)
+        })
+        .collect();
+    crate::plot::Figure {
+        title: title.into(),
+        panels,
+        columns: 1,
+    }
+    .write(path)
+}
+
+/// Per program, the geometric mean over pairs of runs of `measure` at the
+/// paper's interval `paper` (rows that match `extra` too).
+pub fn precision_of(
+    t: &crate::table::Table,
+    measure: &str,
+    paper: &str,
+    extra: &[(&str, &str)],
+) -> Vec<(String, f64)> {
+    t.distinct("program")
+        .into_iter()
+        .filter_map(|p| {
+            let mut f = vec![
+                ("program", p.as_str()),
+                ("measure", measure),
+                ("paper_interval", paper),
+            ];
+            f.extend_from_slice(extra);
+            let v: Vec<f64> = t
+                .select(&f)
+                .iter()
+                .map(|r| r.num("value"))
+                .filter(|v| v.is_finite())
+                .collect();
+            (!v.is_empty()).then(|| (p.clone(), geomean(&v)))
+        })
+        .collect()
+}
+
+/// The suite's geometric mean of per-program precisions.
+pub fn suite_precision(per: &[(String, f64)]) -> f64 {
+    geomean(&per.iter().map(|x| x.1).collect::<Vec<_>>())
 }
 
 #[cfg(test)]

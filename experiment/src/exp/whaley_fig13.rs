@@ -19,8 +19,10 @@
 //!   ms against `--profile=none`, one process at a time, interleaved
 //!   rounds, median and quartiles of each round's ratio.
 
+use crate::claims::{self, Claim};
 use crate::csv::{num, Csv};
 use crate::exp::whaley::{self, PaperRow, Timed, VirtualConfig, INTERVALS};
+use crate::table::Table;
 use crate::{markdown, Context, Error};
 
 /// Figure 13: machine, benchmark, then (overhead %, precision) at 1, 10
@@ -115,7 +117,7 @@ const COLUMNS: [&str; 6] = [
 ];
 
 /// Runs the experiment.
-pub fn run(ctx: &Context) -> Result<String, Error> {
+pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     let whaley::Start {
         runs,
         programs,
@@ -204,7 +206,7 @@ pub fn run(ctx: &Context) -> Result<String, Error> {
     report(ctx, &names, &timing.overhead, &precision, &wall, runs)
 }
 
-/// Writes the SVG and the Markdown; returns the table.
+/// Writes the SVG; returns the page.
 fn report(
     ctx: &Context,
     names: &[String],
@@ -212,12 +214,12 @@ fn report(
     precision: &[Vec<f64>],
     wall: &[(usize, f64)],
     runs: usize,
-) -> Result<String, Error> {
+) -> Result<markdown::Page, Error> {
     let paper = whaley::paper_means(&PAPER);
     let series = whaley::interval_series("", precision, &paper);
-    whaley::precision_bars(
+    let figures = whaley::precision_bars(
         &ctx.out_file("svg"),
-        "Whaley Figure 13: hot-method precision (timer), per benchmark",
+        "Whaley 2000, Figure 13: hot-method precision (timer) per benchmark",
         names,
         &series,
     )?;
@@ -227,25 +229,29 @@ fn report(
         whaley::corr_cell(whaley::geomean(&v))
     };
     let ours = whaley::interval_means(precision);
-    let doc = markdown::document(
-        "whaley-fig13: Whaley 2000, Figure 13",
-        &format!(
-            "The hot-method counter (`--profile=timer`, `methods[].self`). Per benchmark: \
-             wall-clock overhead in percent against `--profile=none` at the paper's interval \
-             (median of {runs} interleaved round(s), quartiles in brackets), and precision: the \
-             geometric mean (the arithmetic one where a correlation is not positive) of \
-             `method-correlation` between every pair of {runs} runs under `--clock=virtual` at \
-             10, 100 and 500 us, which give a 0.1 s run the paper's 10,000, \
-             1,000 and 200 samples per compared 10 s segment."
+    Ok(markdown::Page {
+        method: format!(
+            "Whaley's hot-method counter takes each thread's program counter at every tick and \
+             adds one to its method's counter (Figure 12); ours is `--profile=timer`'s \
+             `methods[].self`. Precision is the paper's: the correlation between runs, here \
+             `method-correlation` (Pearson's, of the methods' `self`) between every pair of \
+             {runs} runs under `--clock=virtual` at 10, 100 and 500 us, which give a 0.1 s run \
+             the paper's 10,000, 1,000 and 200 samples per compared 10 s segment; run k's \
+             period is longer by (k-1)/1000, so that runs tick at other points as a real \
+             timer's do. Overhead is the wall-clock time against `--profile=none` at the \
+             paper's intervals, median of {runs} interleaved round(s), quartiles in brackets."
         ),
-        &table,
-        &format!(
-            "The paper's Figure 13 (overhead in percent above the unprofiled run; the paper \
-             prints 100% + it):\n\n{}\nPrecision here is {} / {} / {} at the three intervals \
-             against the paper's {} / {} / {} (geometric means); {}. Between the timed wall-clock runs themselves (the paper's intervals \
-             on whole runs, far fewer samples than the paper's 10 s segments) the \
-             geometric means are {} / {} / {}.",
+        results: format!(
+            "Per benchmark, overhead % and precision at each interval:\n\n{table}\nThe paper's \
+             Figure 13 (overhead in percent above the unprofiled run; the paper prints 100% + \
+             it):\n\n{}",
             whaley::paper_table("paper, Figure 13", &PAPER),
+        ),
+        discussion: format!(
+            "Precision here is {} / {} / {} at the three intervals against the paper's {} / {} \
+             / {} (geometric means); {}. Between the timed wall-clock runs themselves (the \
+             paper's intervals on whole runs, far fewer samples than the paper's 10 s \
+             segments) the geometric means are {} / {} / {}.",
             whaley::corr_cell(ours[0]),
             whaley::corr_cell(ours[1]),
             whaley::corr_cell(ours[2]),
@@ -257,7 +263,49 @@ fn report(
             wall_mean(1),
             wall_mean(2),
         ),
-    );
-    crate::write_file(&ctx.out_file("md"), &doc)?;
-    Ok(table)
+        table,
+        figures,
+    })
+}
+
+/// The paper's claims on the hot-method counter's precision (the
+/// overhead's are issue 33's).
+pub fn claims(t: &Table) -> Vec<Claim> {
+    let p: Vec<f64> = INTERVALS
+        .iter()
+        .map(|iv| {
+            whaley::suite_precision(&whaley::precision_of(
+                t,
+                "method_correlation",
+                iv.paper,
+                &[],
+            ))
+        })
+        .collect();
+    let paper = whaley::paper_means(&PAPER);
+    let small = t.quick();
+    let why = "a --quick run: 3 small programs, 2 runs";
+    vec![
+        Claim::judged(
+            "sampling every 1 ms, hot-method precision is 0.9 or more",
+            format!("{:.3} (geometric mean of 15 runs)", paper[0].1),
+            format!("{:.3}", p[0]),
+            p[0] >= 0.9,
+        )
+        .unless_small(small, why),
+        Claim::judged(
+            "even every 50 ms precision stays high (0.9 or more)",
+            format!("{:.3}: \"very accurate results\"", paper[2].1),
+            format!("{:.3}", p[2]),
+            p[2] >= 0.9,
+        )
+        .unless_small(small, why),
+        Claim::judged(
+            "sampling more slowly loses little precision (1 -> 50 ms: down by 0.1 or less)",
+            claims::arrow(paper[0].1, paper[2].1, 3),
+            claims::arrow(p[0], p[2], 3),
+            p[0] - p[2] <= 0.1,
+        )
+        .unless_small(small, why),
+    ]
 }

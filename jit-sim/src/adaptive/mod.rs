@@ -185,6 +185,9 @@ pub struct AdaptiveReport {
     pub declined: Vec<Declined>,
     /// How many times the controller read the profile (its wake-ups).
     pub looks: u64,
+    /// Instructions of the modules the controller's inliner produced,
+    /// summed over its compilations (the simulated compilation's work).
+    pub compiled_instructions: u64,
     /// What each wake-up came to, in order.
     pub outcomes: Vec<LookOutcome>,
     /// When each wake-up read the profile, since the program started
@@ -615,6 +618,11 @@ impl<'a> Controller<'a> {
             }
         };
         let inline_time = began.elapsed();
+        self.report.compiled_instructions += inlined
+            .methods
+            .iter()
+            .map(|m| m.code.len() as u64)
+            .sum::<u64>();
         let mut recompiled = 0;
         for (m, name, sites) in candidates {
             let edges: Vec<InlinedEdge> = sites

@@ -68,6 +68,9 @@ pub fn summary(p: &Profile) -> String {
         let _ = write!(run, ", {}", count(i, "instruction", "instructions"));
     }
     let _ = writeln!(s, "{run}");
+    if let Some(line) = crate::overhead::line(&p.run) {
+        let _ = writeln!(s, "    {line}");
+    }
     let method_samples = super::total(p.methods.iter().flatten().map(|m| m.self_));
     let edge_samples = super::total(p.dcg.iter().flatten().map(|e| e.weight));
     if exact {

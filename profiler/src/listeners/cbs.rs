@@ -60,7 +60,7 @@ impl Trigger for CounterBased {
     ) {
         if requests & request::TICK != 0 {
             // A new window (a tick during a window restarts it).
-            rec.count_sample();
+            rec.count_sample(t);
             rec.method_sample(t, kind);
             self.skip = self.rng.random_range(1..=self.stride);
             self.left = self.samples;
@@ -71,7 +71,7 @@ impl Trigger for CounterBased {
         }
         self.skip -= 1;
         if self.skip == 0 {
-            rec.count_sample();
+            rec.count_sample(t);
             rec.edge_sample(t, kind);
             self.skip = self.stride;
             self.left -= 1;

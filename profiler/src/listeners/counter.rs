@@ -49,7 +49,7 @@ impl Trigger for MethodCounter {
         self.countdown -= 1;
         if self.countdown == 0 {
             self.countdown = self.every;
-            rec.count_sample();
+            rec.count_sample(t);
             rec.method_sample(t, kind);
             rec.edge_sample(t, kind);
         }

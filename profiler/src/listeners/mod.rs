@@ -28,6 +28,7 @@ pub mod timer;
 use vm::frame::ReturnWord;
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
+use vm::profiler_cost::CostItem;
 
 use recorder::SampleRecorder;
 
@@ -70,6 +71,7 @@ impl<T: Trigger> SamplingListener<T> {
 
 impl<T: Trigger> ThreadListener for SamplingListener<T> {
     fn yieldpoint(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind, requests: u32) {
+        t.charge(CostItem::YieldpointTaken, 1);
         self.trigger.yieldpoint(&mut self.rec, t, kind, requests);
         if let Some(interval) = self.rec.flush(t) {
             self.trigger.retune(t, interval);

@@ -7,6 +7,7 @@
 use vm::frame::ReturnWord;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
+use vm::profiler_cost::CostItem;
 
 use crate::records::frames::credited_depth;
 use crate::records::{Examination, ThreadRecord};
@@ -68,6 +69,7 @@ impl SampleRecorder {
         }
         self.pending.active = true;
         if self.sink.tune.is_some() {
+            t.charge(CostItem::TuneObservation, 1);
             if let Some(i) = Self::credited(t.frames.len(), kind) {
                 let ret = t.frames[i].ret;
                 let repeated = ret.is_marked() || ret.is_trampoline();
@@ -97,6 +99,7 @@ impl SampleRecorder {
         self.sink.push(Sample::Method {
             method: method_of(t.program, &t.frames[i]),
         });
+        t.charge(CostItem::MethodSample, 1);
         self.pending.exam.self_at = Some((n - 1 - i) as u8);
         if let Some(r) = &mut self.record {
             r.method_sample(t, kind);
@@ -123,6 +126,7 @@ impl SampleRecorder {
             line,
             callee,
         });
+        t.charge(CostItem::EdgeSample, 1);
         self.pending.exam.call = true;
         if let Some(r) = &mut self.record {
             r.edge_sample(t);
@@ -148,10 +152,10 @@ impl SampleRecorder {
 
     /// Counts one examination of the stack.
     #[inline]
-    pub fn count_sample(&mut self) {
+    pub fn count_sample(&mut self, t: &mut ThreadCtx<'_>) {
         self.sink.taken += 1;
         if let Some(r) = &mut self.record {
-            r.sample_taken();
+            r.sample_taken(t);
         }
     }
 
@@ -193,6 +197,8 @@ impl SampleRecorder {
             entry: t.thread.entry,
             instructions: t.instructions,
             cycles: t.cycles,
+            time: t.cycles + t.work.cycles(),
+            work: *t.work,
             samples,
             exact: None,
         });

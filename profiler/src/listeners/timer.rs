@@ -32,7 +32,7 @@ impl Trigger for Timer {
             return;
         }
         crate::trace::sample(t, Some(kind));
-        rec.count_sample();
+        rec.count_sample(t);
         rec.method_sample(t, kind);
         if kind != YieldKind::Backedge {
             rec.edge_sample(t, kind);
@@ -48,7 +48,7 @@ impl Trigger for Timer {
     fn safepoint(&mut self, rec: &mut SampleRecorder, t: &mut ThreadCtx<'_>) {
         let kind = crate::sampler::stopped_at(t);
         crate::trace::sample(t, kind);
-        rec.count_sample();
+        rec.count_sample(t);
         let at = kind.unwrap_or(YieldKind::Backedge);
         rec.method_sample(t, at);
         if at != YieldKind::Backedge {

@@ -15,7 +15,12 @@
 //!    stores the node id in its slot.
 //!
 //! So a sample costs the number of frames pushed since the previous one
-//! (plus one), not the depth of the stack.
+//! (plus one), not the depth of the stack: in the cost model of
+//! [`vm::profiler_cost`], the walk charges each frame it places as walked
+//! ([`CostItem::FrameWalked`]: decoded, its child found or created) and
+//! marked ([`CostItem::FrameMarked`]), and what the tree adds per step
+//! ([`MarkedTree::STEP_EXTRA`]); the marked frame it stops at is part of the
+//! sample's own cost.
 //!
 //! **Cut walks** (Whaley 2000, section 5.4.1, Figure 10): the upward phase
 //! examines at most `max_walk` frames (Whaley's `BUFSIZE`, 16 by default),
@@ -38,6 +43,7 @@
 //! ([`crate::records::acct`]) or copy the frames ([`crate::records::ccmap`]).
 
 use vm::frame::Frame;
+use vm::profiler_cost::{CostItem, Work};
 
 use crate::records::frames::{line_of, FrameInfo};
 
@@ -50,6 +56,9 @@ use crate::records::frames::{line_of, FrameInfo};
 pub trait MarkedTree {
     /// The root's index.
     const ROOT: u32;
+    /// What one step down this tree costs beyond a frame walked and
+    /// marked (the PCCT's weights and hot lists), if anything.
+    const STEP_EXTRA: Option<CostItem>;
     /// The node a marked frame's `slot` names, if it is (still) a node of
     /// this tree; `None` makes the walk go on as if the frame were unmarked.
     fn node_of_slot(&self, slot: u64) -> Option<u32>;
@@ -71,12 +80,13 @@ pub trait MarkedTree {
 
 /// The marked walk: the node of the top frame of `frames`, examining at
 /// most `max_walk` frames (at least one); marks every frame it places and
-/// stores its node in the frame's slot.
+/// stores its node in the frame's slot. Charges its work to `work`.
 pub fn walk<T: MarkedTree, S: FrameInfo + ?Sized>(
     tree: &mut T,
     s: &S,
     frames: &mut [Frame],
     max_walk: usize,
+    work: &mut Work,
 ) -> u32 {
     let n = frames.len();
     if n == 0 {
@@ -106,6 +116,12 @@ pub fn walk<T: MarkedTree, S: FrameInfo + ?Sized>(
         }
     };
     tree.reached(node);
+    let placed = (n - i) as u64;
+    work.charge(CostItem::FrameWalked, placed);
+    work.charge(CostItem::FrameMarked, placed);
+    if let Some(extra) = T::STEP_EXTRA {
+        work.charge(extra, placed);
+    }
     // Downward phase.
     for j in i..n {
         let (c, created) = tree.step(node, s.method(&frames[j]), line_of(s, frames, j), fresh);

@@ -53,6 +53,7 @@ use vm::frame::ReturnWord;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 use vm::loader::Program;
+use vm::profiler_cost::Work;
 
 use crate::config::{ProfileConfig, ProfileKind, RecordKind};
 use crate::samples::SampleSink;
@@ -77,7 +78,7 @@ pub struct Examination {
 /// A record's half on an application thread.
 pub trait ThreadRecord: Send {
     /// An examination of the stack begins (before its samples).
-    fn sample_taken(&mut self) {}
+    fn sample_taken(&mut self, _t: &mut ThreadCtx<'_>) {}
 
     /// A method sample at a yieldpoint of `kind` (at a prologue it credits
     /// the caller).
@@ -122,8 +123,9 @@ pub struct RecordOutput {
 
 /// A record's half in the organizer.
 pub trait Repository: Send {
-    /// Folds a part a thread (`thread`) sent.
-    fn fold(&mut self, thread: u32, part: Part);
+    /// Folds a part a thread (`thread`) sent, charging the organizer's
+    /// work to `work`.
+    fn fold(&mut self, thread: u32, part: Part, work: &mut Work);
 
     /// Thread `thread`, which started in method `entry`, ended.
     fn thread_done(&mut self, _thread: u32, _entry: u32) {}

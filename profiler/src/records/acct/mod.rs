@@ -91,12 +91,12 @@ impl RecordMaker for AcctMaker {
 impl ThreadRecord for AcctRecorder {
     #[inline]
     fn method_sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
-        AcctRecorder::method_sample(self, t.program, t.frames, kind);
+        AcctRecorder::method_sample(self, t.program, t.frames, kind, t.work);
     }
 
     #[inline]
     fn edge_sample(&mut self, t: &mut ThreadCtx<'_>) {
-        AcctRecorder::edge_sample(self, t.program, t.frames);
+        AcctRecorder::edge_sample(self, t.program, t.frames, t.work);
     }
 
     /// `--sampled-bit=return-address`: the real word of a sampled frame.

@@ -5,6 +5,7 @@
 
 use vm::frame::{Frame, ReturnWord};
 use vm::instr::YieldKind;
+use vm::profiler_cost::{CostItem, Work};
 
 use crate::config::{AcctUpdateKind, SampledBitKind};
 use crate::records::cct::{CallingContextTree, NO_LINE};
@@ -48,13 +49,17 @@ impl AcctRecorder {
     }
 
     /// Turns the sampled bit of frame `f`, at index `i`, on.
-    fn set_sampled(&mut self, f: &mut Frame, i: usize) {
+    fn set_sampled(&mut self, f: &mut Frame, i: usize, work: &mut Work) {
         match self.bit {
-            SampledBitKind::Mark => f.ret = f.ret.marked(),
+            SampledBitKind::Mark => {
+                f.ret = f.ret.marked();
+                work.charge(CostItem::FrameMarked, 1);
+            }
             SampledBitKind::ReturnAddress => {
                 if f.ret.is_trampoline() {
                     return;
                 }
+                work.charge(CostItem::Trampoline, 1);
                 // Sampled frames are a prefix of the stack: frame i's
                 // entry goes at index i.
                 self.saved.truncate(i);
@@ -102,7 +107,12 @@ impl AcctRecorder {
 
     /// Section 3: walk up to the last sampled frame, splice the new frames
     /// below its node, and return the top frame's node.
-    pub fn place<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) -> u32 {
+    pub fn place<S: FrameInfo + ?Sized>(
+        &mut self,
+        s: &S,
+        frames: &mut [Frame],
+        work: &mut Work,
+    ) -> u32 {
         let n = frames.len();
         if n == 0 {
             return CallingContextTree::ROOT;
@@ -117,6 +127,7 @@ impl AcctRecorder {
         if i > 0 {
             match self.last {
                 Some((mut up, depth)) if depth >= i - 1 => {
+                    work.charge(CostItem::AcctSplice, 1);
                     for _ in 0..depth - (i - 1) {
                         up = self.tree.node(up).parent;
                     }
@@ -136,11 +147,12 @@ impl AcctRecorder {
                 s.line(&self.real(&frames[j - 1]), &self.real(&frames[j]))
             };
             node = self.tree.child(node, s.method(&frames[j]), line);
+            work.charge(CostItem::FrameWalked, 1);
             if self.update == AcctUpdateKind::AllNewEdges && j > 0 {
                 self.tree.node_mut(node).calls += 1;
             }
             let mut f = frames[j];
-            self.set_sampled(&mut f, j);
+            self.set_sampled(&mut f, j, work);
             frames[j] = f;
         }
         self.last = Some((node, n - 1));
@@ -154,21 +166,27 @@ impl AcctRecorder {
         s: &S,
         frames: &mut [Frame],
         kind: YieldKind,
+        work: &mut Work,
     ) {
         let Some(depth) = credited_depth(frames.len(), kind) else {
             return;
         };
-        let node = self.place(s, &mut frames[..depth]);
+        let node = self.place(s, &mut frames[..depth], work);
         self.tree.node_mut(node).self_ += 1;
     }
 
     /// An edge sample into the top frame: with `last-edge`, one call of
     /// its context. A lone entry frame has no edge.
-    pub fn edge_sample<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) {
+    pub fn edge_sample<S: FrameInfo + ?Sized>(
+        &mut self,
+        s: &S,
+        frames: &mut [Frame],
+        work: &mut Work,
+    ) {
         if frames.len() < 2 {
             return;
         }
-        let node = self.place(s, frames);
+        let node = self.place(s, frames, work);
         if self.update == AcctUpdateKind::LastEdge {
             self.tree.node_mut(node).calls += 1;
         }
@@ -202,7 +220,7 @@ mod tests {
         for bit in both_bits() {
             let mut r = AcctRecorder::new(AcctUpdateKind::LastEdge, bit, 0);
             let mut st = vec![entry(0), frame(1, 5), frame(2, 7)];
-            let c = r.place(&Fake, &mut st);
+            let c = r.place(&Fake, &mut st, &mut Work::default());
             assert_eq!(path(r.tree(), c), vec![(0, NO_LINE), (1, 5), (2, 7)]);
             for (i, f) in st.iter().enumerate() {
                 assert!(r.is_sampled(f, i), "{bit:?}");
@@ -212,7 +230,7 @@ mod tests {
             st.truncate(2);
             st.push(frame(3, 8));
             st.push(frame(4, 9));
-            let d = r.place(&Fake, &mut st);
+            let d = r.place(&Fake, &mut st, &mut Work::default());
             assert_eq!(
                 path(r.tree(), d),
                 vec![(0, NO_LINE), (1, 5), (3, 8), (4, 9)],
@@ -220,7 +238,7 @@ mod tests {
             );
             // Deeper again, from a shallower N_last: frame 3 is sampled.
             st.push(frame(2, 10));
-            let e = r.place(&Fake, &mut st);
+            let e = r.place(&Fake, &mut st, &mut Work::default());
             assert_eq!(r.tree().node(e).parent, d);
         }
     }
@@ -230,7 +248,7 @@ mod tests {
         let mut r = AcctRecorder::new(AcctUpdateKind::LastEdge, SampledBitKind::ReturnAddress, 0);
         let mut st = vec![entry(0), frame(1, 5), frame(2, 7)];
         let words: Vec<ReturnWord> = st.iter().map(|f| f.ret).collect();
-        r.place(&Fake, &mut st);
+        r.place(&Fake, &mut st, &mut Work::default());
         for (i, f) in st.iter().enumerate() {
             assert!(f.ret.is_trampoline());
             assert_eq!(f.ret.payload(), i as u64);
@@ -243,7 +261,7 @@ mod tests {
         // A new frame is not sampled; the next walk stops at frame 1.
         st.push(frame(3, 9));
         assert!(!r.is_sampled(&st[2], 2));
-        let c = r.place(&Fake, &mut st);
+        let c = r.place(&Fake, &mut st, &mut Work::default());
         assert_eq!(path(r.tree(), c), vec![(0, NO_LINE), (1, 5), (3, 9)]);
         assert_eq!(r.resolve(st[2].ret), ReturnWord::to_pc(9));
         // Unwinding two frames, then the entry frame returning.
@@ -268,8 +286,8 @@ mod tests {
                 st.push(frame(2, 3)); // a -> b
                 for _ in 0..3 {
                     st.push(frame(3, 4)); // b -> c
-                    r.method_sample(&Fake, &mut st, YieldKind::Prologue);
-                    r.edge_sample(&Fake, &mut st);
+                    r.method_sample(&Fake, &mut st, YieldKind::Prologue, &mut Work::default());
+                    r.edge_sample(&Fake, &mut st, &mut Work::default());
                     st.pop();
                 }
                 st.pop();
@@ -298,12 +316,12 @@ mod tests {
             for _ in 0..100_000 {
                 st.push(frame(1, 3));
             }
-            let c = r.place(&Fake, &mut st);
+            let c = r.place(&Fake, &mut st, &mut Work::default());
             assert_eq!(path(r.tree(), c).len(), 100_001);
             // Return half-way and sample: up 50,000 parents from N_last.
             st.truncate(50_001);
             st.push(frame(2, 4));
-            let d = r.place(&Fake, &mut st);
+            let d = r.place(&Fake, &mut st, &mut Work::default());
             assert_eq!(path(r.tree(), d).len(), 50_002);
         }
     }

@@ -83,10 +83,11 @@ impl CallContextMap {
 
     /// Folds one walked stack into the map (section 3.1.4's pseudocode;
     /// see the module documentation). An empty sample changes nothing.
-    pub fn insert(&mut self, sample: StackSample<'_>) {
+    /// Returns the nodes it found or added: what the insert costs.
+    pub fn insert(&mut self, sample: StackSample<'_>) -> u64 {
         let frames = sample.frames;
         if frames.is_empty() {
-            return;
+            return 0;
         }
         // The buffer of the pseudocode: the frames, then the thread root
         // when the walk was complete. `method_at(i)` is buf[i].
@@ -102,6 +103,9 @@ impl CallContextMap {
         // edges[k] is the call buf[k+1] -> buf[k].
         let mut edges = std::mem::take(&mut self.edges);
         edges.clear();
+        // Nodes found or added: one per frame, then one per CalleeRef of
+        // each sequence (the cost of an insert, see `vm::profiler_cost`).
+        let mut steps = n as u64;
         for (k, frame) in frames.iter().enumerate().take(n - 1) {
             let line = frame.call_line.unwrap_or(NO_LINE);
             let site = self.find_or_add_call_site(method_at(k + 1), line);
@@ -130,6 +134,7 @@ impl CallContextMap {
                 continue;
             }
             let mut context = Context::RootCall(edges[i - 1]);
+            steps += (i - 1) as u64;
             for j in (0..i - 1).rev() {
                 let r = self.find_or_add_callee_ref(context, edges[j]);
                 let node = &mut self.callee_refs[r.0 as usize];
@@ -145,6 +150,7 @@ impl CallContextMap {
             }
         }
         self.edges = edges;
+        steps
     }
 
     /// Counts one thread that started in `entry`: one call of the entry

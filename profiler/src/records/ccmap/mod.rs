@@ -128,6 +128,7 @@ use std::collections::HashMap;
 use crossbeam::channel::{unbounded, Receiver, Sender};
 use vm::hooks::ThreadCtx;
 use vm::loader::Program;
+use vm::profiler_cost::{CostItem, Work};
 
 use super::{Examination, Part, RecordMaker, RecordOutput, Repository, Started, ThreadRecord};
 use crate::config::{ProfileConfig, WalkKind};
@@ -219,7 +220,7 @@ impl ThreadRecord for StackRecorder {
         if !exam.call && exam.self_at.is_none() {
             return;
         }
-        walk::record(
+        let examined = walk::record(
             &mut self.buffer,
             t.program,
             t.frames,
@@ -227,7 +228,11 @@ impl ThreadRecord for StackRecorder {
             self.max_walk as usize,
             exam.call,
             exam.self_at,
-        );
+        ) as u64;
+        t.charge(CostItem::CcmapCopy, examined);
+        if self.walk == WalkKind::Marked {
+            t.charge(CostItem::FrameMarked, examined);
+        }
         if self.buffer.is_full() {
             self.send(t.thread.id, sink);
         }
@@ -250,19 +255,20 @@ struct CcmapRepository {
 }
 
 impl Repository for CcmapRepository {
-    fn fold(&mut self, thread: u32, part: Part) {
+    fn fold(&mut self, thread: u32, part: Part, work: &mut Work) {
         let Ok(mut buffer) = part.downcast::<StackBuffer>() else {
             return;
         };
         let rb = self.rebuilders.entry(thread).or_default();
         for (rec, frames) in buffer.samples() {
             let (stack, complete) = rb.rebuild(rec, frames);
-            self.map.insert(StackSample {
+            let steps = self.map.insert(StackSample {
                 frames: stack,
                 complete,
                 call: rec.call,
                 self_at: rec.self_at.map(usize::from),
             });
+            work.charge(CostItem::CcmapInsert, steps);
         }
         buffer.clear();
         let _ = self.pool.try_send(*buffer);

@@ -11,27 +11,30 @@
 //! its detached root by method rather than allocating a new one each time:
 //! identical truncated stacks share one detached path.
 //!
-//! Cost: `min(depth, max_walk)` child lookups per sample; no frame is
-//! written.
+//! Cost: `min(depth, max_walk)` frames walked per sample, each decoded and
+//! found in the tree ([`CostItem::FrameWalked`]); no frame is written.
 
 use vm::frame::Frame;
+use vm::profiler_cost::{CostItem, Work};
 
 use super::tree::{CallingContextTree, NO_LINE};
 use crate::records::frames::{line_of, FrameInfo};
 
 /// The context of the top frame of `frames`, examining at most `max_walk`
-/// frames (at least one).
+/// frames (at least one). Charges its work to `work`.
 pub fn context<S: FrameInfo + ?Sized>(
     tree: &mut CallingContextTree,
     s: &S,
     frames: &[Frame],
     max_walk: usize,
+    work: &mut Work,
 ) -> u32 {
     let n = frames.len();
     if n == 0 {
         return CallingContextTree::ROOT;
     }
     let examined = n.min(max_walk.max(1));
+    work.charge(CostItem::FrameWalked, examined as u64);
     let low = n - examined;
     let mut node = if low == 0 {
         CallingContextTree::ROOT
@@ -56,7 +59,7 @@ mod tests {
     fn the_whole_path_from_the_entry_frame() {
         let mut t = CallingContextTree::new();
         let frames = [entry(0), frame(1, 5), frame(2, 7), frame(2, 9)];
-        let c = context(&mut t, &Fake, &frames, 256);
+        let c = context(&mut t, &Fake, &frames, 256, &mut Work::default());
         assert_eq!(
             path(&t, c),
             vec![(0, NO_LINE), (1, 5), (2, 7), (2, 9)],
@@ -64,10 +67,13 @@ mod tests {
         );
         // The same stack again finds the same context, creating nothing.
         let len = t.len();
-        assert_eq!(context(&mut t, &Fake, &frames, 256), c);
+        assert_eq!(
+            context(&mut t, &Fake, &frames, 256, &mut Work::default()),
+            c
+        );
         assert_eq!(t.len(), len);
         // A walk of exactly the stack's depth is not cut.
-        assert_eq!(context(&mut t, &Fake, &frames, 4), c);
+        assert_eq!(context(&mut t, &Fake, &frames, 4, &mut Work::default()), c);
         // Frames are only read: nothing is marked.
         assert!(frames.iter().all(|f| !f.ret.is_marked() && f.slot == 0));
     }
@@ -79,7 +85,7 @@ mod tests {
         for i in 0..10 {
             frames.push(frame(1, 100 + i));
         }
-        let c = context(&mut t, &Fake, &frames, 3);
+        let c = context(&mut t, &Fake, &frames, 3, &mut Work::default());
         // Examined: the top three frames; the one below names the root.
         assert_eq!(
             path(&t, c),
@@ -95,7 +101,7 @@ mod tests {
         assert!(t.child_of(CallingContextTree::ROOT, 0, NO_LINE).is_none());
         // An identical truncated stack shares the detached path.
         let len = t.len();
-        assert_eq!(context(&mut t, &Fake, &frames, 3), c);
+        assert_eq!(context(&mut t, &Fake, &frames, 3, &mut Work::default()), c);
         assert_eq!(t.len(), len);
     }
 
@@ -106,7 +112,7 @@ mod tests {
         for _ in 0..100_000 {
             frames.push(frame(1, 3));
         }
-        let c = context(&mut t, &Fake, &frames, usize::MAX);
+        let c = context(&mut t, &Fake, &frames, usize::MAX, &mut Work::default());
         assert_eq!(t.len(), 100_002);
         assert_eq!(path(&t, c).len(), 100_001);
     }

@@ -148,6 +148,8 @@ pub struct WalkStats {
     pub retrieved: u64,
     /// Retrieves done.
     pub retrieves: u64,
+    /// Frame objects folded into the tree by the retrieves.
+    pub folded: u64,
 }
 
 /// One thread's incremental stack tracer.
@@ -360,6 +362,7 @@ impl IncrementalWalk {
         self.stats.retrieves += 1;
         self.complete(frames);
         self.fold(s, tree);
+        self.stats.folded += self.objects.len() as u64;
         self.objects.clear();
         self.cso = NONE;
     }

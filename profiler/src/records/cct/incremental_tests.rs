@@ -6,6 +6,7 @@ use crate::records::cct::full;
 use crate::records::frames::testing::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+use vm::profiler_cost::Work;
 
 /// Pops the top frame as the VM's `ret` (or unwinding) does: through
 /// the trampoline if its word is one. Returns the real word.
@@ -126,7 +127,7 @@ fn unwinding_through_patched_frames_captures_each() {
     for i in 1..=6 {
         stack.push(frame(i, 100 + i));
     }
-    let c = full::context(&mut expect, &Fake, &stack, usize::MAX);
+    let c = full::context(&mut expect, &Fake, &stack, usize::MAX, &mut Work::default());
     expect.node_mut(c).calls += 1;
     assert_eq!(flat(&t), flat(&expect));
 }
@@ -222,7 +223,13 @@ fn random_run(seed: u64, retrieve_every: usize) {
                 // Sometimes the caller of the top frame, as a method
                 // sample at a prologue credits it.
                 let depth = (frames.len() - rng.random_range(0..2)).max(1);
-                let c = full::context(&mut expect, &Fake, &clean[..depth], usize::MAX);
+                let c = full::context(
+                    &mut expect,
+                    &Fake,
+                    &clean[..depth],
+                    usize::MAX,
+                    &mut Work::default(),
+                );
                 match kind {
                     Weight::Call => expect.node_mut(c).calls += 1,
                     _ => expect.node_mut(c).self_ += 1,

@@ -5,6 +5,7 @@
 //! fresh detached root.
 
 use vm::frame::Frame;
+use vm::profiler_cost::{CostItem, Work};
 
 use super::tree::{CallingContextTree, NO_LINE};
 use crate::records::frames::FrameInfo;
@@ -12,6 +13,7 @@ use crate::records::marked::{walk, MarkedTree};
 
 impl MarkedTree for CallingContextTree {
     const ROOT: u32 = CallingContextTree::ROOT;
+    const STEP_EXTRA: Option<CostItem> = None;
 
     #[inline]
     fn node_of_slot(&self, slot: u64) -> Option<u32> {
@@ -43,8 +45,9 @@ pub fn context<S: FrameInfo + ?Sized>(
     s: &S,
     frames: &mut [Frame],
     max_walk: usize,
+    work: &mut Work,
 ) -> u32 {
-    walk(tree, s, frames, max_walk)
+    walk(tree, s, frames, max_walk, work)
 }
 
 #[cfg(test)]
@@ -70,7 +73,7 @@ mod tests {
     fn walks_stop_at_the_first_marked_frame() {
         let mut t = CallingContextTree::new();
         let mut frames = vec![entry(0), frame(1, 5), frame(2, 7)];
-        let c = context(&mut t, &Fake, &mut frames, 16);
+        let c = context(&mut t, &Fake, &mut frames, 16, &mut Work::default());
         assert_eq!(path(&t, c), vec![(0, NO_LINE), (1, 5), (2, 7)]);
         for f in &frames {
             assert!(f.ret.is_marked());
@@ -86,7 +89,7 @@ mod tests {
         frames.push(frame(3, 11));
         frames.push(frame(3, 12));
         let counting = Counting(Default::default());
-        let c2 = context(&mut t, &counting, &mut frames, 16);
+        let c2 = context(&mut t, &counting, &mut frames, 16, &mut Work::default());
         assert_eq!(counting.0.get(), 2, "only the new frames are placed");
         assert_eq!(
             path(&t, c2),
@@ -95,7 +98,7 @@ mod tests {
         // Return and call again from another line: a new activation.
         frames.truncate(3);
         frames.push(frame(3, 13));
-        let c3 = context(&mut t, &Fake, &mut frames, 16);
+        let c3 = context(&mut t, &Fake, &mut frames, 16, &mut Work::default());
         assert_eq!(t.node(c3).parent, c);
     }
 
@@ -104,12 +107,12 @@ mod tests {
         let mut t = CallingContextTree::new();
         // First sample on the left branch: main -> a (marked).
         let mut frames = vec![entry(0), frame(1, 5)];
-        let a = context(&mut t, &Fake, &mut frames, 4);
+        let a = context(&mut t, &Fake, &mut frames, 4, &mut Work::default());
         // A long string of calls between two samples: a -> b -> b ... (6).
         for k in 0..6 {
             frames.push(frame(2, 20 + k));
         }
-        let c = context(&mut t, &Fake, &mut frames, 4);
+        let c = context(&mut t, &Fake, &mut frames, 4, &mut Work::default());
         // Four frames examined (b@22..b@25), none marked: the root of the
         // detached subtree is the next frame down (b@21), with no line.
         assert_eq!(
@@ -128,17 +131,17 @@ mod tests {
         assert!(frames[4..].iter().all(|f| f.ret.is_marked()));
         // A later sample a little deeper extends the detached subtree.
         frames.push(frame(3, 30));
-        let d = context(&mut t, &Fake, &mut frames, 4);
+        let d = context(&mut t, &Fake, &mut frames, 4, &mut Work::default());
         assert_eq!(t.node(d).parent, c);
         // Back below the cut: that frame's walk reaches the marked `a`.
         frames.truncate(4);
-        let e = context(&mut t, &Fake, &mut frames, 4);
+        let e = context(&mut t, &Fake, &mut frames, 4, &mut Work::default());
         assert_eq!(path(&t, e), vec![(0, NO_LINE), (1, 5), (2, 20), (2, 21)]);
         // A second cut makes a second, distinct detached root.
         for k in 0..6 {
             frames.push(frame(2, 40 + k));
         }
-        let f = context(&mut t, &Fake, &mut frames, 4);
+        let f = context(&mut t, &Fake, &mut frames, 4, &mut Work::default());
         assert_eq!(
             path(&t, f)[..3],
             [(DETACHED_METHOD, NO_LINE), (2, NO_LINE), (2, 42)]
@@ -151,14 +154,14 @@ mod tests {
     fn a_walk_of_one_frame() {
         let mut t = CallingContextTree::new();
         let mut frames = vec![entry(0), frame(1, 5)];
-        let c = context(&mut t, &Fake, &mut frames, 1);
+        let c = context(&mut t, &Fake, &mut frames, 1, &mut Work::default());
         // The entry frame was not examined: detached.
         assert_eq!(
             path(&t, c),
             vec![(DETACHED_METHOD, NO_LINE), (0, NO_LINE), (1, 5)]
         );
         let mut alone = vec![entry(0)];
-        let e = context(&mut t, &Fake, &mut alone, 1);
+        let e = context(&mut t, &Fake, &mut alone, 1, &mut Work::default());
         assert_eq!(path(&t, e), vec![(0, NO_LINE)]);
     }
 
@@ -166,10 +169,10 @@ mod tests {
     fn deep_recursion_is_walked_incrementally_without_recursion() {
         let mut t = CallingContextTree::new();
         let mut frames = vec![entry(0)];
-        let mut last = context(&mut t, &Fake, &mut frames, 16);
+        let mut last = context(&mut t, &Fake, &mut frames, 16, &mut Work::default());
         for _ in 0..50_000 {
             frames.push(frame(1, 3));
-            let c = context(&mut t, &Fake, &mut frames, 16);
+            let c = context(&mut t, &Fake, &mut frames, 16, &mut Work::default());
             assert_eq!(t.node(c).parent, last);
             last = c;
         }

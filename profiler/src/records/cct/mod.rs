@@ -64,6 +64,7 @@ use vm::frame::ReturnWord;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 use vm::loader::Program;
+use vm::profiler_cost::{CostItem, Work};
 
 use super::{Part, RecordMaker, RecordOutput, Repository, Started, ThreadRecord};
 use crate::config::{ProfileConfig, WalkKind};
@@ -110,16 +111,16 @@ impl RecordMaker for CctMaker {
 impl ThreadRecord for ContextRecorder {
     #[inline]
     fn method_sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
-        ContextRecorder::method_sample(self, t.program, t.frames, kind);
+        ContextRecorder::method_sample(self, t.program, t.frames, kind, t.work);
     }
 
     #[inline]
     fn edge_sample(&mut self, t: &mut ThreadCtx<'_>) {
-        ContextRecorder::edge_sample(self, t.program, t.frames);
+        ContextRecorder::edge_sample(self, t.program, t.frames, t.work);
     }
 
     fn trampoline(&mut self, t: &mut ThreadCtx<'_>, word: ReturnWord) -> ReturnWord {
-        ContextRecorder::trampoline(self, t.frames, word)
+        ContextRecorder::trampoline(self, t.frames, word, t.work)
     }
 
     fn resolve(&self, word: ReturnWord) -> ReturnWord {
@@ -131,7 +132,7 @@ impl ThreadRecord for ContextRecorder {
     /// their return words (Hofer et al. 2015, section 5.3: "the agent must
     /// retrieve the samples of a thread before the thread exits").
     fn finish(&mut self, t: &mut ThreadCtx<'_>, sink: &mut SampleSink) {
-        self.retrieve(t.program, t.frames);
+        self.retrieve(t.program, t.frames, t.work);
         sink.send_part(t.thread.id, Box::new(self.take_tree()));
     }
 }
@@ -156,13 +157,14 @@ impl CctRepository {
 }
 
 impl Repository for CctRepository {
-    fn fold(&mut self, _thread: u32, part: Part) {
+    fn fold(&mut self, _thread: u32, part: Part, work: &mut Work) {
         let Ok(theirs) = part.downcast::<CallingContextTree>() else {
             return;
         };
         if self.take_first && self.tree.is_empty() {
             self.tree = *theirs;
         } else {
+            work.charge(CostItem::MergeNode, theirs.len() as u64);
             self.tree.merge(&theirs);
         }
     }

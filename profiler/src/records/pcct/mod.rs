@@ -70,6 +70,7 @@ use vm::frame::Frame;
 use vm::hooks::ThreadCtx;
 use vm::instr::YieldKind;
 use vm::loader::Program;
+use vm::profiler_cost::{CostItem, Work};
 
 use super::{Part, RecordMaker, RecordOutput, Repository, Started, ThreadRecord};
 use crate::config::ProfileConfig;
@@ -127,9 +128,11 @@ impl PcctRecorder {
 
     /// A sample is being taken (before its walks): with `--purge=N`, the
     /// first sample after every N purges what those N did not reach.
-    pub fn sample_taken(&mut self) {
+    pub fn sample_taken(&mut self, work: &mut Work) {
         if let Some(n) = self.purge {
             if self.since_purge == n {
+                // A purge looks at every node of the tree.
+                work.charge(CostItem::PcctPurge, self.tree.len() as u64);
                 self.tree.purge();
                 self.since_purge = 0;
             }
@@ -144,19 +147,27 @@ impl PcctRecorder {
         s: &S,
         frames: &mut [Frame],
         kind: YieldKind,
+        work: &mut Work,
     ) {
         let Some(depth) = credited_depth(frames.len(), kind) else {
             return;
         };
-        let node = self.tree.place(s, &mut frames[..depth], self.max_walk);
+        let node = self
+            .tree
+            .place(s, &mut frames[..depth], self.max_walk, work);
         self.tree.add_time(node, 1);
     }
 
     /// An edge sample: a walk (whose new edges gain weight, as every
     /// walk's do). A lone entry frame has no edge.
-    pub fn edge_sample<S: FrameInfo + ?Sized>(&mut self, s: &S, frames: &mut [Frame]) {
+    pub fn edge_sample<S: FrameInfo + ?Sized>(
+        &mut self,
+        s: &S,
+        frames: &mut [Frame],
+        work: &mut Work,
+    ) {
         if frames.len() >= 2 {
-            self.tree.place(s, frames, self.max_walk);
+            self.tree.place(s, frames, self.max_walk, work);
         }
     }
 
@@ -173,18 +184,18 @@ impl PcctRecorder {
 
 impl ThreadRecord for PcctRecorder {
     #[inline]
-    fn sample_taken(&mut self) {
-        PcctRecorder::sample_taken(self);
+    fn sample_taken(&mut self, t: &mut ThreadCtx<'_>) {
+        PcctRecorder::sample_taken(self, t.work);
     }
 
     #[inline]
     fn method_sample(&mut self, t: &mut ThreadCtx<'_>, kind: YieldKind) {
-        PcctRecorder::method_sample(self, t.program, t.frames, kind);
+        PcctRecorder::method_sample(self, t.program, t.frames, kind, t.work);
     }
 
     #[inline]
     fn edge_sample(&mut self, t: &mut ThreadCtx<'_>) {
-        PcctRecorder::edge_sample(self, t.program, t.frames);
+        PcctRecorder::edge_sample(self, t.program, t.frames, t.work);
     }
 
     fn finish(&mut self, t: &mut ThreadCtx<'_>, sink: &mut SampleSink) {
@@ -199,13 +210,16 @@ struct PcctRepository {
 }
 
 impl Repository for PcctRepository {
-    fn fold(&mut self, _thread: u32, part: Part) {
+    fn fold(&mut self, _thread: u32, part: Part, work: &mut Work) {
         let Ok(theirs) = part.downcast::<Pcct>() else {
             return;
         };
         match &mut self.tree {
             None => self.tree = Some(*theirs),
-            Some(mine) => mine.merge(&theirs),
+            Some(mine) => {
+                work.charge(CostItem::MergeNode, theirs.len() as u64);
+                mine.merge(&theirs);
+            }
         }
     }
 

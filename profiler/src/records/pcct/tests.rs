@@ -74,29 +74,29 @@ fn worked_example_counts_and_hot_lists() {
     let mut r = PcctRecorder::new(16, None, 0);
     let mut st = vec![entry(0), frame(1, 3)];
     // s1: method sample in M (backedge): main->M placed, M time 1.
-    r.method_sample(&Fake, &mut st, YieldKind::Backedge);
+    r.method_sample(&Fake, &mut st, YieldKind::Backedge, &mut Work::default());
     // M calls A (line 10), A calls C (line 20): s2 in C.
     st.push(frame(2, 10));
     st.push(frame(4, 20));
-    r.method_sample(&Fake, &mut st, YieldKind::Backedge);
+    r.method_sample(&Fake, &mut st, YieldKind::Backedge, &mut Work::default());
     // s3, s4: still in the same C: nothing new, C's time grows.
-    r.method_sample(&Fake, &mut st, YieldKind::Backedge);
-    r.method_sample(&Fake, &mut st, YieldKind::Epilogue);
+    r.method_sample(&Fake, &mut st, YieldKind::Backedge, &mut Work::default());
+    r.method_sample(&Fake, &mut st, YieldKind::Epilogue, &mut Work::default());
     // C returns, A returns; M calls D (line 11), D calls A (line 30).
     st.truncate(2);
     st.push(frame(5, 11));
     st.push(frame(2, 30));
-    r.method_sample(&Fake, &mut st, YieldKind::Backedge); // s5 in D->A
-                                                          // A returns, D calls C (line 31): s6 in M->D->C.
+    r.method_sample(&Fake, &mut st, YieldKind::Backedge, &mut Work::default()); // s5 in D->A
+                                                                                // A returns, D calls C (line 31): s6 in M->D->C.
     st.pop();
     st.push(frame(4, 31));
-    r.method_sample(&Fake, &mut st, YieldKind::Backedge);
+    r.method_sample(&Fake, &mut st, YieldKind::Backedge, &mut Work::default());
     // s7: a new call M->A->C (A again at line 10): the same contexts
     // as s2, but new frames, so both edges gain weight.
     st.truncate(2);
     st.push(frame(2, 10));
     st.push(frame(4, 20));
-    r.method_sample(&Fake, &mut st, YieldKind::Backedge);
+    r.method_sample(&Fake, &mut st, YieldKind::Backedge, &mut Work::default());
     let t = r.tree();
     let find = |p: &[(u32, u32)]| {
         let mut n = Pcct::ROOT;
@@ -152,16 +152,16 @@ fn worked_example_counts_and_hot_lists() {
 fn only_new_frames_are_placed_and_the_marks_name_their_nodes() {
     let mut t = Pcct::new();
     let mut st = vec![entry(0), frame(1, 5), frame(2, 7)];
-    let c = t.place(&Fake, &mut st, 16);
+    let c = t.place(&Fake, &mut st, 16, &mut Work::default());
     assert_eq!(path(&t, c), vec![(0, NO_LINE), (1, 5), (2, 7)]);
     assert!(st.iter().all(|f| f.ret.is_marked()));
     // Same frames again: nothing new, no weight added.
-    assert_eq!(t.place(&Fake, &mut st, 16), c);
+    assert_eq!(t.place(&Fake, &mut st, 16, &mut Work::default()), c);
     assert_eq!((t.calls(c), t.calls(t.parent(c).unwrap())), (1, 1));
     // Recursion keeps full context (Figure 9): f called from f twice.
     st.push(frame(2, 8));
     st.push(frame(2, 8));
-    let d = t.place(&Fake, &mut st, 16);
+    let d = t.place(&Fake, &mut st, 16, &mut Work::default());
     assert_eq!(path(&t, d).len(), 5);
     assert_eq!(t.parent(t.parent(d).unwrap()), Some(c));
 }
@@ -170,11 +170,11 @@ fn only_new_frames_are_placed_and_the_marks_name_their_nodes() {
 fn a_cut_walk_is_detached_figure_10() {
     let mut t = Pcct::new();
     let mut st = vec![entry(0), frame(1, 5)];
-    let a = t.place(&Fake, &mut st, 4);
+    let a = t.place(&Fake, &mut st, 4, &mut Work::default());
     for k in 0..6 {
         st.push(frame(2, 20 + k));
     }
-    let c = t.place(&Fake, &mut st, 4);
+    let c = t.place(&Fake, &mut st, 4, &mut Work::default());
     // Four frames in the buffer; the fifth (b@21) names the detached
     // root, with no line, a child of <detached>.
     let p = path(&t, c);
@@ -200,11 +200,11 @@ fn a_cut_walk_is_detached_figure_10() {
     assert_eq!(t.calls(n), 0, "the detached root has no edge");
     // Later samples in those frames extend the detached subtree.
     st.push(frame(3, 30));
-    let d = t.place(&Fake, &mut st, 4);
+    let d = t.place(&Fake, &mut st, 4, &mut Work::default());
     assert_eq!(t.parent(d), Some(c));
     // Back below the cut: the walk reaches the marked `a`.
     st.truncate(4);
-    let e = t.place(&Fake, &mut st, 4);
+    let e = t.place(&Fake, &mut st, 4, &mut Work::default());
     assert_eq!(path(&t, e), vec![(0, NO_LINE), (1, 5), (2, 20), (2, 21)]);
 }
 
@@ -214,8 +214,8 @@ fn purge_removes_cold_contexts_and_their_marks() {
     // and drops what the walks since the previous purge did not reach.
     let mut r = PcctRecorder::new(16, Some(2), 0);
     let sample = |r: &mut PcctRecorder, st: &mut Vec<Frame>| {
-        r.sample_taken();
-        r.method_sample(&Fake, st, YieldKind::Backedge);
+        r.sample_taken(&mut Work::default());
+        r.method_sample(&Fake, st, YieldKind::Backedge, &mut Work::default());
     };
     let mut st = vec![entry(0), frame(1, 5)];
     sample(&mut r, &mut st); // s1: main -> a
@@ -253,7 +253,7 @@ fn purge_removes_cold_contexts_and_their_marks() {
     assert_eq!((t.time(a), t.calls(a)), (4, 1));
     // A frame whose slot names a freed node is walked past: the walk
     // places b and c again from the still valid main.
-    r.method_sample(&Fake, &mut stale, YieldKind::Backedge);
+    r.method_sample(&Fake, &mut stale, YieldKind::Backedge, &mut Work::default());
     let t = r.tree();
     let b2 = t.child_of(main, 2, 6).expect("placed again");
     let c2 = t.child_of(b2, 3, 7).unwrap();
@@ -266,13 +266,13 @@ fn merging_adds_counts_and_keeps_lists_sorted() {
     let mut x = PcctRecorder::new(16, None, 0);
     let mut y = PcctRecorder::new(16, None, 0);
     let mut s1 = vec![entry(0), frame(1, 5)];
-    x.method_sample(&Fake, &mut s1, YieldKind::Backedge);
+    x.method_sample(&Fake, &mut s1, YieldKind::Backedge, &mut Work::default());
     let mut s2 = vec![entry(0), frame(2, 6)];
     for _ in 0..3 {
-        y.method_sample(&Fake, &mut s2, YieldKind::Backedge);
+        y.method_sample(&Fake, &mut s2, YieldKind::Backedge, &mut Work::default());
     }
     let mut s3 = vec![entry(0), frame(1, 5)];
-    y.method_sample(&Fake, &mut s3, YieldKind::Backedge);
+    y.method_sample(&Fake, &mut s3, YieldKind::Backedge, &mut Work::default());
     let mut all = x.take_tree();
     all.merge(&y.take_tree());
     let main = all.child_of(Pcct::ROOT, 0, NO_LINE).unwrap();
@@ -291,8 +291,8 @@ fn deep_trees_need_no_recursion() {
     let mut st = vec![entry(0)];
     for _ in 0..60_000 {
         st.push(frame(1, 3));
-        r.sample_taken();
-        r.method_sample(&Fake, &mut st, YieldKind::Backedge);
+        r.sample_taken(&mut Work::default());
+        r.method_sample(&Fake, &mut st, YieldKind::Backedge, &mut Work::default());
     }
     let t = r.tree();
     assert_eq!(t.len(), 60_002);

@@ -3,6 +3,7 @@
 //! ([`crate::records::marked`]) does in it.
 
 use vm::frame::Frame;
+use vm::profiler_cost::{CostItem, Work};
 
 use super::hot::HotList;
 use crate::records::cct::{DETACHED_METHOD, NO_LINE, ROOT_METHOD};
@@ -236,8 +237,9 @@ impl Pcct {
         s: &S,
         frames: &mut [Frame],
         max_walk: usize,
+        work: &mut Work,
     ) -> u32 {
-        marked::walk(self, s, frames, max_walk)
+        marked::walk(self, s, frames, max_walk, work)
     }
 
     /// Purges the contexts no walk reached since the previous purge (nor
@@ -392,6 +394,7 @@ impl Pcct {
 /// node reached is stamped with the purge period.
 impl MarkedTree for Pcct {
     const ROOT: u32 = Pcct::ROOT;
+    const STEP_EXTRA: Option<CostItem> = Some(CostItem::PcctStep);
 
     #[inline]
     fn node_of_slot(&self, slot: u64) -> Option<u32> {

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""profiler_costs.py - measures the cost table of vm/src/profiler_cost.rs.
+
+Every row of the table (an item of the profiler's work: a yieldpoint
+taken, a frame walked, a trampoline, ...) is measured with callgrind, in
+machine instructions, and turned into cycles of the cost model at the
+interpreter's own rate: machine instructions per cycle of a plain `vm run`
+(no profile, no counting). The rate differs from program to program (the
+cost model gives a call 10 cycles, a `mul` 3, ...; the interpreter spends
+other proportions), so one rate for all is a compromise: the geometric
+mean of the lowest and the highest over the programs of `VALIDATION`,
+which keeps the worst ratio between any of them and the rate smallest.
+
+How one item is isolated. A profiled run reports how often each item
+happened (`run.profiler_work` in its profile). The script runs a program
+once without a profile and once with a configuration chosen so that the
+item happens often. The base has the profiled run's interpreter: `vm run P
+--cycles` for a virtual-clock or `--cycles` run (the counting interpreter:
+the virtual clock's counting is the simulation's, not the profile's work),
+`vm run P` for the exhaustive profile (counting every instruction is its
+work: `exact_instruction`, the counting interpreter against the plain one).
+The extra instructions, less what the items already measured cost at their
+counts, divided by the item's count, are the item's cost. The steps run
+in an order where each needs only earlier ones. The organizer's own work
+(DCG updates, buffers, merges, CC-Map inserts) is measured alone, by
+`organizer_probe` (profiler/examples) with callgrind counting only the
+organizer's thread function.
+
+usage: profiler_costs.py VM PROBE OUT.txt
+  prints the table beside the committed values and writes OUT.txt (what
+  tests/profiler_costs.rs compares the committed table with).
+"""
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+COSTS = os.path.join(HERE, "costs")
+
+# Microprograms and their sizes (a few hundred million machine
+# instructions at most under callgrind).
+LOOP = [os.path.join(COSTS, "loop.bc"), "--set", "n=2000000"]
+CALLS = [os.path.join(COSTS, "calls.bc"), "--set", "n=300000"]
+DEEP = [os.path.join(COSTS, "deep.bc"), "--set", "rounds=2000",
+        "--set", "depth=150", "--set", "leaf=20"]
+
+CBS = ["--profile=cbs", "--clock=virtual", "--seed=1"]
+
+# (item, program, configuration): each step measures `item` from this run,
+# every other item it charges being measured by an earlier step.
+STEPS = [
+    ("yieldpoint_taken", CALLS, ["--profile=counter", "--every=2000000000", "--cycles"]),
+    ("method_sample", LOOP, ["--profile=timer", "--clock=virtual", "--interval=20us"]),
+    ("edge_sample", CALLS, CBS + ["--stride=1", "--samples=64", "--interval=100us"]),
+    ("frame_walked", DEEP, CBS + ["--record=cct", "--walk=full", "--max-walk=1000",
+                                  "--interval=50us"]),
+    ("frame_marked", DEEP, CBS + ["--record=cct", "--walk=marked", "--max-walk=1000",
+                                  "--interval=20us"]),
+    ("pcct_step", DEEP, CBS + ["--record=pcct", "--max-walk=1000", "--interval=20us"]),
+    ("pcct_purge", DEEP, CBS + ["--record=pcct", "--max-walk=1000", "--interval=20us",
+                                "--purge=20"]),
+    ("acct_splice", DEEP, CBS + ["--record=acct", "--interval=20us"]),
+    ("trampoline", DEEP, CBS + ["--record=cct", "--walk=incremental", "--interval=20us"]),
+    ("tune_observation", CALLS, CBS + ["--tune", "--interval=20us"]),
+    ("exact_call", CALLS, ["--profile=exhaustive"]),
+    ("exact_context", CALLS, ["--profile=exhaustive", "--record=cct"]),
+    # Nothing to inline in a loop without calls: the controller only wakes.
+    ("controller_wakeup", LOOP, CBS + ["--adaptive"]),
+]
+
+def deep(depth):
+    return [os.path.join(COSTS, "deep.bc"), "--set", "rounds=2000",
+            "--set", f"depth={depth}", "--set", "leaf=20"]
+
+
+# Items that never happen apart, measured together: (items, runs), as many
+# runs as items, which differ in how often each happens; the costs solve
+# the runs' equations. A full walk copies every frame into the CC-Map's
+# buffer, a marked walk only those pushed since the previous sample; the
+# organizer inserts the whole stack either way (rebuilding a marked
+# walk's from the previous one).
+JOINT = [
+    (("ccmap_copy", "ccmap_insert"),
+     [(deep(160), CBS + ["--record=ccmap", f"--walk={walk}", "--max-walk=1000",
+                         "--interval=50us"]) for walk in ("full", "marked")]),
+]
+
+# What the controller's compilations are measured on: a program of many
+# methods, run briefly.
+COMPILED = ["programs/awfy/deltablue.bc", "--set", "inner=50"]
+
+# The organizer alone: (item, probe arguments at two sizes).
+PROBES = [
+    ("dcg_update", "buffers", (100, 512), (200, 512)),
+    ("organizer_buffer", "buffers", (200, 1), (400, 1)),
+    ("merge_node", "merge", (20, 1000), (40, 1000)),
+]
+
+# The programs the rate (and bench/profiler_validation.py) is measured on:
+# bench kernels and Are We Fast Yet benchmarks at sizes callgrind runs in
+# seconds.
+VALIDATION = [
+    ("fib", ["programs/bench/fib.bc"]),
+    ("richards", ["programs/awfy/richards.bc", "--set", "inner=2"]),
+    ("deltablue", ["programs/awfy/deltablue.bc", "--set", "inner=1000"]),
+    ("towers", ["programs/awfy/towers.bc", "--set", "inner=30"]),
+    ("json", ["programs/awfy/json.bc", "--set", "inner=5"]),
+    ("queens", ["programs/awfy/queens.bc", "--set", "inner=50"]),
+    ("bounce", ["programs/awfy/bounce.bc", "--set", "inner=50"]),
+    ("list", ["programs/awfy/list.bc", "--set", "inner=30"]),
+]
+
+
+def callgrind(cmd, toggle=None):
+    """Machine instructions callgrind counts for `cmd` (stdout dropped)."""
+    args = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    if toggle:
+        args.append("--toggle-collect=" + toggle)
+    r = subprocess.run(args + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, cwd=ROOT)
+    m = re.search(r"Collected : (\d+)", r.stderr)
+    if not m:
+        sys.exit(f"profiler_costs: callgrind failed on {' '.join(cmd)}:\n{r.stderr[-2000:]}")
+    return int(m.group(1)), r.stderr
+
+
+def cycles_of(stderr):
+    m = re.search(r"vm: cycles: (\d+) instructions: (\d+)", stderr)
+    if not m:
+        sys.exit("profiler_costs: no `vm: cycles:` line")
+    return int(m.group(1)), int(m.group(2))
+
+
+def base(vm, program, counting):
+    """Instructions of the program without a profile (counting or plain)."""
+    n, _ = callgrind([vm, "run"] + program + (["--cycles"] if counting else []))
+    return n
+
+
+def profiled(vm, program, config):
+    """Instructions of a profiled run, and its profile's `run` section."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "p.json")
+        n, _ = callgrind([vm, "run"] + program + config + ["--profile-out=" + out])
+        with open(out) as f:
+            run = json.load(f)["run"]
+    return n, run
+
+
+def rate(vm):
+    """Machine instructions per cost-model cycle of a plain `vm run`: the
+    geometric mean of the lowest and highest over VALIDATION."""
+    rates = []
+    for name, program in VALIDATION:
+        plain, _ = callgrind([vm, "run"] + program)
+        _, err = callgrind([vm, "run"] + program + ["--cycles"])
+        cycles, _ = cycles_of(err)
+        rates.append(plain / cycles)
+        print(f"  rate {name}: {plain / cycles:.2f} instructions per cycle", file=sys.stderr)
+    return math.sqrt(min(rates) * max(rates))
+
+
+def probe(path, what, small, large):
+    """Instructions of one more unit of work of the organizer alone."""
+    counts = []
+    for size in (small, large):
+        cmd = [path, what, str(size[0]), str(size[1])]
+        n, _ = callgrind(cmd, toggle="profiler::organizer::spawn::*")
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        work = dict((k, int(v)) for k, v in (l.split() for l in out.splitlines()))
+        counts.append((n, work))
+    return counts
+
+
+def measure(vm, probe_path):
+    known = {}
+    # Counting each instruction: the counting interpreter against the plain one.
+    plain = base(vm, LOOP, counting=False)
+    n, err = callgrind([vm, "run"] + LOOP + ["--cycles"])
+    _, instructions = cycles_of(err)
+    known["exact_instruction"] = (n - plain) / instructions
+    # The organizer alone, smallest dependency first.
+    for item, what, small, large in PROBES:
+        (n1, w1), (n2, w2) = probe(probe_path, what, small, large)
+        delta = n2 - n1
+        for other, cost in known.items():
+            delta -= (w2.get(other, 0) - w1.get(other, 0)) * cost
+        known[item] = delta / (w2[item] - w1[item])
+    bases = {}
+    for item, program, config in STEPS:
+        counting = "--profile=exhaustive" not in config
+        key = (tuple(program), counting)
+        if key not in bases:
+            bases[key] = base(vm, program, counting)
+        n, run = profiled(vm, program, config)
+        work = run.get("profiler_work", {})
+        residual = n - bases[key]
+        for other, count in work.items():
+            if other == item:
+                continue
+            if other not in known:
+                sys.exit(f"profiler_costs: step {item} charges {other}, not measured yet")
+            residual -= count * known[other]
+        if work.get(item, 0) == 0:
+            sys.exit(f"profiler_costs: step {item} did not charge it")
+        known[item] = residual / work[item]
+    for items, runs in JOINT:
+        rows = []
+        for program, config in runs:
+            n, run = profiled(vm, program, config)
+            work = run.get("profiler_work", {})
+            residual = n - base(vm, program, True)
+            for other, count in work.items():
+                if other not in items:
+                    residual -= count * known[other]
+            rows.append([work.get(i, 0) for i in items] + [residual])
+        for item, cost in zip(items, solve(rows)):
+            known[item] = cost
+    known["compile_instruction"] = compile_cost(vm)
+    return known
+
+
+def compile_cost(vm):
+    """Instructions per instruction the inliner produces: `vm inline
+    --emit` (a profiled run, the linear policy's decisions, the inlined
+    module verified and printed) less the profiled run alone, over the
+    instructions of the emitted program."""
+    profile = ["--profile=exhaustive"]
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "inlined.bc")
+        n, _ = callgrind([vm, "inline"] + COMPILED + profile
+                         + ["--policy=linear", "--emit=" + out])
+        emitted = count_instructions(out)
+    alone, _ = callgrind([vm, "run"] + COMPILED + profile)
+    return (n - alone) / emitted
+
+
+def count_instructions(path):
+    """The instructions of a .bc file: lines that are neither blank,
+    comments, directives nor labels alone."""
+    n = 0
+    for line in open(path):
+        text = re.sub(r"^\s*[A-Za-z_]\w*:", "", line.split(";", 1)[0]).strip()
+        if text and not text.startswith("."):
+            n += 1
+    return n
+
+
+def solve(rows):
+    """The solution of the square linear system whose rows are
+    `[a_1, ..., a_n, b]` (Gaussian elimination with partial pivoting)."""
+    n = len(rows)
+    m = [[float(v) for v in r] for r in rows]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            m[r] = [a - f * b for a, b in zip(m[r], m[c])]
+    x = [0.0] * n
+    for r in reversed(range(n)):
+        x[r] = (m[r][n] - sum(m[r][k] * x[k] for k in range(r + 1, n))) / m[r][r]
+    return x
+
+
+def committed():
+    """The committed table: item -> cycles (vm/src/profiler_cost.rs)."""
+    src = open(os.path.join(ROOT, "vm/src/profiler_cost.rs")).read()
+    rows = re.findall(r'^\s+\w+ = "(\w+)", \w+, ([0-9.]+);', src, re.M)
+    rate_m = re.search(r"pub const INSTRUCTIONS_PER_CYCLE: u64 = (\d+);", src)
+    return dict((k, float(v)) for k, v in rows), int(rate_m.group(1))
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    vm, probe_path, out = (os.path.abspath(a) for a in sys.argv[1:])
+    r = rate(vm)
+    known = measure(vm, probe_path)
+    table, committed_rate = committed()
+    per_cycle = round(r)
+    lines = [
+        "# bench/profiler_costs.sh: the profiler's cost table measured with callgrind.",
+        "# rate: machine instructions per cycle of a plain `vm run P` (the geometric mean",
+        "# of the lowest and the highest over the validation programs);",
+        "# each item: machine instructions per occurrence, and cycles at the rate rounded.",
+        f"rate {r:.2f}",
+    ]
+    print(f"{'item':<20} {'instructions':>12} {'cycles':>8} {'committed':>10}")
+    for item, instr in known.items():
+        cycles = max(instr, 0) / per_cycle
+        lines.append(f"{item} {instr:.1f} {cycles:.2f}")
+        print(f"{item:<20} {instr:12.1f} {cycles:8.2f} {table.get(item, float('nan')):10.2f}")
+    print(f"rate {r:.2f} instructions per cycle, {per_cycle} rounded (committed {committed_rate})")
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
