@@ -1,8 +1,8 @@
 //! Issue 35, item 1: SIGINT, SIGTERM and SIGHUP (docs/CLI.md, "Signals
 //! and write errors"). The first signal stops the program at its next
 //! yieldpoint, the profile of what ran is written (marked
-//! `run.interrupted`), stdout ends on a whole line, and the status is 128
-//! + the signal; a second signal ends the process at once, leaving no
+//! `run.interrupted`), stdout ends on a whole line, and the status is
+//! 128 plus the signal's number; a second signal ends the process at once, leaving no
 //! partial file; a file being written is never left empty or cut off.
 //!
 //! Each test starts a program that runs until it is stopped, waits for its
