@@ -17,10 +17,10 @@
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use profile::report::{self, dot, flamegraph, folded, html, speedscope, text};
+use profile::report::{self, dot, flamegraph, folded, html, recursion, speedscope, text};
 use profile::Profile;
 
-use super::args::{ReportArgs, ReportKind};
+use super::args::{CollapseRecursion, ReportArgs, ReportKind};
 use super::output_file::{cannot_write, OutputFile};
 use super::{load_profile, report_folded, Failure};
 
@@ -33,6 +33,11 @@ fn name(f: ReportKind) -> &'static str {
         ReportKind::Dot => "dot",
         ReportKind::Html => "html",
     }
+}
+
+/// `vm report: `PATH``, for a message about a profile.
+fn shown(path: &Path) -> String {
+    format!("vm report: `{}`", path.display())
 }
 
 pub fn report(a: ReportArgs) -> Result<i32, Failure> {
@@ -74,9 +79,14 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
         )));
     }
     if let (ReportKind::Folded, [path]) = (format, &a.profiles[..]) {
+        let max_depth = match a.collapse_recursion {
+            CollapseRecursion::Auto => recursion::AUTO_DEPTH,
+            CollapseRecursion::Always => 0,
+            CollapseRecursion::Never => usize::MAX,
+        };
         let streamed = match &a.output {
-            Some(out) => report_folded::stream_to_file(path, out, a.max_source)?,
-            None => report_folded::stream_to_stdout(path, a.max_source)?,
+            Some(out) => report_folded::stream_to_file(path, out, a.max_source, max_depth)?,
+            None => report_folded::stream_to_stdout(path, a.max_source, max_depth)?,
         };
         if streamed {
             return Ok(0);
@@ -84,10 +94,16 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
     }
     let mut profiles = Vec::new();
     for path in &a.profiles {
-        profiles.push(load_profile(path, a.max_source)?);
+        let mut p = load_profile(path, a.max_source)?;
+        collapse_recursion(&mut p, &shown(path), a.collapse_recursion);
+        profiles.push(p);
     }
     let reference = match &a.against {
-        Some(path) => Some(load_profile(path, a.max_source)?),
+        Some(path) => {
+            let mut r = load_profile(path, a.max_source)?;
+            collapse_recursion(&mut r, &shown(path), a.collapse_recursion);
+            Some(r)
+        }
         None => None,
     };
     if let (Some(r), Some(rpath)) = (&reference, &a.against) {
@@ -214,4 +230,35 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
     std::mem::forget(profiles);
     std::mem::forget(reference);
     result.map(|()| 0)
+}
+
+/// Collapses the recursion of `p`'s calling-context tree when `when`
+/// says so ([`recursion`]; `auto`: deeper than [`recursion::AUTO_DEPTH`]
+/// levels); under `auto`, says so on stderr, `vm report: `p.json`: the
+/// calling-context tree is 100001 levels deep: recursion collapsed to 2
+/// levels (...)`, `shown` standing for the profile.
+pub(super) fn collapse_recursion(p: &mut Profile, shown: &str, when: CollapseRecursion) {
+    let Some(cct) = p.cct.as_deref() else {
+        return;
+    };
+    let depth = recursion::depth(cct);
+    let collapse = match when {
+        CollapseRecursion::Auto => depth > recursion::AUTO_DEPTH,
+        CollapseRecursion::Always => true,
+        CollapseRecursion::Never => false,
+    };
+    if !collapse {
+        return;
+    }
+    let collapsed = recursion::collapse(cct);
+    let now = recursion::depth(&collapsed);
+    // The deep tree is dropped by the process's end (see `report`).
+    std::mem::forget(p.cct.replace(collapsed));
+    if when == CollapseRecursion::Auto {
+        vm::stdio::eprintln(&format!(
+            "{shown}: the calling-context tree is {depth} levels deep: recursion collapsed to \
+             {now} levels (each method at most once on a path; --collapse-recursion=never \
+             keeps every level)"
+        ));
+    }
 }

@@ -14,7 +14,7 @@ use vm::runtime::VmOptions;
 use vm::interrupt::Interruption;
 use vm::stdio::{self, Stream};
 
-use super::args::{ProfileArgs, ReportKind, RunArgs};
+use super::args::{CollapseRecursion, ProfileArgs, ReportKind, RunArgs};
 use super::output_file::{not_the_program, OutputFile};
 use super::{load_module, signals, Failure, EXIT_NO_INPUT};
 
@@ -384,9 +384,13 @@ fn print_report(format: ReportKind, finished: &FinishedProfile) {
     use profile::report::{dot, folded, text};
     // The contexts of a tree still to be written are listed for the
     // report (the file was written from the tree itself).
-    let p = finished.to_profile();
+    let mut p = finished.to_profile();
     let out = match format {
         ReportKind::Folded => {
+            // As `vm report` does: a tree deeper than 1,000 levels
+            // collapsed, said on stderr.
+            let shown = "vm: --report=folded";
+            super::report::collapse_recursion(&mut p, shown, CollapseRecursion::Auto);
             let mut w = std::io::BufWriter::new(std::io::stderr().lock());
             let written =
                 folded::write(p.cct.as_deref().unwrap_or(&[]), &mut w).and_then(|()| w.flush());

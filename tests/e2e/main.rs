@@ -20,6 +20,7 @@ mod contexts;
 mod cores;
 mod cycles;
 mod declarations;
+mod deep_report;
 mod differential;
 mod examples;
 mod experiment;

@@ -13,6 +13,8 @@
 //! - [`dot`]: Graphviz DOT of the call graph or of the context tree.
 //! - [`html`]: one self-contained page with all of the above that a
 //!   browser shows offline.
+//! - [`recursion`]: recursion collapsed, so that a tree 100,000 levels
+//!   deep makes a report of bounded size.
 //!
 //! The formats that draw the context tree ([`flamegraph`], [`speedscope`],
 //! `dot --tree`, [`html`]) draw it pruned ([`tree::Pruned`]): contexts
@@ -23,6 +25,7 @@ pub mod dot;
 pub mod flamegraph;
 pub mod folded;
 pub mod html;
+pub mod recursion;
 pub mod speedscope;
 pub mod text;
 pub mod tree;
