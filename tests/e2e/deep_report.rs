@@ -48,7 +48,7 @@ bottom:
   ret
 .end
 .method main()
-  load depth
+  getglobal depth
   call down
   print
   push 0
