@@ -9,7 +9,7 @@
 #   bench/profiler_validation.sh             writes bench/profiler_validation.csv
 #   JOBS=1 OUT=/tmp/v.csv bench/profiler_validation.sh
 #
-# Takes some 15 minutes of CPU (about 160 runs under callgrind).
+# Takes about half an hour of CPU (102 runs under callgrind).
 
 set -euo pipefail
 

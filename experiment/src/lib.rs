@@ -64,6 +64,9 @@ pub struct Experiment {
     /// every run, like those of the accuracy sweeps under the virtual
     /// clock; `tests/e2e/experiment.rs` checks which repeat exactly).
     pub takes_cores: bool,
+    /// Whether it takes `--clock=wall` (its overheads are the cost model's
+    /// by default).
+    pub takes_wall_clock: bool,
     /// Runs it: writes the CSV and the figures, returns the parts of its
     /// page.
     pub run: fn(&Context) -> Result<markdown::Page, Error>,
@@ -102,6 +105,10 @@ pub struct Options {
     /// `--cores`: where the `hofer-*` experiments run; `None`: their
     /// default, [`cores::Cores::default`].
     pub cores: Option<cores::Cores>,
+    /// `--clock=wall`: overheads timed on the wall clock (interleaved
+    /// rounds of whole processes) instead of the profiler's work in the
+    /// cost model, for the experiments that take it.
+    pub wall_clock: bool,
 }
 
 /// Why an experiment could not run.
@@ -218,24 +225,33 @@ pub fn select(name: &str) -> Result<Vec<&'static Experiment>, Error> {
     })
 }
 
-/// Checks the options before anything runs: `--cores` only for
-/// experiments that take it (for `all`: if any of them does; the others
-/// ignore it), a usage error otherwise; creates the output directory (66
-/// if it cannot be made) and resolves `--programs` (66 for a missing
-/// program).
+/// Whether an experiment takes an option.
+type Takes = fn(&Experiment) -> bool;
+
+/// Checks the options before anything runs: `--cores` and `--clock=wall`
+/// only for experiments that take them (for `all`: if any of them does;
+/// the others ignore it), a usage error otherwise; creates the output
+/// directory (66 if it cannot be made) and resolves `--programs` (66 for
+/// a missing program).
 pub fn prepare(opts: &Options, selected: &[&'static Experiment]) -> Result<(), Error> {
-    if opts.cores.is_some() && !selected.iter().any(|e| e.takes_cores) {
-        let takers: Vec<&str> = registry()
-            .iter()
-            .filter(|e| e.takes_cores)
-            .map(|e| e.name)
-            .collect();
-        let names: Vec<&str> = selected.iter().map(|e| e.name).collect();
-        return Err(Error::Usage(format!(
-            "vm experiment: --cores does not apply to {}; it applies to {}",
-            names.join(", "),
-            takers.join(", ")
-        )));
+    let options: [(bool, &str, Takes); 2] = [
+        (opts.cores.is_some(), "--cores", |e| e.takes_cores),
+        (opts.wall_clock, "--clock=wall", |e| e.takes_wall_clock),
+    ];
+    for (given, flag, takes) in options {
+        if given && !selected.iter().any(|e| takes(e)) {
+            let takers: Vec<&str> = registry()
+                .iter()
+                .filter(|e| takes(e))
+                .map(|e| e.name)
+                .collect();
+            let names: Vec<&str> = selected.iter().map(|e| e.name).collect();
+            return Err(Error::Usage(format!(
+                "vm experiment: {flag} does not apply to {}; it applies to {}",
+                names.join(", "),
+                takers.join(", ")
+            )));
+        }
     }
     std::fs::create_dir_all(&opts.out).map_err(|e| {
         Error::NoInput(format!(

@@ -290,6 +290,14 @@ pub struct MethodEntry {
     pub self_: u64,
     /// Calls counted or sampled into it.
     pub calls: u64,
+    /// Exhaustive profile only: cycles of the cost model (`vm run
+    /// --cycles`) spent with the method on top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
+    /// Exhaustive profile only: cycles spent with the method anywhere on
+    /// the stack (a recursive method's outermost activation counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_cycles: Option<u64>,
 }
 
 /// One edge of `dcg`.
@@ -643,6 +651,8 @@ mod tests {
                 name: "fib".into(),
                 self_: 3,
                 calls: 2,
+                cycles: None,
+                total_cycles: None,
             }]),
             dcg: Some(vec![DcgEdge {
                 caller: "main".into(),

@@ -469,6 +469,8 @@ mod tests {
                         name: name.into(),
                         self_: s,
                         calls: 1,
+                        cycles: None,
+                        total_cycles: None,
                     })
                     .collect(),
             ),

@@ -22,6 +22,8 @@ pub struct DynamicCallGraph {
     pub self_: Vec<u64>,
     /// Per method: calls counted or sampled into it.
     pub calls: Vec<u64>,
+    /// Exhaustive profile only, per method: (self, total) cycles.
+    pub cycles: Option<Vec<(u64, u64)>>,
 }
 
 impl DynamicCallGraph {
@@ -31,6 +33,7 @@ impl DynamicCallGraph {
             edges: HashMap::new(),
             self_: vec![0; methods],
             calls: vec![0; methods],
+            cycles: None,
         }
     }
 
@@ -61,6 +64,16 @@ impl DynamicCallGraph {
         for (m, &v) in e.calls.iter().enumerate() {
             self.calls[m] += v;
         }
+        let cycles = self
+            .cycles
+            .get_or_insert_with(|| vec![(0, 0); self.self_.len()]);
+        for (sum, (&s, &t)) in cycles
+            .iter_mut()
+            .zip(e.self_cycles.iter().zip(&e.total_cycles))
+        {
+            sum.0 += s;
+            sum.1 += t;
+        }
     }
 
     /// The `methods` section: every method with a count, hottest first
@@ -72,6 +85,8 @@ impl DynamicCallGraph {
                 name: program.bodies[m].name.clone(),
                 self_: self.self_[m],
                 calls: self.calls[m],
+                cycles: self.cycles.as_ref().map(|c| c[m].0),
+                total_cycles: self.cycles.as_ref().map(|c| c[m].1),
             })
             .collect();
         out.sort_by(|a, b| {

@@ -8,6 +8,11 @@
 //! edge, every method's calls and the source instructions executed with
 //! each method (and, with `--record=cct`, each calling context) on top. At
 //! thread end the counts go to the organizer, which sums the threads.
+//!
+//! It also keeps each method's time in the cost model's cycles: its self
+//! cycles (with the method on top) and its total cycles (with the method
+//! anywhere on the stack, a recursive method's outermost activation only),
+//! the time reference the `causality` experiment compares profiles with.
 
 use std::collections::HashMap;
 
@@ -26,6 +31,10 @@ pub struct ExactThreadProfile {
     pub edges: HashMap<(u32, u32, u32), u64>,
     /// Source instructions executed with each method on top.
     pub self_instructions: Vec<u64>,
+    /// Cycles (the cost model's) with each method on top.
+    pub self_cycles: Vec<u64>,
+    /// Cycles with each method anywhere on the stack.
+    pub total_cycles: Vec<u64>,
     /// Calls into each method (a thread's entry counts as one call).
     pub calls: Vec<u64>,
     /// The exact calling context tree, when asked for.
@@ -42,6 +51,12 @@ pub struct ExhaustiveListener {
     context: u32,
     /// Instructions already attributed.
     attributed: u64,
+    /// Cycles already attributed.
+    attributed_cycles: u64,
+    /// The open activations: method and the cycle count at its entry.
+    open: Vec<(u32, u64)>,
+    /// Per method, its activations now on the stack.
+    active: Vec<u32>,
 }
 
 impl ExhaustiveListener {
@@ -50,6 +65,8 @@ impl ExhaustiveListener {
         ExhaustiveListener {
             exact: Box::new(ExactThreadProfile {
                 self_instructions: vec![0; methods],
+                self_cycles: vec![0; methods],
+                total_cycles: vec![0; methods],
                 calls: vec![0; methods],
                 cct: build_cct.then(CallingContextTree::new),
                 ..Default::default()
@@ -57,22 +74,42 @@ impl ExhaustiveListener {
             sink,
             context: CallingContextTree::ROOT,
             attributed: 0,
+            attributed_cycles: 0,
+            open: Vec::new(),
+            active: vec![0; methods],
         }
     }
 
     /// Gives the instructions executed since the last event to the frame
     /// (and context) that was on top meanwhile.
-    fn attribute(&mut self, instructions: u64, top: Option<u32>) {
-        let delta = instructions - self.attributed;
-        self.attributed = instructions;
-        if delta == 0 {
+    fn attribute(&mut self, t: &ThreadCtx<'_>, top: Option<u32>) {
+        let delta = t.instructions - self.attributed;
+        self.attributed = t.instructions;
+        let cycles = t.cycles - self.attributed_cycles;
+        self.attributed_cycles = t.cycles;
+        if delta == 0 && cycles == 0 {
             return;
         }
         if let Some(top) = top {
             self.exact.self_instructions[top as usize] += delta;
+            self.exact.self_cycles[top as usize] += cycles;
         }
         if let Some(cct) = &mut self.exact.cct {
             cct.node_mut(self.context).self_ += delta;
+        }
+    }
+}
+
+impl ExhaustiveListener {
+    /// Ends the innermost open activation at cycle `now`: its time goes to
+    /// its method's total unless an outer activation of it is still open.
+    fn close(&mut self, now: u64) {
+        if let Some((m, entered)) = self.open.pop() {
+            let active = &mut self.active[m as usize];
+            *active -= 1;
+            if *active == 0 {
+                self.exact.total_cycles[m as usize] += now - entered;
+            }
         }
     }
 }
@@ -86,7 +123,9 @@ impl ThreadListener for ExhaustiveListener {
         let callee_frame = t.frames[n - 1];
         let callee = method_of(t.program, &callee_frame);
         let caller_method = (n >= 2).then(|| method_of(t.program, &t.frames[n - 2]));
-        self.attribute(t.instructions, caller_method);
+        self.attribute(t, caller_method);
+        self.open.push((callee, t.cycles));
+        self.active[callee as usize] += 1;
         let line = if n >= 2 {
             let caller = &t.frames[n - 2];
             let line = call_site_line(t.program, caller, &callee_frame);
@@ -111,7 +150,8 @@ impl ThreadListener for ExhaustiveListener {
 
     fn returning(&mut self, t: &mut ThreadCtx<'_>) {
         let top = t.frames.last().map(|f| method_of(t.program, f));
-        self.attribute(t.instructions, top);
+        self.attribute(t, top);
+        self.close(t.cycles);
         if let Some(cct) = &self.exact.cct {
             self.context = cct.node(self.context).parent;
         }
@@ -119,7 +159,10 @@ impl ThreadListener for ExhaustiveListener {
 
     fn thread_ending(&mut self, t: &mut ThreadCtx<'_>) {
         let top = t.frames.last().map(|f| method_of(t.program, f));
-        self.attribute(t.instructions, top);
+        self.attribute(t, top);
+        while !self.open.is_empty() {
+            self.close(t.cycles);
+        }
         // Counting every instruction is what the exact self counts cost.
         t.charge(CostItem::ExactInstruction, t.instructions);
         let exact = std::mem::take(&mut self.exact);

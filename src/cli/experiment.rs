@@ -20,7 +20,7 @@ pub struct ExperimentArgs {
     #[arg(value_name = "NAME", required_unless_present = "list")]
     pub name: Option<String>,
     /// List the experiments: name, what each reproduces, what it measures.
-    #[arg(long, conflicts_with_all = ["out", "runs", "quick", "programs", "jobs", "cores"])]
+    #[arg(long, conflicts_with_all = ["out", "runs", "quick", "programs", "jobs", "cores", "clock"])]
     pub list: bool,
     /// Directory for NAME.csv, NAME.svg and NAME.md (created if missing).
     #[arg(long, value_name = "DIR", default_value = "experiments")]
@@ -45,6 +45,11 @@ pub struct ExperimentArgs {
     /// simulated cores, the paper's machine).
     #[arg(long, value_name = "N|real", value_parser = experiment::cores::Cores::parse)]
     pub cores: Option<experiment::cores::Cores>,
+    /// How overheads are measured: `virtual`, the profiler's work in the
+    /// cost model (deterministic, the default), or `wall`, wall-clock
+    /// time of whole processes in interleaved rounds (arnold-grove-table3).
+    #[arg(long, value_name = "virtual|wall", value_parser = ["virtual", "wall"])]
+    pub clock: Option<String>,
 }
 
 /// The directory holding `programs/`.
@@ -88,6 +93,7 @@ pub fn experiment(a: ExperimentArgs) -> Result<i32, Failure> {
             .map(|n| n as usize)
             .unwrap_or_else(experiment::machine::cores),
         cores: a.cores,
+        wall_clock: a.clock.as_deref() == Some("wall"),
     };
     experiment::prepare(&opts, &selected).map_err(fail)?;
     // A signal stops the runs (experiment::children) and the experiment

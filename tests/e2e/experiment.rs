@@ -39,13 +39,15 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "exact_calls",
             "virtual_ms",
             "interval_ns",
+            "profiler_cycles",
+            "cycles",
         ],
         true,
     ),
     (
         "arnold-grove-table3",
         &["program", "measure", "profile", "run", "value"],
-        false,
+        true,
     ),
     (
         "arnold-grove-fig5",
@@ -524,26 +526,69 @@ fn check_table2(rows: &[Vec<String>]) {
         };
         assert!(taken("16", "1") >= taken("1", "1"), "{p}");
         assert!(taken("256", "1") >= taken("16", "1"), "{p}");
+        // The profiler's work in the cost model: every cell charged some,
+        // and more samples per tick charge more.
+        let cost = |samples: &str, stride: &str| -> f64 {
+            let r = data
+                .iter()
+                .find(|r| r[0] == *p && r[1] == samples && r[2] == stride)
+                .unwrap();
+            r[9].parse::<f64>().unwrap() / r[10].parse::<f64>().unwrap()
+        };
+        assert!(cost("1", "1") > 0.0, "{p}: no profiler cycles");
+        assert!(cost("256", "1") > cost("1", "1"), "{p}");
     }
 }
 
 /// Accuracy and wall time of every profile, times of `none` too.
 fn check_table3(rows: &[Vec<String>]) {
+    let cost = |profile: &str| -> f64 {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r[1] == "overhead_pct" && r[2] == profile)
+            .map(|r| r[4].parse().unwrap())
+            .collect();
+        assert!(!v.is_empty(), "no overhead of {profile}");
+        v.iter().sum::<f64>() / v.len() as f64
+    };
     for profile in ["timer", "cbs 3/16", "cbs 7/16"] {
         assert!(
             rows.iter()
                 .any(|r| r[1] == "dcg_overlap" && r[2] == profile),
             "no accuracy of {profile}"
         );
+        assert!(cost(profile) > 0.0, "{profile} charged nothing");
+    }
+    // Sixteen samples a tick cost more than the timer's one, in the model.
+    assert!(cost("cbs 3/16") > cost("timer"));
+    assert!(
+        !rows.iter().any(|r| r[1] == "wall_s"),
+        "wall-clock timing without --clock=wall"
+    );
+}
+
+/// `--clock=wall`: arnold-grove-table3 times whole processes on the wall
+/// clock (rows `wall_s`, `none` included) instead of the cost model.
+#[test]
+fn clock_wall_times_table3_on_the_wall_clock() {
+    let dir = scratch("experiment-table3-wall");
+    let (comments, rows) = run_quick_with(
+        "arnold-grove-table3",
+        &["--clock=wall", "--runs=1"],
+        &["program", "measure", "profile", "run", "value"],
+        &dir,
+    );
+    assert!(settings(&comments).contains("clock=wall"), "{comments:?}");
+    for profile in ["none", "timer", "cbs 3/16", "cbs 7/16"] {
         assert!(
             rows.iter().any(|r| r[1] == "wall_s" && r[2] == profile),
             "no time of {profile}"
         );
     }
-    assert!(rows.iter().any(|r| r[1] == "wall_s" && r[2] == "none"));
     for r in rows[1..].iter().filter(|r| r[1] == "wall_s") {
         assert!(r[4].parse::<f64>().unwrap() > 0.0, "{r:?}");
     }
+    assert!(!rows.iter().any(|r| r[1] == "overhead_pct"));
 }
 
 /// Every variant counted; speedups only for the profiled ones, and they
@@ -1115,6 +1160,11 @@ fn cores_is_refused_where_it_does_not_apply_and_for_bad_values() {
         (&["hofer-fig9", "--cores=four"], "neither a number of cores"),
         (&["hofer-fig9", "--cores="], "--cores"),
         (&["--list", "--cores=4"], "--cores"),
+        (
+            &["arnold-grove-fig1", "--clock=wall"],
+            "--clock=wall does not apply to arnold-grove-fig1",
+        ),
+        (&["arnold-grove-table3", "--clock=cpu"], "--clock"),
     ];
     for (args, want) in cases {
         let mut all = args.to_vec();

@@ -22,6 +22,7 @@ mod cycles;
 mod declarations;
 mod deep_report;
 mod differential;
+mod exact_cycles;
 mod examples;
 mod experiment;
 mod figures;

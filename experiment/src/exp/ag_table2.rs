@@ -8,13 +8,13 @@
 //! on the Are We Fast Yet suite and average the dcg-overlap over the
 //! programs (each program's value the median over seeds).
 //!
-//! Overhead: the cost model charges nothing for taking a sample (`vm run
-//! --cycles` gives the same count under every profile), so simulated
-//! cycles cannot show it. What the cost of the sampler scales with is the
-//! number of samples it takes per unit of time; each cell reports the
-//! samples per millisecond of simulated time (one timer tick), the suite
-//! mean. The wall-clock overhead at the chosen settings is measured in
-//! `arnold-grove-table3`.
+//! Overhead: every run reports the profiler's own work in the cost model
+//! (`run.profiler_cycles`: the yieldpoints taken, the samples, the
+//! organizer's folding; docs/PERFORMANCE.md, "What a profile costs") as a
+//! share of the program's cycles; each cell's overhead is the suite mean
+//! of that share, so the table has both halves of the paper's, and a
+//! trade-off plot of the two marks the cells no other cell beats on both
+//! (the Pareto front).
 
 use profile::Profile;
 
@@ -22,7 +22,7 @@ use crate::claims::Claim;
 use crate::csv::{num, Csv};
 use crate::exp::common;
 use crate::runner::par_map;
-use crate::table::Table;
+use crate::table::{Row, Table};
 use crate::{markdown, plot, stats, Context, Error};
 
 /// The paper's strides (columns).
@@ -140,13 +140,16 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
             "exact_calls",
             "virtual_ms",
             "interval_ns",
+            "profiler_cycles",
+            "cycles",
         ],
     )?;
     let vm = ctx.vm();
     let mut progress = crate::progress::Progress::new(ctx.exp.name, "cbs grid", jobs.len() as u64);
-    // acc[r][c][program] = overlaps over seeds; rate likewise.
+    // acc[r][c][program] = overlaps over seeds; ovh (modelled overhead, %)
+    // likewise.
     let mut acc = vec![vec![vec![Vec::new(); programs.len()]; STRIDES.len()]; SAMPLES.len()];
-    let mut rate = acc.clone();
+    let mut ovh = acc.clone();
     par_map(
         ctx.opts.jobs,
         &jobs,
@@ -168,15 +171,9 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
             let ex = &exact[pi].0;
             let overlap = common::dcg_overlap(&p, ex);
             let calls = common::calls(ex);
-            let ms = p.run.wall_ns as f64 / 1e6;
-            let per_ms = if ms > 0.0 {
-                p.run.samples as f64 / ms
-            } else {
-                0.0
-            };
             if tick == TICK_NS {
                 acc[r][c][pi].push(overlap);
-                rate[r][c][pi].push(per_ms);
+                ovh[r][c][pi].push(common::modelled_overhead(&p));
             }
             csv.row(&[
                 programs[pi].name.clone(),
@@ -188,6 +185,8 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
                 calls.to_string(),
                 num(p.run.wall_ns as f64 / 1e6, 3),
                 tick.to_string(),
+                p.run.profiler_cycles.unwrap_or(0).to_string(),
+                p.run.cycles.unwrap_or(0).to_string(),
             ])?;
             progress.step(&format!(
                 "{} samples {} stride {}",
@@ -205,12 +204,13 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
     let mut md_rows = Vec::new();
-    let mut rate_rows = Vec::new();
+    let mut ovh_rows = Vec::new();
+    let (mut ours_trade, mut paper_trade) = (Vec::new(), Vec::new());
     for &r in &rows {
         let mut o = Vec::new();
         let mut t = Vec::new();
         let mut cells = vec![SAMPLES[r].to_string()];
-        let mut rcells = vec![SAMPLES[r].to_string()];
+        let mut ocells = vec![SAMPLES[r].to_string()];
         for &c in &cols {
             let a = avg(&acc, r, c);
             let pap = paper(r, c);
@@ -220,15 +220,21 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
                 Some((_, pa)) => format!("{a:.0} ({pa:.0})"),
                 None => format!("{a:.0} (-)"),
             });
-            rcells.push(match pap {
-                Some((po, _)) => format!("{:.1} ({po:.1}%)", avg(&rate, r, c)),
-                None => format!("{:.1} (-)", avg(&rate, r, c)),
+            let o = avg(&ovh, r, c);
+            ocells.push(match pap {
+                Some((po, _)) => format!("{} ({po:.1})", percent(o)),
+                None => format!("{} (-)", percent(o)),
             });
+            let label = format!("{}/{}", SAMPLES[r], STRIDES[c]);
+            ours_trade.push(((o, a), label.clone()));
+            if let Some((po, pa)) = pap.filter(|p| p.0 > 0.0) {
+                paper_trade.push(((po, pa), label));
+            }
         }
         ours.push(o);
         theirs.push(t);
         md_rows.push(cells);
-        rate_rows.push(rcells);
+        ovh_rows.push(ocells);
     }
     let row_labels: Vec<String> = rows.iter().map(|&r| SAMPLES[r].to_string()).collect();
     let col_labels: Vec<String> = cols.iter().map(|&c| STRIDES[c].to_string()).collect();
@@ -245,10 +251,20 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
         })
     };
     let figures = plot::Figure {
-        title: "Arnold & Grove 2005, Table 2A: accuracy over the stride x samples grid".into(),
+        title:
+            "Arnold & Grove 2005, Table 2A: accuracy and overhead over the stride x samples grid"
+                .into(),
         panels: vec![
             heat(format!("ours: mean of {} programs", programs.len()), ours),
             heat("paper: Jikes RVM, mean of 13 benchmarks".into(), theirs),
+            trade_off(
+                "ours: overhead (cost model) against accuracy".into(),
+                &ours_trade,
+            ),
+            trade_off(
+                "paper: measured overhead against accuracy (cells above 0%)".into(),
+                &paper_trade,
+            ),
         ],
         columns: 2,
     }
@@ -257,7 +273,7 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     headers.extend(cols.iter().map(|&c| STRIDES[c].to_string()));
     let headers: Vec<&str> = headers.iter().map(|s| s.as_str()).collect();
     let table = markdown::table(&headers, &md_rows);
-    let rate_table = markdown::table(&headers, &rate_rows);
+    let ovh_table = markdown::table(&headers, &ovh_rows);
     let written = Table::read(&ctx.out_file("csv"))?;
     let mut stride_headers = vec!["program (samples)".to_string()];
     stride_headers.extend(STRIDES.iter().map(|s| s.to_string()));
@@ -283,13 +299,13 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
         ),
         results: format!(
             "Accuracy, ours (the paper's Table 2A in brackets):\n\n{table}\nPer program, the \
-             accuracy over the strides at 1 and at 16 samples per tick:\n\n{strides}\nSamples taken per \
-             millisecond of simulated time, i.e. per timer tick (the cost driver; in brackets the \
-             paper's measured overhead in percent). `run.samples` counts every stack \
-             examination, the tick's own method sample included, so one sample per tick shows \
-             as about two:\n\n{rate_table}"
+             accuracy over the strides at 1 and at 16 samples per tick:\n\n{strides}\nOverhead, ours: \
+             the profiler's work in the cost model as a percentage of the program's cycles \
+             (`run.profiler_cycles / run.cycles`), the suite mean (in brackets the paper's \
+             measured overhead, percent):\n\n{ovh_table}"
         ),
-        discussion: reading(&cell_means(&acc, &rows, &cols), &written),
+        discussion: reading(&cell_means(&acc, &rows, &cols), &written)
+            + &trade_reading(&ours_trade),
         table,
         figures,
     })
@@ -420,16 +436,82 @@ fn reading(cells: &[(usize, usize, f64)], t: &Table) -> String {
             calls.iter().copied().fold(0.0, f64::max)
         ));
     }
-    s.push_str(
-        "The overhead cannot be measured in simulated cycles, which charge nothing for a \
-         sample; the samples per tick above are what the cost follows, and \
-         arnold-grove-table3 measures wall-clock overhead at the chosen settings.",
-    );
     s
+}
+
+/// An overhead as the tables print it: more digits where it is small.
+fn percent(o: f64) -> String {
+    if o < 1.0 {
+        format!("{o:.2}")
+    } else {
+        format!("{o:.1}")
+    }
+}
+
+/// A trade-off panel: one point per cell (overhead on a log axis,
+/// accuracy), labelled samples/stride, with the Pareto front.
+fn trade_off(title: String, cells: &[((f64, f64), String)]) -> plot::Panel {
+    plot::Panel::Xy(plot::Xy {
+        title,
+        x: plot::Axis::log("overhead, % of the program's time (log)"),
+        y: plot::Axis::percent("dcg-overlap (accuracy)"),
+        series: vec![plot::XySeries {
+            name: "a cell: samples per tick / stride".into(),
+            points: cells.iter().map(|c| c.0).collect(),
+            labels: cells.iter().map(|c| c.1.clone()).collect(),
+            style: plot::Style::Points,
+        }],
+        pareto: true,
+    })
+}
+
+/// The trade-off read from the data: the cells on the Pareto front, and
+/// the cheapest cell as accurate as the paper's chosen setting's.
+fn trade_reading(cells: &[((f64, f64), String)]) -> String {
+    let points: Vec<(f64, f64)> = cells.iter().map(|c| c.0).collect();
+    let front = plot::pareto(&points);
+    if front.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = front
+        .iter()
+        .map(|&i| {
+            let ((o, a), l) = &cells[i];
+            format!("{l} ({a:.0} at {}%)", percent(*o))
+        })
+        .collect();
+    format!(
+        "\n\n**The trade-off.** Overhead here is the cost model's: the profiler's work in \
+         cycles (docs/PERFORMANCE.md, \"What a profile costs\"), the same on every run and \
+         every machine. The cells no other cell beats on both accuracy and overhead (samples \
+         per tick / stride): {}.",
+        list.join(", ")
+    )
 }
 
 /// Per program, the median dcg-overlap of the cell (samples, stride).
 fn cell(t: &Table, samples: u64, stride: u64) -> Vec<(String, f64)> {
+    cell_by(t, samples, stride, |r| r.num("dcg_overlap"))
+}
+
+/// A run's overhead in the cost model, percent of the program's cycles
+/// (`NaN` in a CSV without the columns).
+fn overhead_of(r: &Row) -> f64 {
+    100.0 * r.num("profiler_cycles") / r.num("cycles")
+}
+
+/// The suite mean of a cell's overhead; `NaN` if it was not run.
+fn mean_overhead(t: &Table, samples: u64, stride: u64) -> f64 {
+    let v: Vec<f64> = cell_by(t, samples, stride, overhead_of)
+        .iter()
+        .map(|x| x.1)
+        .collect();
+    stats::mean(&v)
+}
+
+/// Per program, the median of `measure` over the cell's runs at the 1 ms
+/// tick.
+fn cell_by(t: &Table, samples: u64, stride: u64, measure: fn(&Row) -> f64) -> Vec<(String, f64)> {
     let (a, b) = (samples.to_string(), stride.to_string());
     t.distinct("program")
         .into_iter()
@@ -440,7 +522,7 @@ fn cell(t: &Table, samples: u64, stride: u64) -> Vec<(String, f64)> {
                 .filter(|r| {
                     r.get("interval_ns").is_empty() || r.num("interval_ns") == TICK_NS as f64
                 })
-                .map(|r| r.num("dcg_overlap"))
+                .map(|r| measure(r))
                 .collect();
             (!v.is_empty()).then(|| (p, stats::median(&v)))
         })
@@ -513,8 +595,48 @@ pub fn claims(t: &Table) -> Vec<Claim> {
         c >= 1.5 * base,
     )
     .gap();
-    let mut out = vec![rows_rise, stride_rise, ratio];
-    if quick || [b, s16, s8192, a127, c127, c].iter().any(|v| v.is_nan()) {
+    let (o1, o16, o8192) = (
+        mean_overhead(t, 1, 1),
+        mean_overhead(t, 16, 1),
+        mean_overhead(t, 8192, 1),
+    );
+    let cost_rows = Claim::judged(
+        "overhead rises with the samples per tick (stride 1: 1 -> 16 -> 8192)",
+        "-0.1 -> 0.1 -> 36.6%",
+        format!("{} -> {} -> {}%", percent(o1), percent(o16), percent(o8192)),
+        o16 > o1 && o8192 > o16,
+    );
+    let (p1, p127, p8191) = (
+        mean_overhead(t, 16, 1),
+        mean_overhead(t, 16, 127),
+        mean_overhead(t, 16, 8191),
+    );
+    let cost_stride = Claim::judged(
+        "overhead rises with the stride (16 samples per tick: stride 1 -> 127 -> 8191)",
+        "0.1 -> 3.0 -> 920.9%",
+        format!(
+            "{} -> {} -> {}%",
+            percent(p1),
+            percent(p127),
+            percent(p8191)
+        ),
+        p127 > p1 && p8191 > p127,
+    );
+    let chosen = mean_overhead(t, 16, 3);
+    let cheap = Claim::judged(
+        "the paper's setting (16 samples per tick, stride 3) costs under 1%",
+        "0.2%",
+        format!("{}%", percent(chosen)),
+        chosen < 1.0,
+    );
+    let costs = [o1, o16, o8192, p127, p8191, chosen];
+    let mut out = vec![rows_rise, stride_rise, ratio, cost_rows, cost_stride, cheap];
+    if quick
+        || [b, s16, s8192, a127, c127, c]
+            .iter()
+            .chain(&costs)
+            .any(|v| v.is_nan())
+    {
         out = out.into_iter().map(|c| c.unjudged(why)).collect();
     }
     out

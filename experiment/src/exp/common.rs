@@ -85,3 +85,15 @@ pub fn calls(exact: &Profile) -> u64 {
         .as_ref()
         .map_or(0, |d| d.iter().map(|e| e.weight).sum())
 }
+
+/// The profiler's own work as a share of the program's, in percent: the
+/// cost model's overhead of a run (`run.profiler_cycles / run.cycles`,
+/// docs/PERFORMANCE.md, "What a profile costs"). `NaN` for a run that
+/// counted no cycles (not under `--clock=virtual`, `--cycles` or the
+/// exhaustive profile).
+pub fn modelled_overhead(p: &Profile) -> f64 {
+    match (p.run.profiler_cycles, p.run.cycles) {
+        (Some(w), Some(c)) if c > 0 => 100.0 * w as f64 / c as f64,
+        _ => f64::NAN,
+    }
+}

@@ -26,6 +26,7 @@ mod xy;
 use std::path::{Path, PathBuf};
 
 pub use scale::{Axis, Scale};
+pub use xy::pareto;
 
 use crate::Error;
 

@@ -120,6 +120,7 @@ pub fn delta(later: &DynamicCallGraph, earlier: &DynamicCallGraph) -> DynamicCal
         edges,
         self_: sub(&later.self_, &earlier.self_),
         calls: sub(&later.calls, &earlier.calls),
+        cycles: None,
     }
 }
 
