@@ -237,7 +237,7 @@ mod tests {
             .unwrap();
         let start = out.seek(SeekFrom::End(0)).unwrap();
         let file = File::open(&source).unwrap();
-        let done = stream_or_take_back(file, u64::MAX, &out, start).unwrap();
+        let done = stream_or_take_back(file, (u64::MAX, usize::MAX), &out, start).unwrap();
         let at = out.stream_position().unwrap();
         let text = std::fs::read_to_string(&target).unwrap();
         let _ = std::fs::remove_file(source);
