@@ -230,7 +230,10 @@ fn not_started(a: &RunArgs, e: &profiler::StartError) -> Failure {
 }
 
 /// Writes `finished` to the `--profile-out` file opened before the run;
-/// false (the message printed) if that fails.
+/// false (the message printed) if that fails. Never inlined: a frame of its
+/// own lets bench/profiler_validation.py leave the writing out of what it
+/// measures (a JVM's profiler keeps its profile in memory).
+#[inline(never)]
 fn write_profile(file: OutputFile, finished: &FinishedProfile) -> bool {
     let path = file.path().to_path_buf();
     let written = file.commit_with(|w| finished.write_json(w));
