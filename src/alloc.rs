@@ -58,8 +58,13 @@ static RESERVE_AT: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 static RESERVE_LEN: AtomicUsize = AtomicUsize::new(0);
 
 /// The profile file being written (a leaked C string), null if none: the
-/// file [`die`] removes, as it cannot be finished.
+/// file [`die`] removes, as it cannot be finished (the temporary file
+/// beside the target, src/cli/output_file.rs).
 static PROFILE: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The profile's name as the user gave it, for [`die`]'s line (a leaked C
+/// string), null if none.
+static PROFILE_SHOWN: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
 
 /// The system allocator, with the reserve's second chance.
 pub struct Guarded;
@@ -177,14 +182,25 @@ fn holds_reserve() -> bool {
     !RESERVE_AT.load(Ordering::Acquire).is_null()
 }
 
-/// The profile file `path` is about to be written: [`die`] removes it
-/// rather than leave it unfinished. `None` once it is complete.
-pub fn writing_profile(path: Option<&std::path::Path>) {
+/// The profile is about to be written to the file `file`, the target
+/// `shown` once renamed: [`die`] removes `file` rather than leave it
+/// unfinished, and names `shown`. `None` once it is complete.
+pub fn writing_profile(file: Option<(&std::path::Path, &std::path::Path)>) {
     use std::os::unix::ffi::OsStrExt;
-    let new = path
-        .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok())
-        .map_or(std::ptr::null_mut(), CString::into_raw);
-    let old = PROFILE.swap(new, Ordering::AcqRel);
+    let c_string = |p: &std::path::Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .ok()
+            .map_or(std::ptr::null_mut(), CString::into_raw)
+    };
+    if let Some((_, shown)) = file {
+        // Never freed (a name per run): `die` may be reading the one
+        // before.
+        PROFILE_SHOWN.store(c_string(shown), Ordering::Release);
+    }
+    let old = PROFILE.swap(
+        file.map_or(std::ptr::null_mut(), |f| c_string(f.0)),
+        Ordering::AcqRel,
+    );
     if !old.is_null() {
         // SAFETY: `old` came from `CString::into_raw` above and the swap
         // took it out of `PROFILE`, so nothing else holds it.
@@ -251,10 +267,13 @@ fn remove_unfinished_profile() {
     // `CString::into_raw`, never freed while in `PROFILE`.
     unsafe { libc::unlink(profile) };
     write_stderr(b"; the profile `");
-    // SAFETY: as above; `strlen` reads up to its NUL.
-    let len = unsafe { libc::strlen(profile) };
-    // SAFETY: `len` bytes from `profile` are the string's.
-    write_stderr(unsafe { std::slice::from_raw_parts(profile.cast::<u8>(), len) });
+    let shown = PROFILE_SHOWN.load(Ordering::Acquire);
+    let shown = if shown.is_null() { profile } else { shown };
+    // SAFETY: as above (`PROFILE_SHOWN` is set with `PROFILE` and never
+    // freed); `strlen` reads up to its NUL.
+    let len = unsafe { libc::strlen(shown) };
+    // SAFETY: `len` bytes from `shown` are the string's.
+    write_stderr(unsafe { std::slice::from_raw_parts(shown.cast::<u8>(), len) });
     write_stderr(b"` was not written");
 }
 

@@ -24,6 +24,7 @@
 //! interleaved round by round ([`runner::time_rounds`]), and report medians
 //! with quartiles.
 
+pub mod children;
 pub mod claims;
 pub mod cores;
 pub mod csv;
@@ -265,11 +266,17 @@ pub fn prepare(opts: &Options, selected: &[&'static Experiment]) -> Result<(), E
     Ok(())
 }
 
+/// The scratch directory of `exp` (`DIR/.NAME.work`), removed when it
+/// ends, however it ends.
+pub fn scratch_dir(exp: &Experiment, opts: &Options) -> PathBuf {
+    opts.out.join(format!(".{}.work", exp.name))
+}
+
 /// Runs one experiment: its files in `opts.out` (the page written from
 /// its CSV, figures and run time); returns its table.
 pub fn run(exp: &'static Experiment, opts: &Options) -> Result<String, Error> {
     let start = page::Start::now();
-    let work = opts.out.join(format!(".{}.work", exp.name));
+    let work = scratch_dir(exp, opts);
     std::fs::create_dir_all(&work).map_err(|e| {
         Error::NoInput(format!(
             "vm experiment: cannot create `{}`: {}",
@@ -303,9 +310,17 @@ pub fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
-/// Writes `text` to `path`, 66 if it cannot.
+/// Writes `text` to `path`, 66 if it cannot. The text goes to a file
+/// beside `path` that replaces it once whole, so that an interrupted
+/// experiment leaves the earlier file (or none), never a part of one.
 pub fn write_file(path: &Path, text: &str) -> Result<(), Error> {
-    std::fs::write(path, text).map_err(|e| {
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let partial = path.with_file_name(format!(".{name}.{}.partial", std::process::id()));
+    let written = std::fs::write(&partial, text).and_then(|()| std::fs::rename(&partial, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&partial);
         Error::NoInput(format!(
             "vm experiment: cannot write `{}`: {}",
             path.display(),

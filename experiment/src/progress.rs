@@ -1,7 +1,7 @@
 //! Progress on stderr: an `indicatif` bar on a terminal, plain lines
 //! (`vm experiment NAME: 12/40 ...`) otherwise, about ten per sweep.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 /// Progress of one sweep.
 pub struct Progress {
@@ -25,7 +25,7 @@ impl Progress {
             bar.set_prefix(format!("{name}: {what}"));
             Some(bar)
         } else {
-            eprintln!("vm experiment {name}: {what}, {total} steps");
+            line(&format!("vm experiment {name}: {what}, {total} steps"));
             None
         };
         Progress {
@@ -49,10 +49,10 @@ impl Progress {
                 // About ten lines per sweep, and the last one.
                 if self.done == self.total || self.done * 10 / self.total.max(1) > self.last_line {
                     self.last_line = self.done * 10 / self.total.max(1);
-                    eprintln!(
+                    line(&format!(
                         "vm experiment {}: {}/{} ({msg})",
                         self.name, self.done, self.total
-                    );
+                    ));
                 }
             }
         }
@@ -63,5 +63,16 @@ impl Progress {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// Writes a progress line on stderr, never panicking: a stderr whose
+/// reader went away stops the experiment ([`crate::children::stop`]), as a
+/// closed pipe ends any Unix tool; a full one loses the line (the command
+/// line's own last line meets the same fault and reports it).
+pub fn line(text: &str) {
+    let written = writeln!(std::io::stderr().lock(), "{text}");
+    if matches!(written, Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe) {
+        crate::children::stop();
     }
 }

@@ -25,17 +25,50 @@ pub struct Vm<'a> {
 impl Vm<'_> {
     /// Runs `vm ARGS`; an exit status other than 0 is a failure that
     /// quotes the command and the first lines of its stderr.
+    /// The run is killed if the experiment is interrupted
+    /// ([`crate::children::stop`]), which fails it.
     pub fn run(&self, args: &[String]) -> Result<Output, Error> {
-        let out = Command::new(self.bin)
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| {
-                Error::Failed(format!(
-                    "vm experiment: cannot run `{}`: {e}",
-                    self.bin.display()
-                ))
-            })?;
+        let cannot = |e: std::io::Error| {
+            Error::Failed(format!(
+                "vm experiment: cannot run `{}`: {e}",
+                self.bin.display()
+            ))
+        };
+        let interrupted = || Error::Failed("vm experiment: interrupted".into());
+        if crate::children::stopped() {
+            return Err(interrupted());
+        }
+        // Its stdout and stderr go to scratch files rather than pipes, so
+        // that waiting for it reads nothing (crate::children::wait).
+        static RUNS: AtomicUsize = AtomicUsize::new(0);
+        let n = RUNS.fetch_add(1, Ordering::Relaxed);
+        let files = [".out", ".err"].map(|ext| self.work.join(format!("run-{n}{ext}")));
+        let status = (|| {
+            let out = std::fs::File::create(&files[0])?;
+            let err = std::fs::File::create(&files[1])?;
+            let mut child = Command::new(self.bin)
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(err)
+                .spawn()?;
+            crate::children::wait(&mut child)
+        })();
+        let [stdout, stderr] = files
+            .each_ref()
+            .map(|f| std::fs::read(f).unwrap_or_default());
+        for f in &files {
+            let _ = std::fs::remove_file(f);
+        }
+        let status = status.map_err(cannot)?;
+        if crate::children::stopped() {
+            return Err(interrupted());
+        }
+        let out = Output {
+            status,
+            stdout,
+            stderr,
+        };
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);
             let mut head: Vec<&str> = err.lines().take(5).collect();

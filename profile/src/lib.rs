@@ -212,6 +212,12 @@ pub struct RunSection {
     /// step per change (an extension of docs/LANGUAGE.md "Profiles").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_trajectory: Option<Vec<IntervalStep>>,
+    /// Why the program was stopped before its end from outside it, when it
+    /// was: the signal (`SIGINT`, `SIGTERM`, `SIGHUP`), `broken pipe` or
+    /// `write error` (docs/CLI.md, "Signals and write errors"); absent when
+    /// the program ran to its own end. The profile is then of what ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
     /// Cycles of the profiler's own work, in the cost model of `cycles`
     /// (a counting run with a profile): the overhead is
     /// `profiler_cycles / cycles` (an extension of docs/LANGUAGE.md
@@ -505,6 +511,10 @@ fn diagnose(text: &str, e: serde_json::Error) -> ReadError {
         format: Option<serde_json::Value>,
     }
     match serde_json::from_str::<Tag>(text) {
+        // A key given twice names the key (`format`, the one key read here).
+        Err(t) if t.to_string().starts_with("duplicate field") => {
+            ReadError::Malformed(t.to_string())
+        }
         Err(t) if t.classify() == serde_json::error::Category::Data => not_object(),
         Err(t) => ReadError::Malformed(format!("it is not JSON ({t})")),
         Ok(Tag { format: None }) => ReadError::Malformed(

@@ -251,6 +251,8 @@ impl Profiler {
                 profiler_cycles: work.map(Work::cycles),
                 profiler_cycles_by_kind: work.map(cycles_by_kind),
                 profiler_work: work.map(work_counts),
+                // Set by the command line, which knows why a run stopped.
+                interrupted: None,
             },
             methods: Some(repos.dcg.methods(program)),
             dcg: Some(repos.dcg.edges(program)),

@@ -24,7 +24,13 @@ use vm::instr::YieldKind;
 pub fn sample(t: &ThreadCtx<'_>, kind: Option<YieldKind>) {
     if let Some(top) = t.frames.last() {
         let method = &t.program.body(top.body).name;
-        eprintln!("{}", line(t.thread.id, method, kind, t.pc));
+        // Never a panic on a stderr that cannot be written.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}",
+            line(t.thread.id, method, kind, t.pc)
+        );
     }
 }
 

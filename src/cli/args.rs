@@ -139,6 +139,19 @@ pub enum ReportKind {
     Html,
 }
 
+/// When `vm report` collapses recursion in a calling-context tree
+/// ([`profile::report::recursion`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollapseRecursion {
+    /// In a tree deeper than 1,000 levels.
+    Auto,
+    /// In every tree.
+    Always,
+    /// Never: every level kept (a deep tree's report grows with the
+    /// square of its depth).
+    Never,
+}
+
 /// Options of `vm report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -166,6 +179,11 @@ pub struct ReportArgs {
     /// graph.
     #[arg(long)]
     pub tree: bool,
+    /// Keep each method at most once on a context's path, merging a
+    /// recursive call into its caller's context: `auto` for a tree deeper
+    /// than 1,000 levels (said on stderr), `always`, `never`.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub collapse_recursion: CollapseRecursion,
     /// Refuse a file larger than this (e.g. 256M, 1G) before reading it
     /// whole; status 66
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = super::limits::parse_size)]

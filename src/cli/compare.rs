@@ -36,26 +36,26 @@ pub fn compare(a: CompareArgs) -> Result<i32, Failure> {
     )?;
     for (p, path) in [(&profile, &a.profile), (&reference, &a.reference)] {
         if let Some(hint) = report::no_samples_hint(p) {
-            eprintln!("vm: note: `{}`: {hint}", path.display());
+            vm::stdio::eprintln(&format!("vm: note: `{}`: {hint}", path.display()));
         }
     }
     let c = metrics::compare(&profile, &reference);
     for (name, why) in c.undefined() {
-        eprintln!("vm: note: {name} is left out: {why}");
+        vm::stdio::eprintln(&format!("vm: note: {name} is left out: {why}"));
     }
     if c.is_empty() && c.undefined().is_empty() {
-        eprintln!(
+        vm::stdio::eprintln(&format!(
             "vm: no metric can be computed: `{}` has {}; `{}` has {}",
             a.profile.display(),
             sections(&profile),
             a.reference.display(),
             sections(&reference),
-        );
+        ));
     }
     if a.json {
-        print!("{}", c.to_json());
+        vm::stdio::print(&c.to_json());
     } else {
-        print!("{}", c.to_text());
+        vm::stdio::print(&c.to_text());
     }
     Ok(0)
 }

@@ -6,6 +6,6 @@ use super::{load_module, Failure};
 pub fn disasm(a: DisasmArgs) -> Result<i32, Failure> {
     let m = load_module(&a.file.program, a.file.limit.max_source)?;
     let p = vm::loader::Program::load(m, !a.no_yieldpoints);
-    print!("{}", vm::disasm::disassemble(&p));
+    vm::stdio::print(&vm::disasm::disassemble(&p));
     Ok(0)
 }

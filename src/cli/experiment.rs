@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::signals::Removal;
 use super::Failure;
 
 /// Options of `vm experiment`.
@@ -63,7 +64,10 @@ fn root() -> PathBuf {
 pub fn experiment(a: ExperimentArgs) -> Result<i32, Failure> {
     if a.list {
         for e in experiment::registry() {
-            println!("{:<22} {:<36} {}", e.name, e.reproduces, e.measures);
+            vm::stdio::print(&format!(
+                "{:<22} {:<36} {}\n",
+                e.name, e.reproduces, e.measures
+            ));
         }
         return Ok(0);
     }
@@ -92,18 +96,38 @@ pub fn experiment(a: ExperimentArgs) -> Result<i32, Failure> {
         wall_clock: a.clock.as_deref() == Some("wall"),
     };
     experiment::prepare(&opts, &selected).map_err(fail)?;
+    // A signal stops the runs (experiment::children) and the experiment
+    // fails; a second one removes the scratch directory and exits.
+    super::signals::finish_on_signal();
     for exp in selected {
         let start = std::time::Instant::now();
-        let table = experiment::run(exp, &opts).map_err(fail)?;
-        println!("## {}: {}\n", exp.name, exp.reproduces);
-        println!("{table}");
-        eprintln!(
+        let _scratch = Removal::dir(&experiment::scratch_dir(exp, &opts));
+        let table = experiment::run(exp, &opts).map_err(|e| match super::signals::received() {
+            Some(sig) => Failure {
+                status: 128 + sig,
+                message: format!(
+                    "vm experiment {}: interrupted by {}; {}/{}.csv has the rows measured",
+                    exp.name,
+                    vm::interrupt::signal_name(sig),
+                    opts.out.display(),
+                    exp.name
+                ),
+            },
+            None => fail(e),
+        })?;
+        vm::stdio::print(&format!("## {}: {}\n\n{table}\n", exp.name, exp.reproduces));
+        vm::stdio::eprintln(&format!(
             "vm experiment {}: done in {:.1} s; {}/{}.{{csv,svg,md}}",
             exp.name,
             start.elapsed().as_secs_f64(),
             opts.out.display(),
             exp.name
-        );
+        ));
+        // Stdout that cannot be written, or stderr's reader gone: the
+        // next experiments would print to no one (super::finish says so).
+        if vm::interrupt::pending().is_some() {
+            break;
+        }
     }
     Ok(0)
 }

@@ -8,14 +8,17 @@ mod disasm;
 mod experiment;
 mod inline;
 mod limits;
+mod output_file;
 mod profile_args;
 mod report;
 mod report_folded;
 mod run;
+mod signals;
 
 use std::path::Path;
 
 use profile::{Profile, ReadError, FORMAT};
+use vm::stdio::Stream;
 
 use clap::Parser;
 
@@ -33,6 +36,7 @@ pub const EXIT_NO_INPUT: i32 = 66;
 pub const EXIT_RUNTIME: i32 = vm::runtime::STATUS_RUNTIME_ERROR;
 
 /// A command's failure: what to print on stderr and the exit status.
+#[derive(Debug)]
 pub struct Failure {
     pub status: i32,
     pub message: String,
@@ -57,13 +61,22 @@ impl Failure {
     }
 }
 
-/// Parses the command line and runs the command; returns the exit status.
+/// Parses the command line and runs the command; returns the exit status
+/// ([`finish`]).
 pub fn main() -> i32 {
+    signals::install();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let (stream, status) = if e.use_stderr() {
+                (Stream::Stderr, EXIT_USAGE)
+            } else {
+                (Stream::Stdout, 0)
+            };
+            if let Err(err) = e.print() {
+                vm::stdio::note(stream, &err);
+            }
+            return finish(status);
         }
     };
     let result = match cli.command {
@@ -75,14 +88,42 @@ pub fn main() -> i32 {
         Command::Report(a) => report::report(a),
         Command::Experiment(a) => experiment::experiment(a),
     };
-    match result {
+    let status = match result {
         Ok(status) => status,
         Err(f) => {
             if !f.message.is_empty() {
-                eprintln!("{}", f.message.trim_end());
+                vm::stdio::eprintln(f.message.trim_end());
             }
             f.status
         }
+    };
+    finish(status)
+}
+
+/// The status a command ends with, `status` being its own, once stdout is
+/// flushed (docs/CLI.md, "Signals and write errors"): 128 + the signal
+/// that interrupted it; else 141 if stdout's or stderr's reader went away
+/// (quietly, as for any Unix tool); else 74 if either could not be written
+/// (with one line on stderr for stdout); else `status`.
+fn finish(status: i32) -> i32 {
+    use vm::interrupt::{STATUS_BROKEN_PIPE, STATUS_WRITE_ERROR};
+    vm::stdio::flush_stdout();
+    if let Some(sig) = signals::received() {
+        return 128 + sig;
+    }
+    let failed = [Stream::Stdout, Stream::Stderr].map(vm::stdio::failure);
+    let failed = failed.iter().flatten();
+    if failed.clone().any(|f| f.broken_pipe) {
+        return STATUS_BROKEN_PIPE;
+    }
+    match failed.clone().next() {
+        Some(f) => {
+            if f.stream == Stream::Stdout {
+                vm::stdio::eprintln(&format!("vm: cannot write to stdout: {}", f.reason()));
+            }
+            STATUS_WRITE_ERROR
+        }
+        None => status,
     }
 }
 

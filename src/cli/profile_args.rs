@@ -46,7 +46,8 @@ pub struct ProfileArgs {
         value_parser = clap::value_parser!(u8).range(0..=3)
     )]
     pub print_compilation: Option<u8>,
-    /// Write the profile as JSON to FILE; written even if the program fails
+    /// Write the profile as JSON to FILE; written even if the program fails,
+    /// or is interrupted by a signal (the profile of what ran)
     #[arg(long, value_name = "FILE")]
     pub profile_out: Option<PathBuf>,
     /// Print a report of the profile on stderr after the run: `text` (the

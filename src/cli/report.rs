@@ -17,11 +17,12 @@
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use profile::report::{self, dot, flamegraph, folded, html, speedscope, text};
+use profile::report::{self, dot, flamegraph, folded, html, recursion, speedscope, text};
 use profile::Profile;
 
-use super::args::{ReportArgs, ReportKind};
-use super::{load_profile, report_folded, Failure, EXIT_NO_INPUT};
+use super::args::{CollapseRecursion, ReportArgs, ReportKind};
+use super::output_file::{cannot_write, OutputFile};
+use super::{load_profile, report_folded, Failure};
 
 fn name(f: ReportKind) -> &'static str {
     match f {
@@ -32,6 +33,11 @@ fn name(f: ReportKind) -> &'static str {
         ReportKind::Dot => "dot",
         ReportKind::Html => "html",
     }
+}
+
+/// `vm report: `PATH``, for a message about a profile.
+fn shown(path: &Path) -> String {
+    format!("vm report: `{}`", path.display())
 }
 
 pub fn report(a: ReportArgs) -> Result<i32, Failure> {
@@ -73,9 +79,14 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
         )));
     }
     if let (ReportKind::Folded, [path]) = (format, &a.profiles[..]) {
+        let max_depth = match a.collapse_recursion {
+            CollapseRecursion::Auto => recursion::AUTO_DEPTH,
+            CollapseRecursion::Always => 0,
+            CollapseRecursion::Never => usize::MAX,
+        };
         let streamed = match &a.output {
-            Some(out) => report_folded::stream_to_file(path, out, a.max_source)?,
-            None => report_folded::stream_to_stdout(path, a.max_source)?,
+            Some(out) => report_folded::stream_to_file(path, out, a.max_source, max_depth)?,
+            None => report_folded::stream_to_stdout(path, a.max_source, max_depth)?,
         };
         if streamed {
             return Ok(0);
@@ -83,10 +94,16 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
     }
     let mut profiles = Vec::new();
     for path in &a.profiles {
-        profiles.push(load_profile(path, a.max_source)?);
+        let mut p = load_profile(path, a.max_source)?;
+        collapse_recursion(&mut p, &shown(path), a.collapse_recursion);
+        profiles.push(p);
     }
     let reference = match &a.against {
-        Some(path) => Some(load_profile(path, a.max_source)?),
+        Some(path) => {
+            let mut r = load_profile(path, a.max_source)?;
+            collapse_recursion(&mut r, &shown(path), a.collapse_recursion);
+            Some(r)
+        }
         None => None,
     };
     if let (Some(r), Some(rpath)) = (&reference, &a.against) {
@@ -133,75 +150,106 @@ pub fn report(a: ReportArgs) -> Result<i32, Failure> {
         .as_ref()
         .map(|r| r.display().to_string())
         .unwrap_or_default();
-    let write_err = |e: std::io::Error| Failure {
-        status: EXIT_NO_INPUT,
-        message: format!(
-            "vm: cannot write `{}`: {e}",
-            a.output
-                .as_ref()
-                .map_or("stdout".into(), |o| o.display().to_string())
-        ),
-    };
-    let mut out: Box<dyn Write> = match &a.output {
-        Some(path) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(path).map_err(write_err)?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
-    let result = match format {
-        ReportKind::Text => {
-            let mut s = text::summary(p);
-            if let Some(r) = &reference {
-                s.push_str(&text::against(p, r, &against_name));
+    // `-o FILE` is written beside FILE and renamed into place when whole
+    // (a path that cannot be written: 66, before the report is made).
+    let file = a.output.as_deref().map(OutputFile::create).transpose()?;
+    let render = |mut out: &mut dyn Write| -> std::io::Result<()> {
+        match format {
+            ReportKind::Text => {
+                let mut s = text::summary(p);
+                if let Some(r) = &reference {
+                    s.push_str(&text::against(p, r, &against_name));
+                }
+                out.write_all(s.as_bytes())
             }
-            out.write_all(s.as_bytes())
-        }
-        ReportKind::Folded => folded::write(p.cct.as_deref().unwrap_or(&[]), &mut out),
-        ReportKind::Flamegraph => match &reference {
-            Some(r) => flamegraph::differential(p, r, a.min_percent, true),
-            None => flamegraph::svg(p, a.min_percent, true),
-        }
-        .and_then(|svg| out.write_all(&svg)),
-        ReportKind::Speedscope => {
-            let named: Vec<(&Profile, String)> = profiles
-                .iter()
-                .zip(&a.profiles)
-                .map(|(p, path)| {
-                    let shown = path.file_name().map_or(path.display().to_string(), |f| {
-                        f.to_string_lossy().into_owned()
-                    });
-                    (p, shown)
-                })
-                .collect();
-            let doc = speedscope::document(&named, a.min_percent);
-            serde_json::to_writer(&mut out, &doc)
-                .map_err(std::io::Error::other)
-                .and_then(|()| out.write_all(b"\n"))
-        }
-        ReportKind::Dot => out.write_all(
-            if a.tree {
-                dot::tree(p, a.min_percent)
-            } else {
-                dot::dcg(p)
+            ReportKind::Folded => folded::write(p.cct.as_deref().unwrap_or(&[]), &mut out),
+            ReportKind::Flamegraph => match &reference {
+                Some(r) => flamegraph::differential(p, r, a.min_percent, true),
+                None => flamegraph::svg(p, a.min_percent, true),
             }
-            .as_bytes(),
-        ),
-        ReportKind::Html => html::page(
-            p,
-            reference.as_ref().map(|r| (r, against_name.as_str())),
-            a.min_percent,
-        )
-        .and_then(|page| out.write_all(page.as_bytes())),
+            .and_then(|svg| out.write_all(&svg)),
+            ReportKind::Speedscope => {
+                let named: Vec<(&Profile, String)> = profiles
+                    .iter()
+                    .zip(&a.profiles)
+                    .map(|(p, path)| {
+                        let shown = path.file_name().map_or(path.display().to_string(), |f| {
+                            f.to_string_lossy().into_owned()
+                        });
+                        (p, shown)
+                    })
+                    .collect();
+                let doc = speedscope::document(&named, a.min_percent);
+                serde_json::to_writer(&mut out, &doc)
+                    .map_err(std::io::Error::other)
+                    .and_then(|()| out.write_all(b"\n"))
+            }
+            ReportKind::Dot => out.write_all(
+                if a.tree {
+                    dot::tree(p, a.min_percent)
+                } else {
+                    dot::dcg(p)
+                }
+                .as_bytes(),
+            ),
+            ReportKind::Html => html::page(
+                p,
+                reference.as_ref().map(|r| (r, against_name.as_str())),
+                a.min_percent,
+            )
+            .and_then(|page| out.write_all(page.as_bytes())),
+        }
     };
-    let result = result.and_then(|()| out.flush());
+    let result = match file {
+        Some(file) => {
+            let path = file.path().to_path_buf();
+            file.commit_with(|w| render(w))
+                .map_err(|e| cannot_write(&path, &e))
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            // A closed pipe or a full disk ends the command as it ends
+            // every command (super::finish).
+            if let Err(e) = render(&mut out).and_then(|()| out.flush()) {
+                vm::stdio::note(vm::stdio::Stream::Stdout, &e);
+            }
+            Ok(())
+        }
+    };
     // The process ends here: freeing millions of contexts one by one
     // would only make it end later.
     std::mem::forget(profiles);
     std::mem::forget(reference);
-    match result {
-        Ok(()) => Ok(0),
-        // `vm report ... | head`: the reader has what it wanted.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe && a.output.is_none() => Ok(0),
-        Err(e) => Err(write_err(e)),
+    result.map(|()| 0)
+}
+
+/// Collapses the recursion of `p`'s calling-context tree when `when`
+/// says so ([`recursion`]; `auto`: deeper than [`recursion::AUTO_DEPTH`]
+/// levels); under `auto`, says so on stderr, `vm report: `p.json`: the
+/// calling-context tree is 100001 levels deep: recursion collapsed to 2
+/// levels (...)`, `shown` standing for the profile.
+pub(super) fn collapse_recursion(p: &mut Profile, shown: &str, when: CollapseRecursion) {
+    let Some(cct) = p.cct.as_deref() else {
+        return;
+    };
+    let depth = recursion::depth(cct);
+    let collapse = match when {
+        CollapseRecursion::Auto => depth > recursion::AUTO_DEPTH,
+        CollapseRecursion::Always => true,
+        CollapseRecursion::Never => false,
+    };
+    if !collapse {
+        return;
+    }
+    let collapsed = recursion::collapse(cct);
+    let now = recursion::depth(&collapsed);
+    // The deep tree is dropped by the process's end (see `report`).
+    std::mem::forget(p.cct.replace(collapsed));
+    if when == CollapseRecursion::Auto {
+        vm::stdio::eprintln(&format!(
+            "{shown}: the calling-context tree is {depth} levels deep: recursion collapsed to \
+             {now} levels (each method at most once on a path; --collapse-recursion=never \
+             keeps every level)"
+        ));
     }
 }

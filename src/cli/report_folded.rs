@@ -40,17 +40,26 @@ use super::{limits, Failure, EXIT_NO_INPUT};
 /// Writes the folded stacks of `profile` to `out`, streaming: `Ok(true)`
 /// when done, `Ok(false)` when the general path must do it (nothing was
 /// written then), an error when `out` could not be written.
-pub fn stream_to_file(profile: &Path, out: &Path, max_source: u64) -> Result<bool, Failure> {
+/// `max_depth`: streaming gives up at a context deeper than this (the
+/// general path then collapses the tree's recursion first).
+pub fn stream_to_file(
+    profile: &Path,
+    out: &Path,
+    max_source: u64,
+    max_depth: usize,
+) -> Result<bool, Failure> {
     let Ok((file, Some(_))) = limits::open_bounded(profile, max_source) else {
         return Ok(false);
     };
     let Some(partial) = partial_path(out) else {
         return Ok(false);
     };
+    // Removed should a signal end the process first (`super::signals`).
+    let _removal = super::signals::Removal::file(&partial);
     let Ok(w) = File::create(&partial) else {
         return Ok(false);
     };
-    let done = stream(file, max_source, w).and_then(|whole| {
+    let done = stream(file, max_source, max_depth, w).and_then(|whole| {
         if whole {
             std::fs::rename(&partial, out).map(|()| true)
         } else {
@@ -68,24 +77,41 @@ pub fn stream_to_file(profile: &Path, out: &Path, max_source: u64) -> Result<boo
 /// `Ok(false)` when the general path must do it (the file is then as it
 /// was, its offset too), an error when what was written could not be
 /// taken back.
-pub fn stream_to_stdout(profile: &Path, max_source: u64) -> Result<bool, Failure> {
+pub fn stream_to_stdout(
+    profile: &Path,
+    max_source: u64,
+    max_depth: usize,
+) -> Result<bool, Failure> {
     let Ok((file, Some(_))) = limits::open_bounded(profile, max_source) else {
         return Ok(false);
     };
     let Some((out, start)) = stdout_file() else {
         return Ok(false);
     };
-    stream_or_take_back(file, max_source, &out, start).map_err(|e| cannot_write("stdout", e))
+    // What could not be taken back ends the command as a failed write to
+    // stdout ends every command (super::finish).
+    Ok(
+        stream_or_take_back(file, (max_source, max_depth), &out, start).unwrap_or_else(|e| {
+            vm::stdio::note(vm::stdio::Stream::Stdout, &e);
+            true
+        }),
+    )
 }
 
 /// Streams the folded stacks of the profile read from `file` into `out`,
-/// whose lines start at offset `start` (its end): `Ok(true)` when done;
+/// whose lines start at offset `start` (its end), giving up at a context
+/// deeper than `max_depth`: `Ok(true)` when done;
 /// else `out` is cut back to `start`, its offset put there, and
 /// `Ok(false)`. A write that failed is taken back too: the general path
 /// then meets the same fault and says so as it always did. An error only
 /// when taking back failed.
-fn stream_or_take_back(file: File, max_source: u64, out: &File, start: u64) -> io::Result<bool> {
-    if let Ok(true) = stream(file, max_source, out) {
+fn stream_or_take_back(
+    file: File,
+    (max_source, max_depth): (u64, usize),
+    out: &File,
+    start: u64,
+) -> io::Result<bool> {
+    if let Ok(true) = stream(file, max_source, max_depth, out) {
         return Ok(true);
     }
     out.set_len(start)?;
@@ -97,10 +123,11 @@ fn stream_or_take_back(file: File, max_source: u64, out: &File, start: u64) -> i
 /// Streams the folded stacks of the profile read from `file` (at most
 /// `max_source` bytes) into `w`: `Ok(true)` when the whole profile was
 /// read, found good and written; `Ok(false)` when the streaming reader
-/// gave up; an error when writing failed.
-fn stream(file: File, max_source: u64, w: impl Write) -> io::Result<bool> {
+/// gave up (or met a context deeper than `max_depth`); an error when
+/// writing failed.
+fn stream(file: File, max_source: u64, max_depth: usize, w: impl Write) -> io::Result<bool> {
     let mut bounded = file.take(max_source.saturating_add(1));
-    let mut lines = Streamer::new(w);
+    let mut lines = Streamer::new(w).max_depth(max_depth);
     let read = Profile::read_streaming_each(&mut bounded, |n| lines.push(&n));
     let whole = matches!(read, Ok(Some(_))) && bounded.limit() > 0;
     match lines.finish() {
@@ -210,7 +237,7 @@ mod tests {
             .unwrap();
         let start = out.seek(SeekFrom::End(0)).unwrap();
         let file = File::open(&source).unwrap();
-        let done = stream_or_take_back(file, u64::MAX, &out, start).unwrap();
+        let done = stream_or_take_back(file, (u64::MAX, usize::MAX), &out, start).unwrap();
         let at = out.stream_position().unwrap();
         let text = std::fs::read_to_string(&target).unwrap();
         let _ = std::fs::remove_file(source);

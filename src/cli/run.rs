@@ -11,8 +11,12 @@ use vm::loader::Program;
 use vm::module::Module;
 use vm::runtime::VmOptions;
 
-use super::args::{ProfileArgs, ReportKind, RunArgs};
-use super::{load_module, Failure, EXIT_NO_INPUT};
+use vm::interrupt::Interruption;
+use vm::stdio::{self, Stream};
+
+use super::args::{CollapseRecursion, ProfileArgs, ReportKind, RunArgs};
+use super::output_file::{not_the_program, OutputFile};
+use super::{load_module, signals, Failure, EXIT_NO_INPUT};
 
 pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
     if a.html.is_some() && !a.profile.adaptive {
@@ -32,8 +36,16 @@ pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
         a.profile.options.0.quantum = a.quantum;
     }
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
+    not_the_programs_outputs(&a)?;
     let module = load_module(&a.file.program, a.file.limit.max_source)?;
     Ok(execute(&a, config, module)?.status)
+}
+
+/// Usage errors: `--profile-out` or `--html` naming the program itself.
+pub(super) fn not_the_programs_outputs(a: &RunArgs) -> Result<(), Failure> {
+    let program = &a.file.program;
+    not_the_program(program, a.profile.profile_out.as_deref(), "--profile-out")?;
+    not_the_program(program, a.html.as_deref(), "--html")
 }
 
 /// What [`execute`] leaves: the exit status and, if a profile was taken,
@@ -44,6 +56,8 @@ pub(super) struct Executed {
     pub status: i32,
     /// The profile, its calling context tree still a tree.
     pub profile: Option<FinishedProfile>,
+    /// Why the program was stopped from outside, if it was.
+    pub interrupted: Option<Interruption>,
 }
 
 /// The `--set NAME=INT` globals of `a`, each checked against `module`.
@@ -65,7 +79,8 @@ pub(super) fn set_globals(a: &RunArgs, module: &Module) -> Result<Vec<(u32, i64)
 /// Runs `module` as `vm run` does, for `vm run` and `vm inline`: `--set`,
 /// the session ([`jit_sim::session::run`]: the profiler and, with
 /// `--adaptive`, the controller), `--profile-out` (opened before the run,
-/// written even when the program dies), `--report` and `--stats`.
+/// written even when the program dies, or is interrupted: docs/CLI.md,
+/// "Signals and write errors"), `--report` and `--stats`.
 pub(super) fn execute(
     a: &RunArgs,
     config: ProfileConfig,
@@ -73,7 +88,7 @@ pub(super) fn execute(
 ) -> Result<Executed, Failure> {
     check_report(a.profile.report, &config)?;
     let globals = set_globals(a, &module)?;
-    let mut profile_file = open_outputs(a)?;
+    let (profile_file, html_file) = open_outputs(a)?;
     let print = a
         .profile
         .print_compilation
@@ -83,6 +98,8 @@ pub(super) fn execute(
         options: AdaptiveOptions::default(),
         print,
     });
+    // A signal now stops the program and lets the profile be written.
+    signals::finish_on_signal();
     let ran = jit_sim::session::run(
         Program::load(module, !a.no_yieldpoints),
         vm_options(a, globals),
@@ -91,19 +108,18 @@ pub(super) fn execute(
         adaptive,
     )
     .map_err(|e| not_started(a, &e))?;
-    let (outcome, profile) = (ran.outcome, ran.profile);
+    let (outcome, mut profile) = (ran.outcome, ran.profile);
     let mut html_failed = false;
     if let Some(report) = ran.controller_report {
         if print >= PrintLevel::Report {
             // Decisions and estimates were printed as they happened.
-            eprint!("{}", report.report());
+            stdio::eprint(&report.report());
         }
-        if let Some(path) = &a.html {
+        if let Some(file) = html_file {
             let page =
                 jit_sim::adaptive::html::page(&report, &a.file.program.display().to_string());
-            if let Err(e) = std::fs::write(path, page) {
-                let _ = std::fs::remove_file(path);
-                eprintln!("vm: cannot write `{}`: {e}", path.display());
+            if let Err(f) = file.commit(&page) {
+                stdio::eprintln(&f.message);
                 html_failed = true;
             }
         }
@@ -112,63 +128,101 @@ pub(super) fn execute(
     if html_failed && status == 0 {
         status = EXIT_NO_INPUT;
     }
-    if let Some(finished) = &profile {
-        if let Some(file) = &mut profile_file {
-            if !write_profile(a, file, finished) && status == 0 {
+    let mut profile_written = None;
+    if let Some(finished) = &mut profile {
+        // The profile says why the program did not run to its end.
+        finished.profile.run.interrupted = outcome.interrupted.map(Interruption::cause);
+        if let Some(file) = profile_file {
+            let written = write_profile(file, finished);
+            if !written && status == 0 {
                 status = EXIT_NO_INPUT;
             }
+            profile_written = Some(written);
         }
         if let Some(format) = a.profile.report {
             print_report(format, finished);
         }
     }
     if let Some(c) = outcome.cycles.filter(|_| a.cycles) {
-        eprintln!("vm: cycles: {} instructions: {}", c.cycles, c.instructions);
+        stdio::eprintln(&format!(
+            "vm: cycles: {} instructions: {}",
+            c.cycles, c.instructions
+        ));
         if let Some(line) = profile
             .as_ref()
             .and_then(|f| profile::overhead::line(&f.profile.run))
         {
-            eprintln!("vm: {line}");
+            stdio::eprintln(&format!("vm: {line}"));
         }
     }
     if a.stats {
-        eprintln!("{}", stats_line(&outcome));
+        stdio::eprintln(&stats_line(&outcome));
     }
-    Ok(Executed { status, profile })
+    if let Some(sig) = signals::received() {
+        say_interrupted(a, sig, &outcome, profile_written == Some(true));
+    }
+    Ok(Executed {
+        status,
+        profile,
+        interrupted: outcome.interrupted,
+    })
+}
+
+/// The line on stderr of a run a signal interrupted: `vm: interrupted by
+/// SIGINT: the program was stopped; the profile of what ran is in
+/// `p.json` (run.interrupted)`.
+fn say_interrupted(a: &RunArgs, sig: i32, outcome: &vm::runtime::RunOutcome, written: bool) {
+    let stopped = matches!(outcome.interrupted, Some(Interruption::Signal(_)));
+    let mut line = format!("vm: interrupted by {}", vm::interrupt::signal_name(sig));
+    if stopped {
+        line.push_str(": the program was stopped");
+    }
+    if let Some(path) = a.profile.profile_out.as_ref().filter(|_| written) {
+        line.push_str(&format!(
+            "; the profile{} is in `{}`{}",
+            if stopped { " of what ran" } else { "" },
+            path.display(),
+            if stopped { " (run.interrupted)" } else { "" }
+        ));
+    }
+    stdio::eprintln(&line);
 }
 
 /// Opens the files `vm run` writes before the program runs, so that a bad
 /// path is reported before the program's output rather than after it:
-/// `--profile-out` (returned, written at the end) and the controller's
-/// `--html` page (written at the end, and removed if that fails: no
-/// partial page).
-fn open_outputs(a: &RunArgs) -> Result<Option<std::fs::File>, Failure> {
-    let create = |path: &std::path::Path| {
-        std::fs::File::create(path).map_err(|e| Failure {
-            status: EXIT_NO_INPUT,
-            message: format!("vm: cannot write `{}`: {e}", path.display()),
-        })
-    };
-    let profile_file = a.profile.profile_out.as_deref().map(create).transpose()?;
+/// `--profile-out` and the controller's `--html` page, both written at
+/// the end beside their targets and renamed into place
+/// ([`OutputFile`]: no empty or partial file, ever).
+fn open_outputs(a: &RunArgs) -> Result<(Option<OutputFile>, Option<OutputFile>), Failure> {
+    let profile_file = a
+        .profile
+        .profile_out
+        .as_deref()
+        .map(OutputFile::create)
+        .transpose()?;
     // Should the system refuse memory past the emergency reserve, the
     // unfinished file is removed (src/alloc.rs).
-    crate::alloc::writing_profile(a.profile.profile_out.as_deref());
-    if let Some(path) = a.html.as_ref().filter(|_| a.profile.adaptive) {
-        create(path)?;
-    }
-    Ok(profile_file)
+    crate::alloc::writing_profile(
+        profile_file
+            .as_ref()
+            .and_then(|f| Some((f.temporary()?, f.path()))),
+    );
+    let html_file = a
+        .html
+        .as_deref()
+        .filter(|_| a.profile.adaptive)
+        .map(OutputFile::create)
+        .transpose()?;
+    Ok((profile_file, html_file))
 }
 
 /// A thread of the profiler or the controller would not start, so the
-/// program never ran: the files [`open_outputs`] created are removed (no
-/// empty profile or page is left behind) and the failure says so.
+/// program never ran: the failure says so (the files [`open_outputs`]
+/// opened are dropped, their temporaries removed: no empty profile or
+/// page is left behind).
 fn not_started(a: &RunArgs, e: &profiler::StartError) -> Failure {
     let mut f = Failure::not_started(e);
-    if let Some(path) = a.html.as_ref().filter(|_| a.profile.adaptive) {
-        let _ = std::fs::remove_file(path);
-    }
     if let Some(path) = &a.profile.profile_out {
-        let _ = std::fs::remove_file(path);
         crate::alloc::writing_profile(None);
         f.message += &format!("; the profile `{}` was not written", path.display());
     }
@@ -180,16 +234,14 @@ fn not_started(a: &RunArgs, e: &profiler::StartError) -> Failure {
 /// own lets bench/profiler_validation.py leave the writing out of what it
 /// measures (a JVM's profiler keeps its profile in memory).
 #[inline(never)]
-fn write_profile(a: &RunArgs, file: &mut std::fs::File, finished: &FinishedProfile) -> bool {
-    let path = a.profile.profile_out.as_ref().expect("file implies path");
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
-    let written = finished.write_json(&mut w).and_then(|()| w.flush());
-    drop(w);
+fn write_profile(file: OutputFile, finished: &FinishedProfile) -> bool {
+    let path = file.path().to_path_buf();
+    let written = file.commit_with(|w| finished.write_json(w));
     crate::alloc::writing_profile(None);
     match written {
         Ok(()) => true,
         Err(e) => {
-            eprintln!("vm: cannot write `{}`: {e}", path.display());
+            stdio::eprintln(&format!("vm: cannot write `{}`: {e}", path.display()));
             false
         }
     }
@@ -335,17 +387,25 @@ fn print_report(format: ReportKind, finished: &FinishedProfile) {
     use profile::report::{dot, folded, text};
     // The contexts of a tree still to be written are listed for the
     // report (the file was written from the tree itself).
-    let p = finished.to_profile();
+    let mut p = finished.to_profile();
     let out = match format {
         ReportKind::Folded => {
+            // As `vm report` does: a tree deeper than 1,000 levels
+            // collapsed, said on stderr.
+            let shown = "vm: --report=folded";
+            super::report::collapse_recursion(&mut p, shown, CollapseRecursion::Auto);
             let mut w = std::io::BufWriter::new(std::io::stderr().lock());
-            let _ = folded::write(p.cct.as_deref().unwrap_or(&[]), &mut w).and_then(|()| w.flush());
+            let written =
+                folded::write(p.cct.as_deref().unwrap_or(&[]), &mut w).and_then(|()| w.flush());
+            if let Err(e) = written {
+                stdio::note(Stream::Stderr, &e);
+            }
             return;
         }
         ReportKind::Dot => dot::dcg(&p),
         _ => text::summary(&p),
     };
-    eprint!("{out}");
+    stdio::eprint(&out);
 }
 
 /// A seed for runs without `--seed`: the clock's nanoseconds mixed with

@@ -6,7 +6,9 @@
 //! or `halt`). Stopping closes the output, asks every thread to stop at its
 //! next yieldpoint and wakes those blocked in `sleep` or `join`; a thread
 //! that never reaches a yieldpoint (a loop loaded with `--no-yieldpoints`)
-//! is abandoned after a grace period, so `run` always returns.
+//! is abandoned after a grace period, so `run` always returns. A signal
+//! or an output that cannot be written stops a program the same way, from
+//! outside ([`crate::interrupt`]).
 //!
 //! The `Vm` is the top of the VM core (see the crate docs): it owns the
 //! thread registry, the safepoint state and the rest, and wires them
@@ -27,12 +29,14 @@ use crate::error::{format_trace, RuntimeError, ThreadRefusal};
 use crate::hooks::{ExecMode, Hooks, NoHooks, ThreadCtx, ThreadListener};
 use crate::install::InstallError;
 use crate::interp::{Counting, Exhaustive, Exit, Interp, Plain};
+use crate::interrupt::Interruption;
 use crate::loader::{Body, Program};
 use crate::memory::MemoryBudget;
 use crate::module::{GlobalId, MethodId};
 use crate::output::{Output, FLUSH_PERIOD};
 use crate::safepoint::{SafepointState, SafepointStats, Selection, Walkers};
 use crate::schedule::{Machine, Scheduler};
+use crate::stdio;
 use crate::thread::{request, SharedValue, ThreadRegistry, ThreadResult, ThreadShared};
 use crate::value::Value;
 
@@ -111,6 +115,10 @@ pub struct RunOutcome {
     /// On a simulated machine ([`VmOptions::machine`]), the run's length in
     /// virtual time (cycles, 1 cycle = 1 ns): when the last thread ended.
     pub virtual_ns: Option<u64>,
+    /// Why the program was stopped from outside before its end (a signal,
+    /// an output that cannot be written: [`crate::interrupt`]); `None` if
+    /// it ended on its own. `status` is then the interruption's.
+    pub interrupted: Option<Interruption>,
 }
 
 /// What a counting run executed (see [`RunOutcome::cycles`]).
@@ -153,6 +161,9 @@ pub struct Vm {
     /// modes only).
     body_counts: Mutex<Vec<BodyCount>>,
     stopping: Mutex<Option<i32>>,
+    /// Why the program was stopped from outside, if it was (set by the
+    /// waiting thread, which alone reads it).
+    interrupted: Mutex<Option<Interruption>>,
     file: String,
     /// When `run` started the program.
     started_at: std::sync::OnceLock<Instant>,
@@ -198,6 +209,7 @@ impl Vm {
             cycles: AtomicU64::new(0),
             body_counts: Mutex::new(Vec::new()),
             stopping: Mutex::new(None),
+            interrupted: Mutex::new(None),
             file,
             started_at: std::sync::OnceLock::new(),
             program_span: Mutex::new((None, None)),
@@ -212,7 +224,7 @@ impl Vm {
             Ok(main) => main,
             Err(e) => {
                 // Not even `main` could start: the program never ran.
-                eprintln!("runtime error: {e}");
+                stdio::eprintln(&format!("runtime error: {e}"));
                 self.stop(STATUS_RUNTIME_ERROR);
                 self.hooks.program_ending(STATUS_RUNTIME_ERROR);
                 return RunOutcome {
@@ -222,6 +234,7 @@ impl Vm {
                     wall_ns: 0,
                     cycles: None,
                     virtual_ns: self.sched.as_ref().map(|_| 0),
+                    interrupted: None,
                 };
             }
         };
@@ -232,6 +245,7 @@ impl Vm {
                 break;
             }
             self.check_system_refusal(&mut refusal_seen);
+            self.check_interrupt();
             if self.is_stopping() {
                 let since = *stop_seen.get_or_insert_with(Instant::now);
                 if since.elapsed() > STOP_GRACE {
@@ -258,6 +272,19 @@ impl Vm {
             wall_ns,
             cycles: self.counted(),
             virtual_ns: self.sched.as_ref().map(Scheduler::makespan),
+            interrupted: *self.interrupted.lock(),
+        }
+    }
+
+    /// The waiting thread's look at [`crate::interrupt::pending`]: a
+    /// signal, or an output that cannot be written, stops the program as
+    /// `halt` would, with the interruption's status, unless it is already
+    /// stopping.
+    fn check_interrupt(&self) {
+        if let Some(why) = crate::interrupt::pending() {
+            if self.stop(why.status()) {
+                *self.interrupted.lock() = Some(why);
+            }
         }
     }
 
@@ -323,7 +350,7 @@ impl Vm {
                         bytes,
                         limit: self.memory.limit(),
                     };
-                    eprintln!("runtime error: {e}");
+                    stdio::eprintln(&format!("runtime error: {e}"));
                 }
             }
             Some(_) => {}
@@ -447,16 +474,19 @@ impl Vm {
         let result = match exit {
             Exit::Returned(v) => ThreadResult::Returned(it.share(v)),
             Exit::Threw(v, trace) => {
-                eprint!(
+                stdio::eprint(&format!(
                     "uncaught exception: {}\n{}",
                     it.display(v),
                     format_trace(&self.file, &trace)
-                );
+                ));
                 ThreadResult::Threw(it.share(v))
             }
             Exit::Error(e, trace) => {
                 if self.stop(STATUS_RUNTIME_ERROR) {
-                    eprint!("runtime error: {e}\n{}", format_trace(&self.file, &trace));
+                    stdio::eprint(&format!(
+                        "runtime error: {e}\n{}",
+                        format_trace(&self.file, &trace)
+                    ));
                 }
                 ThreadResult::Stopped
             }
@@ -555,10 +585,10 @@ impl Vm {
     /// its simulated core, so that the run ends instead of hanging.
     fn thread_panicked(&self, shared: &ThreadShared) {
         if self.stop(STATUS_INTERNAL_ERROR) {
-            eprintln!(
+            stdio::eprintln(&format!(
                 "vm: internal error: thread {} panicked (a bug of the VM or its profiler)",
                 shared.id
-            );
+            ));
         }
         self.output.flush();
         if shared.result().is_none() {

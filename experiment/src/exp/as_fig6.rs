@@ -98,10 +98,10 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     // The experiment is about one program: `--programs` (which `all`
     // passes to every experiment) does not apply, and is said so.
     if ctx.opts.programs.is_some() {
-        eprintln!(
+        crate::progress::line(&format!(
             "vm experiment {}: --programs does not apply; it runs programs/examples/arnold-sweeney-fig6.bc only",
             ctx.exp.name
-        );
+        ));
     }
     let runs = ctx.runs(2, 10);
     let programs = crate::suite::resolve(

@@ -453,11 +453,11 @@ impl<'a> Controller<'a> {
                 LookOutcome::Refused => "the inliner refused".into(),
                 LookOutcome::Recompiled(_) => unreachable!(),
             };
-            eprintln!(
+            vm::stdio::eprintln(&format!(
                 "vm: adaptive: {:>9.1}ms wake-up {}: did nothing: {why}",
                 elapsed.as_secs_f64() * 1e3,
                 self.report.looks
-            );
+            ));
         }
         self.report.outcomes.push(outcome);
         self.report.look_times.push(elapsed);
@@ -647,7 +647,7 @@ impl<'a> Controller<'a> {
                 elapsed.as_nanos() as f64,
             );
             if self.print >= PrintLevel::Estimates {
-                eprintln!(
+                vm::stdio::eprintln(&format!(
                     "vm: adaptive: {:>9.1}ms estimate {name}: past time {:.3}ms, benefit {:.3}ms {} cost {:.3}ms ({} -> {size_after} instrs, {samples} samples)",
                     elapsed.as_secs_f64() * 1e3,
                     estimate.time_ns / 1e6,
@@ -655,7 +655,7 @@ impl<'a> Controller<'a> {
                     if estimate.worth_it() { ">" } else { "<=" },
                     estimate.cost_ns / 1e6,
                     self.module.methods[m as usize].code.len(),
-                );
+                ));
             }
             if !estimate.worth_it() {
                 declined.push(Declined {
@@ -688,7 +688,7 @@ impl<'a> Controller<'a> {
                 installed,
             };
             if self.print >= PrintLevel::Decisions {
-                eprintln!("vm: adaptive: {}", c.line());
+                vm::stdio::eprintln(&format!("vm: adaptive: {}", c.line()));
             }
             self.report.compilations.push(c);
             self.baselines.push(Baseline {
@@ -738,12 +738,12 @@ impl<'a> Controller<'a> {
     fn note_declined(&self, declined: &[Declined], elapsed: Duration) {
         if self.print >= PrintLevel::Estimates {
             for d in declined {
-                eprintln!(
+                vm::stdio::eprintln(&format!(
                     "vm: adaptive: {:>9.1}ms declined {}: {}",
                     elapsed.as_secs_f64() * 1e3,
                     d.name,
                     d.reason
-                );
+                ));
             }
         }
     }

@@ -97,7 +97,7 @@ pub fn dcg(p: &Profile) -> String {
         methods.entry(e.caller.as_str()).or_default();
         methods.entry(e.callee.as_str()).or_default();
     }
-    let total_self: u64 = methods.values().sum();
+    let total_self = super::total(methods.values().copied());
     for (name, self_) in &methods {
         let pc = share(*self_, total_self);
         let _ = writeln!(
@@ -108,7 +108,7 @@ pub fn dcg(p: &Profile) -> String {
             quote(&heat(pc))
         );
     }
-    let total: u64 = edges.iter().map(|e| e.weight).sum();
+    let total = super::total(edges.iter().map(|e| e.weight));
     let max = edges.iter().map(|e| e.weight).max().unwrap_or(0);
     for e in edges {
         let hot = max > 0 && 10 * e.weight as u128 >= max as u128;
@@ -145,7 +145,7 @@ pub fn tree(p: &Profile, min_percent: f64) -> String {
         &format!("calling contexts (under {min_percent}% in (other)), node: self / total share"),
     );
     let pruned = Full::new(p.cct.as_deref().unwrap_or(&[])).prune(min_percent);
-    let grand = pruned.nodes[0].total;
+    let grand = u128::from(pruned.nodes[0].total);
     let _ = writeln!(s, "  n0 [label=\"<root>\", fillcolor=\"#eeeeee\"];");
     for (i, n) in pruned.nodes.iter().enumerate().skip(1) {
         let ps = share(n.self_, grand);

@@ -50,12 +50,13 @@ fn title(p: &Profile) -> String {
 pub fn svg(p: &Profile, min_percent: f64, scripted: bool) -> io::Result<Vec<u8>> {
     let cct = p.cct.as_deref().unwrap_or(&[]);
     let pruned = Full::new(cct).prune(min_percent);
-    let folded = pruned.folded();
+    let (folded, divided) = fit(pruned.folded());
     let mut opt = options(
         title(p),
         format!(
-            "box width: {} with the context on the stack; contexts under {min_percent}% in (other)",
-            unit(p)
+            "box width: {} with the context on the stack; contexts under {min_percent}% in (other){}",
+            unit(p),
+            divided_note(divided)
         ),
         unit(p),
         scripted,
@@ -72,12 +73,12 @@ pub fn differential(
     min_percent: f64,
     scripted: bool,
 ) -> io::Result<Vec<u8>> {
-    let before = Full::by_calls(reference.cct.as_deref().unwrap_or(&[]))
+    let (before, _) = fit(Full::by_calls(reference.cct.as_deref().unwrap_or(&[]))
         .prune(min_percent)
-        .folded();
-    let after = Full::by_calls(p.cct.as_deref().unwrap_or(&[]))
+        .folded());
+    let (after, divided) = fit(Full::by_calls(p.cct.as_deref().unwrap_or(&[]))
         .prune(min_percent)
-        .folded();
+        .folded());
     let mut both = Vec::new();
     inferno::differential::from_readers(
         inferno::differential::Options {
@@ -94,9 +95,11 @@ pub fn differential(
             "{}: {} profile against {}",
             p.program, p.config.profile, reference.config.profile
         ),
-        "box width: calls in the context and below, as sampled; red: the sample over-weights \
-         the context, blue: under-weights it (scale below)"
-            .into(),
+        format!(
+            "box width: calls in the context and below, as sampled; red: the sample over-weights \
+             the context, blue: under-weights it (scale below){}",
+            divided_note(divided)
+        ),
         "calls",
         scripted,
     );
@@ -105,6 +108,38 @@ pub fn differential(
         return Ok(svg);
     }
     Ok(super::diffscale::rescale(&String::from_utf8_lossy(&svg)).into_bytes())
+}
+
+/// Folded lines whose counts inferno can add up: it sums them in a
+/// `usize`, which two counts of 2^63 overflow. When their sum reaches
+/// 2^62, every count is divided by one factor, returned: the boxes keep
+/// their proportions, and the subtitle says that the counts the tooltips
+/// show are divided ([`divided_note`]).
+fn fit(folded: String) -> (String, Option<u128>) {
+    fn split(l: &str) -> Option<(&str, u64)> {
+        let (stack, n) = l.rsplit_once(' ')?;
+        Some((stack, n.parse().ok()?))
+    }
+    let total = super::total(folded.lines().filter_map(|l| Some(split(l)?.1)));
+    if total < 1 << 62 {
+        return (folded, None);
+    }
+    let factor = total / (1 << 62) + 1;
+    let mut out = String::with_capacity(folded.len());
+    for (stack, n) in folded.lines().filter_map(split) {
+        let n = u128::from(n) / factor;
+        if n > 0 {
+            out.push_str(&format!("{stack} {n}\n"));
+        }
+    }
+    (out, Some(factor))
+}
+
+/// The subtitle's note on counts divided by [`fit`].
+fn divided_note(divided: Option<u128>) -> String {
+    divided.map_or(String::new(), |f| {
+        format!(" (counts divided by {f}: their sum is past what the drawing adds up)")
+    })
 }
 
 fn render(opt: &mut Options<'_>, folded: &str) -> io::Result<Vec<u8>> {

@@ -81,6 +81,10 @@ pub struct Streamer<W: Write> {
     failed: Option<io::Error>,
     /// A context came whose parent is not on the path.
     out_of_order: bool,
+    /// Paths deeper than this are not written ([`Streamer::max_depth`]).
+    max_depth: usize,
+    /// A context came deeper than `max_depth`.
+    too_deep: bool,
 }
 
 impl<W: Write> Streamer<W> {
@@ -92,14 +96,24 @@ impl<W: Write> Streamer<W> {
             path: Vec::new(),
             failed: None,
             out_of_order: false,
+            max_depth: usize::MAX,
+            too_deep: false,
         }
+    }
+
+    /// Gives up (as for a list out of order) at a context more than
+    /// `depth` levels below the root: its caller then collapses the
+    /// recursion of the whole tree first ([`super::recursion`]).
+    pub fn max_depth(mut self, depth: usize) -> Streamer<W> {
+        self.max_depth = depth;
+        self
     }
 
     /// Writes `n`'s line, if it has weight. False (and nothing more is
     /// written) once writing failed or a context came out of depth-first
     /// order (see [`Streamer::finish`]).
     pub fn push(&mut self, n: &CctNode) -> bool {
-        if self.failed.is_some() || self.out_of_order {
+        if self.failed.is_some() || self.out_of_order || self.too_deep {
             return false;
         }
         let Some(parent) = n.parent else {
@@ -115,6 +129,11 @@ impl<W: Write> Streamer<W> {
             self.out_of_order = true;
             return false;
         };
+        // The stack holds the root and the path down to the parent.
+        if self.stack.len() > self.max_depth {
+            self.too_deep = true;
+            return false;
+        }
         self.path.truncate(len);
         if len > 0 {
             self.path.push(b';');
@@ -141,6 +160,12 @@ impl<W: Write> Streamer<W> {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "the contexts are not listed depth first",
+            ));
+        }
+        if self.too_deep {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the tree is deeper than the streamer's limit",
             ));
         }
         self.out.flush()

@@ -145,7 +145,7 @@ pub fn page(
     }
     // Hot methods.
     let methods = p.methods.as_deref().unwrap_or(&[]);
-    let total_self: u64 = methods.iter().map(|m| m.self_).sum();
+    let total_self = super::total(methods.iter().map(|m| m.self_));
     let rows: Vec<_> = methods
         .iter()
         .map(|m| {
@@ -168,15 +168,15 @@ pub fn page(
     );
     // Edges.
     if let Some(dcg) = &p.dcg {
-        let total: u64 = dcg.iter().map(|e| e.weight).sum();
-        let exact: Option<(EdgeWeights, u64)> =
+        let total = super::total(dcg.iter().map(|e| e.weight));
+        let exact: Option<(EdgeWeights, u128)> =
             reference.and_then(|(r, _)| r.dcg.as_ref()).map(|rd| {
                 let mut m = HashMap::new();
                 for e in rd {
                     *m.entry((e.caller.as_str(), e.line, e.callee.as_str()))
                         .or_default() += e.weight;
                 }
-                (m, rd.iter().map(|e| e.weight).sum())
+                (m, super::total(rd.iter().map(|e| e.weight)))
             });
         let _ = writeln!(
             s,

@@ -14,6 +14,8 @@
 //! - [`dot`]: Graphviz DOT of the call graph or of the context tree.
 //! - [`html`]: one self-contained page with all of the above that a
 //!   browser shows offline.
+//! - [`recursion`]: recursion collapsed, so that a tree 100,000 levels
+//!   deep makes a report of bounded size.
 //!
 //! The formats that draw the context tree ([`flamegraph`], [`speedscope`],
 //! `dot --tree`, [`html`]) draw it pruned ([`tree::Pruned`]): contexts
@@ -25,6 +27,7 @@ pub mod dot;
 pub mod flamegraph;
 pub mod folded;
 pub mod html;
+pub mod recursion;
 pub mod speedscope;
 pub mod text;
 pub mod tree;
@@ -57,8 +60,14 @@ pub fn program_name(p: &Profile) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
+/// The sum of `weights` in 128 bits, which counts of 64 bits cannot
+/// overflow (two of 2^63 would wrap a `u64` sum into a share of 1e20%).
+pub fn total(weights: impl IntoIterator<Item = u64>) -> u128 {
+    weights.into_iter().map(u128::from).sum()
+}
+
 /// `part` as a percentage of `total` (0 when the total is 0).
-pub fn share(part: u64, total: u64) -> f64 {
+pub fn share(part: u64, total: u128) -> f64 {
     if total == 0 {
         0.0
     } else {

@@ -49,7 +49,10 @@ pub fn document(profiles: &[(&Profile, String)], min_percent: f64) -> Value {
             samples.push(stack);
             weights.push(node.self_);
         });
-        let total: u64 = weights.iter().sum();
+        // Summed in 128 bits; a total past 2^64 (a JSON reader's numbers
+        // are doubles anyway) is written as a double.
+        let total = super::total(weights.iter().copied());
+        let total = u64::try_from(total).map_or_else(|_| json!(total as f64), |t| json!(t));
         let unit = if p.config.profile == "exhaustive" {
             "instructions"
         } else {

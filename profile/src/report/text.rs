@@ -29,7 +29,7 @@ pub const TOP: usize = 10;
 /// that is biased (the timer of `arnold-grove-fig1.bc`) can be further off,
 /// and samples taken in bursts (cbs) are not independent, so for them it is
 /// a lower bound. `None` for `n = 0`.
-pub fn std_error(p: f64, n: u64) -> Option<f64> {
+pub fn std_error(p: f64, n: u128) -> Option<f64> {
     (n > 0).then(|| 100.0 * (p * (1.0 - p) / n as f64).sqrt())
 }
 
@@ -71,8 +71,8 @@ pub fn summary(p: &Profile) -> String {
     if let Some(line) = crate::overhead::line(&p.run) {
         let _ = writeln!(s, "    {line}");
     }
-    let method_samples: u64 = p.methods.iter().flatten().map(|m| m.self_).sum();
-    let edge_samples: u64 = p.dcg.iter().flatten().map(|e| e.weight).sum();
+    let method_samples = super::total(p.methods.iter().flatten().map(|m| m.self_));
+    let edge_samples = super::total(p.dcg.iter().flatten().map(|e| e.weight));
     if exact {
         let _ = writeln!(
             s,
@@ -198,7 +198,7 @@ fn se_head(sampled: bool) -> String {
 }
 
 /// A share's standard error in percentage points, as a column.
-fn se_cell(sampled: bool, part: u64, n: u64) -> String {
+fn se_cell(sampled: bool, part: u64, n: u128) -> String {
     if !sampled {
         return String::new();
     }
@@ -208,7 +208,7 @@ fn se_cell(sampled: bool, part: u64, n: u64) -> String {
     }
 }
 
-fn fraction(part: u64, total: u64) -> f64 {
+fn fraction(part: u64, total: u128) -> f64 {
     if total == 0 {
         0.0
     } else {
@@ -245,7 +245,7 @@ fn what_a_sample_is(p: &Profile) -> Option<String> {
 /// how many distinct call edges they saw, and the standard error of the
 /// top method's and the top edge's shares ([`std_error`]). The exact
 /// profile has no sampling error and says so.
-fn confidence(p: &Profile, method_samples: u64, edge_samples: u64) -> Option<String> {
+fn confidence(p: &Profile, method_samples: u128, edge_samples: u128) -> Option<String> {
     if p.config.profile == "exhaustive" {
         return Some(
             "confidence: exact (every call and instruction counted), no sampling error".into(),
@@ -321,8 +321,8 @@ fn contexts(s: &mut String, p: &Profile, cct: &[CctNode]) {
     let lookup = Lookup::new(cct);
     let root = cct.first().filter(|n| n.parent.is_none()).map(|n| n.id);
     let is_edge = |n: &CctNode| n.parent.is_some() && n.parent != root;
-    let total_self: u64 = cct.iter().map(|n| n.self_).sum();
-    let total_calls: u64 = cct.iter().filter(|n| is_edge(n)).map(|n| n.calls).sum();
+    let total_self = super::total(cct.iter().map(|n| n.self_));
+    let total_calls = super::total(cct.iter().filter(|n| is_edge(n)).map(|n| n.calls));
     let (by_self, by_calls): (Rows, Rows) = match &p.hot {
         Some(hot) => (
             hot.nodes
@@ -379,7 +379,7 @@ fn list(
     s: &mut String,
     what: &str,
     rows: &[(usize, u64)],
-    total: u64,
+    total: u128,
     cct: &[CctNode],
     lookup: &Lookup,
 ) {
@@ -564,8 +564,8 @@ fn differences(
     exact: &HashMap<u32, u64>,
     name: impl Fn(u32) -> String,
 ) {
-    let ts: u64 = sample.values().sum();
-    let te: u64 = exact.values().sum();
+    let ts = super::total(sample.values().copied());
+    let te = super::total(exact.values().copied());
     let mut rows: Vec<(f64, f64, u32)> = sample
         .keys()
         .chain(exact.keys().filter(|k| !sample.contains_key(*k)))
@@ -720,7 +720,7 @@ fn context(cct: &[CctNode], lookup: &Lookup, i: usize) -> String {
     }
 }
 
-fn percent(part: u64, total: u64) -> String {
+fn percent(part: u64, total: u128) -> String {
     if total == 0 {
         "-".into()
     } else {
@@ -739,7 +739,7 @@ fn duration(ns: u64) -> String {
 }
 
 /// `n` and a noun that agrees with it: `1 sample`, `2 samples`.
-fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
 }

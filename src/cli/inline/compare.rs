@@ -20,10 +20,11 @@ use profiler::config::{ClockKind, ProfileKind};
 use serde_json::json;
 use vm::module::Module;
 
+use super::super::output_file::OutputFile;
 use super::super::run::resolve_profile;
 use super::super::{load_module, Failure};
 use super::explore::{cycles_with, flipped, pct_change, run_header, run_record, signed};
-use super::logfile::{self, Pending};
+use super::logfile;
 use super::runs::{self, Ran};
 use super::{emitted_text, html, source_text, thresholds, timing, InlineArgs};
 
@@ -135,8 +136,8 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
             a.run.file.program.display()
         )));
     }
-    let log_file = a.log.as_deref().map(Pending::create).transpose()?;
-    let html_file = a.run.html.as_deref().map(Pending::create).transpose()?;
+    let log_file = a.log.as_deref().map(OutputFile::create).transpose()?;
+    let html_file = a.run.html.as_deref().map(OutputFile::create).transpose()?;
     let original = runs::measure(&a.run, module.clone())?;
     let (views, seed) = run_views(&mut a, &kinds, kind, &t, &module, &original, clock)?;
     let program = a.run.file.program.display().to_string();
@@ -167,7 +168,7 @@ pub fn compare(mut a: InlineArgs) -> Result<i32, Failure> {
     out.push_str(&cycles_section(&original, &views, times.as_deref()));
     out.push_str(&flips_section(&flipped));
     for line in out.lines() {
-        println!("{}", line.trim_end());
+        vm::stdio::print(&format!("{}\n", line.trim_end()));
     }
     if let Some(file) = log_file {
         file.commit(&log_text(&program, kind, &t, &views))?;

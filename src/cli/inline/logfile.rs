@@ -4,10 +4,10 @@
 //! docs/INLINING.md.
 //!
 //! A file is written to a temporary name beside it and renamed into place
-//! once complete, so a failed run leaves no partial file behind.
+//! once complete (`src/cli/output_file.rs`), so a failed run leaves no
+//! partial file behind.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use jit_sim::inline::{CallSite, Decision, Target};
 use jit_sim::policy::record::Record;
@@ -15,74 +15,12 @@ use jit_sim::policy::Rule;
 use serde_json::{json, Value};
 use vm::module::{Module, Op};
 
-use super::super::{Failure, EXIT_INVALID, EXIT_NO_INPUT};
+use super::super::{Failure, EXIT_INVALID};
 
 /// The decision log's format name.
 pub const LOG_FORMAT: &str = "vm-inline-log/1";
 /// The advice file's format name.
 pub const ADVICE_FORMAT: &str = "vm-inline-advice/1";
-
-/// An output file opened before the program runs: the temporary file it
-/// is written to, renamed to `path` by [`Pending::commit`]; dropped
-/// without a commit, the temporary is removed.
-pub struct Pending {
-    path: PathBuf,
-    tmp: PathBuf,
-    file: Option<std::fs::File>,
-}
-
-impl Pending {
-    /// Creates the temporary file beside `path` (66 if it cannot be).
-    pub fn create(path: &Path) -> Result<Pending, Failure> {
-        let cannot = |e: std::io::Error| Failure {
-            status: EXIT_NO_INPUT,
-            message: format!("vm: cannot write `{}`: {}", path.display(), reason(&e)),
-        };
-        if path.is_dir() {
-            return Err(cannot(std::io::Error::other("it is a directory")));
-        }
-        let name = path
-            .file_name()
-            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        let file = std::fs::File::create(&tmp).map_err(cannot)?;
-        Ok(Pending {
-            path: path.to_path_buf(),
-            tmp,
-            file: Some(file),
-        })
-    }
-
-    /// Writes `text` and renames the file into place.
-    pub fn commit(mut self, text: &str) -> Result<(), Failure> {
-        let mut file = self.file.take().expect("committed once");
-        let done = file
-            .write_all(text.as_bytes())
-            .and_then(|()| file.flush())
-            .and_then(|()| std::fs::rename(&self.tmp, &self.path));
-        done.map_err(|e| Failure {
-            status: EXIT_NO_INPUT,
-            message: format!("vm: cannot write `{}`: {}", self.path.display(), reason(&e)),
-        })
-    }
-}
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        if self.file.is_some() {
-            self.file = None;
-            let _ = std::fs::remove_file(&self.tmp);
-        }
-    }
-}
-
-fn reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
 
 fn rule_json(r: &Rule) -> Value {
     json!({
@@ -191,6 +129,7 @@ pub fn read_advice(
         .and_then(Value::as_array)
         .ok_or_else(|| invalid("no `decisions` list".into()))?;
     let mut decisions = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut skipped = Vec::new();
     for item in items {
         let caller = item.get("caller").and_then(Value::as_str);
@@ -203,6 +142,13 @@ pub fn read_advice(
         };
         let found = resolve(module, caller, line as u32, callee);
         match found {
+            // The inliner takes each decision once: refused here, before
+            // the run, rather than by the inliner after it.
+            Some(d) if !seen.insert(d) => {
+                return Err(invalid(format!(
+                    "the decision {caller}:{line} -> {callee} is given twice"
+                )))
+            }
             Some(d) => decisions.push(d),
             None => skipped.push(format!(
                 "vm: advice: {caller}:{line} -> {callee}: the program has no such call, skipped"

@@ -27,7 +27,7 @@ mod logfile;
 mod runs;
 mod timing;
 
-use logfile::Pending;
+use super::output_file::{not_the_program, OutputFile};
 
 /// Options of `vm inline`: every `vm run` option but `--adaptive` and
 /// `--print-compilation`, which it refuses (it inlines once, after the
@@ -214,6 +214,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
              use vm run --adaptive)",
         ));
     }
+    not_the_programs_outputs(&a)?;
     if a.compare.is_some() {
         return compare::compare(a);
     }
@@ -320,7 +321,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
 
     // Open the output files first, so a bad path is reported before the
     // program runs; each is written whole at the end, or not at all.
-    let open = |p: &Option<PathBuf>| p.as_deref().map(Pending::create).transpose();
+    let open = |p: &Option<PathBuf>| p.as_deref().map(OutputFile::create).transpose();
     let emit_file = open(&a.emit)?;
     let log_file = open(&a.log)?;
     let advice_file = open(&a.advice_out)?;
@@ -355,8 +356,7 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
         (profile.is_some() && (uses_profile || advice.is_some())).then_some(weights.total),
         &t,
     );
-    let stderr = std::io::stderr();
-    let mut err = stderr.lock();
+    let mut err = vm::stdio::stderr();
     if let Some((_, _, skipped)) = &advice {
         for line in skipped {
             let _ = writeln!(err, "{line}");
@@ -378,17 +378,17 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
         optimized: &optimized,
     };
     if let Some(site) = explain_at {
-        eprint!("{}", explore::explain(&study, site)?);
+        vm::stdio::eprint(&explore::explain(&study, site)?);
     }
     if a.tree {
-        eprintln!("vm: inlining tree:");
-        eprint!("{}", record::render_tree(&records, &module, &optimized, &t));
+        vm::stdio::eprintln("vm: inlining tree:");
+        vm::stdio::eprint(&record::render_tree(&records, &module, &optimized, &t));
     }
     if a.suggest {
-        eprint!("{}", explore::suggest(&study));
+        vm::stdio::eprint(&explore::suggest(&study));
     }
     if a.gain {
-        eprint!("{}", explore::gain(&study)?);
+        vm::stdio::eprint(&explore::gain(&study)?);
     }
     if let Some(file) = log_file {
         file.commit(&logfile::log_text(&run, &records))?;
@@ -440,13 +440,31 @@ fn emitted_text(
     ))
 }
 
+/// Usage errors: a file to write that is the program itself (`--emit`,
+/// `--log`, `--advice-out`, and `vm run`'s `--profile-out`, `--html`).
+fn not_the_programs_outputs(a: &InlineArgs) -> Result<(), Failure> {
+    super::run::not_the_programs_outputs(&a.run)?;
+    for (flag, path) in [
+        ("--emit", &a.emit),
+        ("--log", &a.log),
+        ("--advice-out", &a.advice_out),
+    ] {
+        not_the_program(&a.run.file.program, path.as_deref(), flag)?;
+    }
+    Ok(())
+}
+
 /// Runs the program as `vm run` would (same options, same output) and
-/// returns its exit status and profile.
+/// returns its exit status and profile; a run stopped from outside (a
+/// signal, an output that cannot be written) ends `vm inline` there.
 fn run_program(
     a: &RunArgs,
     config: profiler::config::ProfileConfig,
     module: vm::module::Module,
 ) -> Result<(i32, Option<Profile>), Failure> {
     let done = execute(a, config, module)?;
+    if let Some(why) = done.interrupted {
+        return Err(runs::interrupted(why));
+    }
     Ok((done.status, done.profile.map(|p| p.into_profile())))
 }

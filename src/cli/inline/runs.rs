@@ -6,6 +6,7 @@
 use jit_sim::inline::{Budget, Decision, Outcome};
 use profile::Profile;
 use profiler::config::ProfileConfig;
+use vm::interrupt::Interruption;
 use vm::loader::Program;
 use vm::module::Module;
 use vm::output::Output;
@@ -43,6 +44,8 @@ pub fn run_captured(
         machine: None,
         ..super::super::run::vm_options(a, Vec::new())
     };
+    // A signal stops the program, and the study with it.
+    super::super::signals::finish_on_signal();
     let ran = jit_sim::session::run(
         Program::load(module, !a.no_yieldpoints),
         options,
@@ -51,6 +54,9 @@ pub fn run_captured(
         None,
     )
     .map_err(|e| Failure::not_started(&e))?;
+    if let Some(why) = ran.outcome.interrupted {
+        return Err(interrupted(why));
+    }
     let (outcome, profile) = (ran.outcome, ran.profile.map(|p| p.into_profile()));
     let output = buf.lock().clone();
     Ok(Ran {
@@ -59,6 +65,20 @@ pub fn run_captured(
         output,
         cycles: outcome.cycles.map(|c| c.cycles),
     })
+}
+
+/// The failure that ends `vm inline` after a run stopped from outside
+/// (docs/CLI.md, "Signals and write errors"): nothing is inlined or
+/// written after it; the status is the interruption's (a closed pipe's
+/// quietly).
+pub fn interrupted(why: Interruption) -> Failure {
+    Failure {
+        status: why.status(),
+        message: match why {
+            Interruption::Signal(_) => "vm: inline: interrupted: nothing inlined or written".into(),
+            Interruption::BrokenPipe(_) | Interruption::WriteError(_) => String::new(),
+        },
+    }
 }
 
 /// A plain counting run of `module`: its cycles, output and status.
