@@ -121,7 +121,9 @@ def callgrind(cmd, toggle=None):
     """Machine instructions callgrind counts for `cmd` (stdout dropped)."""
     args = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
     if toggle:
-        args.append("--toggle-collect=" + toggle)
+        # With --toggle-collect callgrind starts with collection off unless
+        # told otherwise: on from the start, off inside `toggle`.
+        args += ["--collect-atstart=yes", "--toggle-collect=" + toggle]
     r = subprocess.run(args + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True, cwd=ROOT)
     m = re.search(r"Collected : (\d+)", r.stderr)
