@@ -97,7 +97,7 @@ def one(vm, program, config):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "p.json")
         n, _ = callgrind([vm, "run"] + program + config + ["--profile-out=" + out],
-                         toggle=WRITE)
+                         leave_out=WRITE)
         with open(out) as f:
             run = json.load(f)["run"]
     model = 100.0 * run["profiler_cycles"] / run["cycles"]
