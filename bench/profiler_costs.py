@@ -117,17 +117,18 @@ VALIDATION = [
 ]
 
 
-def callgrind(cmd, toggle=None, leave_out=None):
+def callgrind(cmd, toggle=None, leave_out=None, env=None):
     """Machine instructions callgrind counts for `cmd` (stdout dropped):
     only inside the functions `toggle` names if given, less those of the
-    function `leave_out` and its callees if given."""
+    function `leave_out` and its callees if given; `env` the environment
+    if not this one."""
     with tempfile.TemporaryDirectory() as d:
         data = os.path.join(d, "callgrind.out")
         args = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + data]
         if toggle:
             args.append("--toggle-collect=" + toggle)
         r = subprocess.run(args + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           text=True, cwd=ROOT)
+                           text=True, cwd=ROOT, env=env)
         m = re.search(r"Collected : (\d+)", r.stderr)
         if not m:
             sys.exit(f"profiler_costs: callgrind failed on {' '.join(cmd)}:\n{r.stderr[-2000:]}")

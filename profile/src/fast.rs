@@ -546,7 +546,10 @@ mod tests {
             // Through a `Value` the keys come sorted (`calls`, `cycles`,
             // `id`, ...): the any-order reader reads them all the same.
             let sorted = serde_json::to_value(&nodes).unwrap().to_string();
-            assert!(sorted.starts_with(r#"[{"calls":0,"cycles":0,"id":0"#), "{sorted}");
+            assert!(
+                sorted.starts_with(r#"[{"calls":0,"cycles":0,"id":0"#),
+                "{sorted}"
+            );
             let fast = parse(profile_text(&sorted).as_bytes()).expect("read in any order");
             assert_eq!(fast.cct.as_deref(), Some(&nodes[..]));
         }

@@ -146,10 +146,7 @@ fn the_exhaustive_cct_splits_the_runs_cycles_over_its_contexts() {
     let cct = p.cct.as_ref().expect("a cct");
     let on_top = |n: &profile::CctNode| n.cycles.expect("every context has its cycles");
     // Contexts partition the run's cycles as methods do.
-    assert_eq!(
-        cct.iter().map(on_top).sum::<u64>(),
-        p.run.cycles.unwrap()
-    );
+    assert_eq!(cct.iter().map(on_top).sum::<u64>(), p.run.cycles.unwrap());
     // A method's self cycles are the sum over its contexts.
     for m in p.methods.as_ref().unwrap() {
         let contexts: u64 = cct
