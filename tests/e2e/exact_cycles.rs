@@ -125,3 +125,61 @@ fn the_exhaustive_profile_splits_the_runs_cycles_over_its_methods() {
         .iter()
         .all(|m| m.cycles.is_none() && m.total_cycles.is_none()));
 }
+
+#[test]
+fn the_exhaustive_cct_splits_the_runs_cycles_over_its_contexts() {
+    let dir = harness::scratch("exact-cct-cycles");
+    harness::write_program(&dir, "p.bc", PROGRAM);
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "p.bc",
+            "--profile=exhaustive",
+            "--record=cct",
+            "--profile-out=p.json",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    let p = Profile::read(&dir.join("p.json")).unwrap();
+    let cct = p.cct.as_ref().expect("a cct");
+    let on_top = |n: &profile::CctNode| n.cycles.expect("every context has its cycles");
+    // Contexts partition the run's cycles as methods do.
+    assert_eq!(cct.iter().map(on_top).sum::<u64>(), p.run.cycles.unwrap());
+    // A method's self cycles are the sum over its contexts.
+    for m in p.methods.as_ref().unwrap() {
+        let contexts: u64 = cct
+            .iter()
+            .filter(|n| &*n.method == m.name.as_str())
+            .map(on_top)
+            .sum();
+        assert_eq!(contexts, cycles(m).0, "{}", m.name);
+    }
+    // outer's two contexts (called from two lines of main) each have
+    // their own time: the second call does the same work as the first.
+    let outer: Vec<u64> = cct
+        .iter()
+        .filter(|n| &*n.method == "outer")
+        .map(on_top)
+        .collect();
+    assert_eq!(outer.len(), 2);
+    assert!(outer.iter().all(|&c| c > 0));
+    // Recursion: five nested contexts of down, each with its own time.
+    assert_eq!(cct.iter().filter(|n| &*n.method == "down").count(), 6);
+    // A sampled CCT has no cycles.
+    let r = run_vm_in(
+        &dir,
+        &[
+            "run",
+            "p.bc",
+            "--profile=cbs",
+            "--record=cct",
+            "--profile-out=s.json",
+        ],
+        DEFAULT_TIMEOUT,
+    );
+    r.assert_status(0);
+    let s = Profile::read(&dir.join("s.json")).unwrap();
+    assert!(s.cct.unwrap().iter().all(|n| n.cycles.is_none()));
+}

@@ -903,6 +903,7 @@ mod tests {
             line,
             calls: 1,
             self_: 1,
+            cycles: None,
         }
     }
 
