@@ -154,10 +154,17 @@ pub fn data_json(report: &AdaptiveReport, program: &str) -> String {
     s
 }
 
+// The page fits the window's width: the time axis scales down with it, and
+// the table's cells wrap their text (a method's name, the inlined sites,
+// the measured cycles) rather than widen the page.
 const STYLE: &str = "\
 body{font-size:14px;line-height:1.4;margin:1.5em}\
-h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.5em}\
-td,th{padding:.25em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}\
+h1{font-size:1.3em;overflow-wrap:anywhere}h2{font-size:1.1em;margin-top:1.5em}\
+#axis{max-width:100%;height:auto;display:block}\
+table{width:100%;border-collapse:collapse}\
+td,th{padding:.25em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
+th{overflow-wrap:normal}\
+li,p{overflow-wrap:anywhere}\
 td.n{text-align:right}\
 .few{fill:#bbb}.none{fill:#888}.declined{fill:#e0a030}.refused{fill:#c03030}.recompiled{fill:#2a8a3a}\
 .legend span{display:inline-block;width:.8em;height:.8em;margin:0 .3em 0 1em;vertical-align:middle}\
