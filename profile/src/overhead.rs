@@ -106,10 +106,14 @@ mod tests {
         let mut run = RunSection::default();
         assert_eq!(work_line(&run), None, "a run without the counts");
         run.profiler_work = Some(
-            [("trampoline", 58), ("edge_sample", 2704), ("frame_marked", 0)]
-                .into_iter()
-                .map(|(k, n)| (k.to_string(), n))
-                .collect(),
+            [
+                ("trampoline", 58),
+                ("edge_sample", 2704),
+                ("frame_marked", 0),
+            ]
+            .into_iter()
+            .map(|(k, n)| (k.to_string(), n))
+            .collect(),
         );
         assert_eq!(
             work_line(&run).unwrap(),

@@ -150,7 +150,10 @@ pub(super) fn execute(
         ));
         if let Some(f) = &profile {
             let run = &f.profile.run;
-            let lines = [profile::overhead::line(run), profile::overhead::work_line(run)];
+            let lines = [
+                profile::overhead::line(run),
+                profile::overhead::work_line(run),
+            ];
             for line in lines.into_iter().flatten() {
                 stdio::eprintln(&format!("vm: {line}"));
             }

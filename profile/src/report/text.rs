@@ -740,7 +740,11 @@ fn sampler_line(run: &crate::RunSection) -> Option<String> {
         run.samples_requested.unwrap_or(0)
     );
     if safepoints > 0 {
-        let _ = write!(line, " ({:.1} a safepoint)", taken as f64 / safepoints as f64);
+        let _ = write!(
+            line,
+            " ({:.1} a safepoint)",
+            taken as f64 / safepoints as f64
+        );
     }
     if let Some(held) = run.held_ns {
         let _ = write!(line, "; threads held {} in all", duration(held));
