@@ -18,6 +18,7 @@ pub mod hofer_fig9;
 pub mod hofer_fig9_sim;
 pub mod independent;
 pub mod sscli_table1;
+pub mod sscli_table1_reading;
 pub mod whaley;
 pub mod whaley_fig13;
 pub mod whaley_fig14;
