@@ -77,8 +77,11 @@ const COLUMNS: [&str; 8] = [
 /// One CC-Map scored against the exact profile.
 #[derive(Clone)]
 pub(super) struct Scored {
-    samples: u64,
+    pub(super) samples: u64,
     pub(super) calls_corr: f64,
+    /// The calls the CC-Map holds (its edge samples, entry contexts
+    /// included).
+    pub(super) sampled_calls: f64,
     self_corr: f64,
     overlap: f64,
     /// The method whose share of the calls the CC-Map misses most: its
@@ -533,6 +536,7 @@ fn score(p: &Profile, exact: &Profile) -> Scored {
     let pct = |m: metrics::Metric| m.value().map_or(f64::NAN, |v| 100.0 * v);
     Scored {
         worst,
+        sampled_calls: sampled,
         samples: p.run.samples,
         calls_corr: 100.0 * stats::pearson(&pairs).unwrap_or(f64::NAN),
         self_corr: pct(metrics::method_correlation(p, exact)),
@@ -667,6 +671,7 @@ mod tests {
             self_corr: 0.0,
             overlap,
             worst: Default::default(),
+            sampled_calls: 0.0,
         };
         let runs = vec![(10, s(80.0)), (30, s(f64::NAN)), (100, s(90.0))];
         assert_eq!(best(&runs).map(|r| r.0), Some(100));

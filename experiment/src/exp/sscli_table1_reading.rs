@@ -279,8 +279,15 @@ pub(super) fn counters(programs: &[Program], at_tuned: &[Option<&Scored>]) -> St
             let s = (*s)?;
             (s.calls_corr < 95.0).then(|| {
                 format!(
-                    "{} {:.1}% ({}: {:.1}% of the calls, {:.1}% of the CC-Map's)",
-                    p.name, s.calls_corr, s.worst.0, s.worst.1, s.worst.2
+                    "{} {:.1}% ({:.0} calls in {} samples; {}: {:.1}% of the calls, {:.1}% of \
+                     the CC-Map's)",
+                    p.name,
+                    s.calls_corr,
+                    s.sampled_calls,
+                    s.samples,
+                    s.worst.0,
+                    s.worst.1,
+                    s.worst.2
                 )
             })
         })
@@ -294,12 +301,15 @@ pub(super) fn counters(programs: &[Program], at_tuned: &[Option<&Scored>]) -> St
     let mut s = String::new();
     if !low.is_empty() {
         s.push_str(&format!(
-            "\n\n**The counters.** Below 95%, with the method the CC-Map's calls miss most: {}. The \
-             CC-Map counts the activations its samples find, so a method's count grows with the \
-             time its activations take as well as with their number: a short method called as \
-             often as a long one is found less often, the timer's skew of Arnold & Grove's \
-             Figure 1. The paper compares one run's counters with another's, which share that \
-             skew; ours are compared with the exact counts. ",
+            "\n\n**The counters.** Below 95%, with the calls the CC-Map holds and the method \
+             whose share of them it misses most: {}. The CC-Map's `calls` are its edge samples \
+             (docs/CLI.md, \"The SSCLI Call Context Map\"): a tick noticed at a call's prologue \
+             or epilogue samples that call, one noticed at a loop's backedge samples none. A \
+             program whose time is spent in loops gets few calls for its samples, and the calls \
+             it gets are those of the methods where the ticks land, weighted by the time spent \
+             there rather than by their number: the timer's skew of Arnold & Grove's Figure 1. \
+             The paper compares one run's counters with another's, which share that skew; ours \
+             are compared with the exact counts. ",
             low.join("; ")
         ));
     }
@@ -311,4 +321,62 @@ pub(super) fn counters(programs: &[Program], at_tuned: &[Option<&Scored>]) -> St
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table of tuned runs: (program, final us, samples, steps as (samples, us)).
+    fn runs(rows: &[(&str, f64, u64, &[(u64, f64)])]) -> Table {
+        let mut text = String::from(
+            "program,run,interval_us,samples,changes,calls_correlation_pct,self_correlation_pct,cct_overlap\n",
+        );
+        for (p, last, samples, steps) in rows {
+            text += &format!("{p},tuned,{last},{samples},{},,,\n", steps.len() - 1);
+            for (s, us) in *steps {
+                text += &format!("{p},step,{us},{s},,,,\n");
+            }
+        }
+        Table::parse(&text)
+    }
+
+    #[test]
+    fn a_run_ends_settled_at_the_bound_still_moving_or_turned_back() {
+        let t = runs(&[
+            ("settled", 100.0, 9000, &[(0, 100.0)]),
+            (
+                "floor",
+                10.0,
+                9000,
+                &[
+                    (0, 100.0),
+                    (1000, 50.0),
+                    (2000, 25.0),
+                    (3000, 12.5),
+                    (4000, 10.0),
+                ],
+            ),
+            (
+                "moving",
+                800.0,
+                4200,
+                &[(0, 100.0), (2000, 200.0), (3000, 400.0), (4000, 800.0)],
+            ),
+            (
+                "back",
+                200.0,
+                4400,
+                &[(0, 100.0), (1000, 200.0), (2000, 400.0), (3000, 200.0)],
+            ),
+            ("short", 100.0, 400, &[(0, 100.0)]),
+        ]);
+        let e = |p| ending(&t, p, "tuned");
+        assert!(e("settled") == Some(Ending::Settled));
+        assert!(e("floor") == Some(Ending::AtBound));
+        assert!(e("moving") == Some(Ending::Moving));
+        assert!(e("back") == Some(Ending::TurnedBack));
+        assert!(e("short") == Some(Ending::NoEvaluation));
+        assert!(e("absent").is_none());
+    }
 }
