@@ -327,8 +327,11 @@ pub(super) fn counters(programs: &[Program], at_tuned: &[Option<&Scored>]) -> St
 mod tests {
     use super::*;
 
-    /// A table of tuned runs: (program, final us, samples, steps as (samples, us)).
-    fn runs(rows: &[(&str, f64, u64, &[(u64, f64)])]) -> Table {
+    /// A tuned run: program, final us, samples, steps as (samples, us).
+    type Run<'a> = (&'a str, f64, u64, &'a [(u64, f64)]);
+
+    /// A table of tuned runs.
+    fn runs(rows: &[Run]) -> Table {
         let mut text = String::from(
             "program,run,interval_us,samples,changes,calls_correlation_pct,self_correlation_pct,cct_overlap\n",
         );
