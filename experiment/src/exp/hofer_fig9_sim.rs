@@ -29,7 +29,6 @@ use crate::{Context, Error};
 /// The CSV's columns.
 const COLUMNS: [&str; 10] = [
     "program",
-    "depth",
     "interval",
     "technique",
     "seed",
@@ -38,6 +37,7 @@ const COLUMNS: [&str; 10] = [
     "pause_cycles",
     "walk_cycles",
     "safepoints",
+    "depth",
 ];
 
 /// One run's numbers (the plain run: no pause, walk or safepoint).
@@ -87,7 +87,6 @@ pub fn measure(ctx: &Context) -> Result<Measurement, Error> {
             progress.step(&format!("{} {interval} {key}", programs[pi].name));
             csv.row(&[
                 programs[pi].name.clone(),
-                crate::exp::hofer_fig9::stack_depth(&programs[pi]).to_string(),
                 interval.into(),
                 key.into(),
                 seed,
@@ -96,6 +95,7 @@ pub fn measure(ctx: &Context) -> Result<Measurement, Error> {
                 m.pause_cycles.to_string(),
                 m.walk_cycles.to_string(),
                 m.safepoints.to_string(),
+                crate::exp::hofer_fig9::stack_depth(&programs[pi]).to_string(),
             ])?;
             got.push(m);
             Ok(())

@@ -2,7 +2,8 @@
 //! ("A Portable Sampling-Based Profiler for Java Virtual Machines", Java
 //! Grande 2000): the paper's sampling intervals mapped to ours, the
 //! precision measure (the correlation of two runs' profiles), and the
-//! wall-clock timing of whole runs.
+//! overhead: the cost model's, or with `--clock=wall` the wall-clock
+//! timing of whole runs.
 //!
 //! **The intervals.** The paper samples every 1, 10 or 50 ms and compares
 //! 10-second segments of two runs (section 6.1): 10,000, 1,000 or 200
@@ -13,8 +14,14 @@
 //!
 //! - precision runs under `--clock=virtual` at 10, 100 and 500 us (the
 //!   paper's sample counts per profile);
-//! - overhead is timed on the wall clock at 1, 10 and 50 ms (the paper's
-//!   rate per second).
+//! - overhead, by default, is the cost model's for those very runs
+//!   (`run.profiler_cycles / run.cycles`, [`modelled`]): the price of the
+//!   precision measured beside it, deterministic. Those runs take their
+//!   samples 100 times as often per second of (virtual) time as the
+//!   paper's, so at the paper's rate the model's overhead would be a
+//!   hundredth of it (a sample's cost is per sample).
+//! - with `--clock=wall`, overhead is timed on the wall clock at 1, 10 and
+//!   50 ms (the paper's rate per second) instead, one process at a time.
 //!
 //! **Different runs.** Under the virtual clock our VM is deterministic: two
 //! runs with the same interval and seed take the very same samples
@@ -106,9 +113,14 @@ pub fn start(ctx: &Context, profile: &str, columns: &[&str]) -> Result<Start, Er
     let runs = runs(ctx);
     let programs = ctx.suite()?;
     let names = programs.iter().map(|p| p.name.clone()).collect();
+    let overhead = if ctx.opts.wall_clock {
+        "overhead: clock=wall, interleaved rounds"
+    } else {
+        "overhead: cost model of the precision runs"
+    };
     let settings = format!(
         "runs={runs} {profile} precision: clock=virtual, run k's interval longer by \
-         (k-1)/1000; time: clock=wall, interleaved rounds"
+         (k-1)/1000; {overhead}"
     );
     let csv = Csv::experiment(ctx, &settings, columns)?;
     Ok(Start {
@@ -179,6 +191,24 @@ where
     )?;
     progress.finish();
     Ok(out)
+}
+
+/// The cost model's overhead of each run, in percent of its cycles
+/// ([`crate::exp::common::modelled_overhead`]).
+pub fn modelled(runs: &[Profile]) -> Vec<f64> {
+    runs.iter()
+        .map(crate::exp::common::modelled_overhead)
+        .collect()
+}
+
+/// Decimals an overhead is shown with: the wall clock's noise is a
+/// percent or more; the model's overheads are exact and some are small.
+pub fn overhead_digits(wall: bool) -> usize {
+    if wall {
+        1
+    } else {
+        3
+    }
 }
 
 /// A configuration timed on the wall clock: a name and its profile
@@ -302,15 +332,18 @@ pub fn pair_geomean(pairs: &[(usize, usize, Option<f64>)]) -> f64 {
     geomean(&v)
 }
 
-/// The median overhead of `rounds` with its quartiles, as a cell:
-/// `2.1 [0.4, 3.0]` (the median alone for one round).
-pub fn overhead_cell(rounds: &[f64]) -> String {
+/// The median overhead of `rounds` with its quartiles, as a cell with
+/// `d` decimals: `2.1 [0.4, 3.0]` (the median alone for one round, or
+/// where the quartiles are the median's, as the model's nearly always
+/// are).
+pub fn overhead_cell(rounds: &[f64], d: usize) -> String {
     let m = stats::median(rounds);
-    if rounds.len() > 1 {
-        let (q1, q3) = (stats::quantile(rounds, 0.25), stats::quantile(rounds, 0.75));
-        format!("{m:.1} [{q1:.1}, {q3:.1}]")
+    let (q1, q3) = (stats::quantile(rounds, 0.25), stats::quantile(rounds, 0.75));
+    let (ms, q1s, q3s) = (format!("{m:.d$}"), format!("{q1:.d$}"), format!("{q3:.d$}"));
+    if rounds.len() > 1 && (q1s != ms || q3s != ms) {
+        format!("{ms} [{q1s}, {q3s}]")
     } else {
-        format!("{m:.1}")
+        ms
     }
 }
 
@@ -469,12 +502,13 @@ pub fn interval_rows(
     overhead: &[Vec<Vec<f64>>],
     precision: &[Vec<f64>],
     paper: &[PaperRow],
+    d: usize,
 ) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for (pi, name) in names.iter().enumerate() {
         let mut r = vec![name.clone()];
         for k in 0..3 {
-            r.push(overhead_cell(&overhead[pi][k]));
+            r.push(overhead_cell(&overhead[pi][k], d));
             r.push(corr_cell(precision[pi][k]));
         }
         rows.push(r);
@@ -484,7 +518,7 @@ pub fn interval_rows(
     for (k, (po, pp)) in paper_means(paper).iter().enumerate() {
         let o: Vec<f64> = overhead.iter().map(|o| stats::median(&o[k])).collect();
         let p: Vec<f64> = precision.iter().map(|p| p[k]).collect();
-        ours.push(format!("{:.1}", stats::mean(&o)));
+        ours.push(format!("{:.d$}", stats::mean(&o)));
         ours.push(corr_cell(geomean(&p)));
         theirs.push(format!("{po:.1}"));
         theirs.push(corr_cell(*pp));
@@ -494,16 +528,18 @@ pub fn interval_rows(
     rows
 }
 
-/// Our table ([`interval_rows`] under [`HEADERS`]) as Markdown.
+/// Our table ([`interval_rows`] under [`HEADERS`], overheads with `d`
+/// decimals) as Markdown.
 pub fn interval_table(
     names: &[String],
     overhead: &[Vec<Vec<f64>>],
     precision: &[Vec<f64>],
     paper: &[PaperRow],
+    d: usize,
 ) -> String {
     let mut headers = vec!["benchmark"];
     headers.extend(HEADERS);
-    let rows = interval_rows(names, overhead, precision, paper);
+    let rows = interval_rows(names, overhead, precision, paper, d);
     crate::markdown::table(&headers, &rows)
 }
 
@@ -515,7 +551,7 @@ pub fn interval_means(precision: &[Vec<f64>]) -> Vec<f64> {
         .collect()
 }
 
-/// One series of [`precision_bars`]: `values` (one per program), their
+/// One series of [`precision_panels`]: `values` (one per program), their
 /// [`geomean`], then `paper`.
 pub fn bar_series(label: String, mut values: Vec<f64>, paper: f64) -> crate::plot::Series {
     values.push(geomean(&values));
@@ -523,7 +559,7 @@ pub fn bar_series(label: String, mut values: Vec<f64>, paper: f64) -> crate::plo
     (label, values)
 }
 
-/// The series of [`precision_bars`] for the three intervals:
+/// The series of [`precision_panels`] for the three intervals:
 /// `precision[program][interval]` beside the paper's mean, labelled
 /// `{what}paper 1ms = 10us virtual` and so on.
 pub fn interval_series(
@@ -545,35 +581,70 @@ pub fn interval_series(
         .collect()
 }
 
-/// Precision bars: one group per program, then the geometric mean, then
-/// the paper's; one series per entry of `series` (`values[program]`, the
-/// paper's value last), on a correlation axis up to 1.
-pub fn precision_bars(
-    path: &std::path::Path,
-    title: &str,
+/// Per interval, the mean over the programs of the median overhead of
+/// `overhead[program][interval][run]`.
+pub fn mean_overheads(overhead: &[Vec<Vec<f64>>]) -> Vec<f64> {
+    (0..INTERVALS.len())
+        .map(|k| {
+            let v: Vec<f64> = overhead.iter().map(|o| stats::median(&o[k])).collect();
+            stats::mean(&v)
+        })
+        .collect()
+}
+
+/// The overhead series of a figure: per interval, each program's median
+/// overhead (`overhead[program][interval][run]`), their mean, the
+/// paper's mean; labelled as [`interval_series`]' are.
+pub fn overhead_series(overhead: &[Vec<Vec<f64>>], paper: &[(f64, f64); 3]) -> Vec<crate::plot::Series> {
+    let means = mean_overheads(overhead);
+    INTERVALS
+        .iter()
+        .enumerate()
+        .map(|(k, iv)| {
+            let mut v: Vec<f64> = overhead.iter().map(|o| stats::median(&o[k])).collect();
+            v.push(means[k]);
+            v.push(paper[k].0);
+            let label = format!("paper {} = {} virtual", iv.paper, show_ns(iv.virtual_ns));
+            (label, v)
+        })
+        .collect()
+}
+
+/// The overhead panel: one group per program, then the mean, then the
+/// paper's; `wall` says which clock measured it.
+pub fn overhead_panel(
     names: &[String],
     series: &[crate::plot::Series],
-) -> Result<Vec<std::path::PathBuf>, Error> {
+    wall: bool,
+) -> crate::plot::Panel {
     let mut groups = names.to_vec();
-    groups.push("geo. mean".into());
+    groups.push("mean".into());
     groups.push("paper".into());
+    let title = if wall {
+        "overhead on the wall clock at the paper's intervals (median of the rounds); last: the paper's mean"
+    } else {
+        "overhead in the cost model of the same runs (100 times the paper's samples per second); last: the paper's mean"
+    };
     let mut bars = crate::plot::Bars::new(
-        "precision: correlation between every pair of runs (geometric mean); last: the paper's mean",
-        crate::plot::Axis::correlation("correlation between runs"),
+        title,
+        crate::plot::Axis::auto("overhead, % of the program's time"),
         groups,
         series,
     );
     bars.x_title = "benchmark".into();
-    crate::plot::one(path, title, crate::plot::Panel::Bars(bars))
+    crate::plot::Panel::Bars(bars)
 }
 
-/// Panels of [`precision_bars`]' kind, one per `(title, series)`, one
-/// above the other.
+/// Precision bars, one panel per `(title, series)`, one above the other
+/// (one group per program, then the geometric mean, then the paper's; one
+/// series per entry of `series`, `values[program]` with the paper's value
+/// last, on a correlation axis up to 1), and `extra` panels after them.
 pub fn precision_panels(
     path: &std::path::Path,
     title: &str,
     names: &[String],
     panels: &[(String, Vec<crate::plot::Series>)],
+    extra: Vec<crate::plot::Panel>,
 ) -> Result<Vec<std::path::PathBuf>, Error> {
     let mut groups = names.to_vec();
     groups.push("geo. mean".into());
@@ -590,6 +661,7 @@ pub fn precision_panels(
             bars.x_title = "benchmark".into();
             crate::plot::Panel::Bars(bars)
         })
+        .chain(extra)
         .collect();
     crate::plot::Figure {
         title: title.into(),
@@ -626,6 +698,56 @@ pub fn precision_of(
         })
         .collect()
 }
+
+/// Per program, the median over its runs of the model's overhead
+/// (`overhead_pct` rows) at the paper's interval `paper` (rows that match
+/// `extra` too); empty where the overhead was timed on the wall clock.
+pub fn overhead_of(
+    t: &crate::table::Table,
+    paper: &str,
+    extra: &[(&str, &str)],
+) -> Vec<(String, f64)> {
+    t.distinct("program")
+        .into_iter()
+        .filter_map(|p| {
+            let mut f = vec![
+                ("program", p.as_str()),
+                ("measure", "overhead_pct"),
+                ("paper_interval", paper),
+            ];
+            f.extend_from_slice(extra);
+            let v: Vec<f64> = t.select(&f).iter().map(|r| r.num("value")).collect();
+            (!v.is_empty()).then(|| (p.clone(), stats::median(&v)))
+        })
+        .collect()
+}
+
+/// The mean over the programs of [`overhead_of`]'s medians; `NaN` when
+/// there are none.
+pub fn suite_overhead(per: &[(String, f64)]) -> f64 {
+    if per.is_empty() {
+        f64::NAN
+    } else {
+        stats::mean(&per.iter().map(|x| x.1).collect::<Vec<_>>())
+    }
+}
+
+/// The paper's claim that overhead falls as the interval grows, on the
+/// suite means `ours` (1, 10, 50 ms) against the paper's `paper`, for
+/// `what` ("the hot-method counter"); unjudged for `why` where a mean is
+/// missing (the wall clock measured it).
+pub fn falls_claim(what: &str, ours: &[f64], paper: &[(f64, f64); 3]) -> crate::claims::Claim {
+    crate::claims::Claim::judged(
+        format!("{what}'s overhead falls at every step as the interval grows (1 -> 10 -> 50 ms, suite mean)"),
+        format!("{:.2} -> {:.2} -> {:.2}%", paper[0].0, paper[1].0, paper[2].0),
+        format!("{:.3} -> {:.3} -> {:.3}%", ours[0], ours[1], ours[2]),
+        ours.windows(2).all(|w| w[1] < w[0]),
+    )
+}
+
+/// Why a claim on overhead is left unjudged under `--clock=wall`.
+pub const WALL_UNJUDGED: &str =
+    "overhead timed on the wall clock (--clock=wall): noise of a few percent on a shared machine";
 
 /// The suite's geometric mean of per-program precisions.
 pub fn suite_precision(per: &[(String, f64)]) -> f64 {
