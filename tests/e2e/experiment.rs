@@ -130,6 +130,8 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "calls_correlation_pct",
             "self_correlation_pct",
             "cct_overlap",
+            "overhead_pct",
+            "cycles_per_sample",
         ],
         true,
     ),
@@ -605,10 +607,16 @@ fn clock_wall_times_whaley_on_the_wall_clock() {
         let columns = EXPERIMENTS.iter().find(|e| e.0 == name).unwrap().1;
         let dir = scratch(&format!("experiment-{name}-wall"));
         let (comments, rows) = run_quick_with(name, &["--clock=wall", "--runs=2"], columns, &dir);
-        assert!(settings(&comments).contains("overhead: clock=wall"), "{comments:?}");
+        assert!(
+            settings(&comments).contains("overhead: clock=wall"),
+            "{comments:?}"
+        );
         check(&rows);
         let md = std::fs::read_to_string(dir.join(format!("{name}.md"))).unwrap();
-        assert!(md.contains("`--clock=wall`"), "{name}: the page names its clock");
+        assert!(
+            md.contains("`--clock=wall`"),
+            "{name}: the page names its clock"
+        );
     }
 }
 
@@ -817,8 +825,13 @@ fn check_sscli_table1(rows: &[Vec<String>]) {
             fixed.iter().any(|r| (f(r, 2) - f(t, 2)).abs() < 0.5),
             "{p}: the tuned interval was not run fixed"
         );
-        let samples_at = |us: f64| f(fixed.iter().find(|r| f(r, 2) == us).unwrap(), 3);
-        assert!(samples_at(10.0) > samples_at(100.0), "{p}: samples");
+        let at = |us: f64, i: usize| f(fixed.iter().find(|r| f(r, 2) == us).unwrap(), i);
+        assert!(at(10.0, 3) > at(100.0, 3), "{p}: samples");
+        // Every run is charged its profiler's work: more samples, more cost.
+        assert!(at(10.0, 8) > at(100.0, 8), "{p}: overhead");
+        for r in fixed.iter().chain([t]) {
+            assert!(f(r, 8) > 0.0 && f(r, 9) > 0.0, "no cost: {r:?}");
+        }
         for r in fixed.iter().chain([t]) {
             assert!((0.0..=100.0).contains(&f(r, 7)), "{r:?}");
             for i in [5, 6] {

@@ -20,9 +20,9 @@ use crate::exp::hofer_common::{
     self as common, gmean_pct, mq, quartiles, time_rounds_cpu, INTERVALS, TECHNIQUES,
 };
 use crate::progress::Progress;
+use crate::stats::median;
 use crate::suite::Program;
 use crate::table::Table;
-use crate::stats::median;
 use crate::{markdown, plot, Context, Error};
 
 /// The paper's statements about the overheads (its figures give no
@@ -246,7 +246,12 @@ fn deep_walk_claim(t: &Table) -> Claim {
     };
     let ratios: Vec<(&str, f64)> = ["1ms", "0.1ms"]
         .into_iter()
-        .map(|i| (i, walk(i, TECHNIQUES[ISPS].key) / walk(i, TECHNIQUES[SPS].key)))
+        .map(|i| {
+            (
+                i,
+                walk(i, TECHNIQUES[ISPS].key) / walk(i, TECHNIQUES[SPS].key),
+            )
+        })
         .collect();
     Claim::judged(
         claim,

@@ -15,8 +15,10 @@ pub mod hofer_fig12;
 pub mod hofer_fig13;
 pub mod hofer_fig9;
 pub mod hofer_fig9_sim;
+pub mod sscli_cost;
 pub mod sscli_table1;
 pub mod whaley;
+pub mod whaley_cost;
 pub mod whaley_fig13;
 pub mod whaley_fig14;
 

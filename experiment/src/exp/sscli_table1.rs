@@ -26,19 +26,15 @@ use profile::{metrics, Profile};
 
 use crate::claims::Claim;
 use crate::csv::{num, Csv};
-use crate::exp::common;
+use crate::exp::{common, sscli_cost};
 use crate::runner::par_map;
 use crate::suite::Program;
 use crate::table::Table;
 use crate::{markdown, plot, stats, Context, Error};
 
 /// The fixed intervals, microseconds of virtual time (`--quick`: two).
-const FIXED_US: [u64; 5] = [10, 30, 100, 300, 1000];
+pub(crate) const FIXED_US: [u64; 5] = [10, 30, 100, 300, 1000];
 const FIXED_QUICK_US: [u64; 2] = [10, 100];
-
-/// The paper's bound on the profiler's overhead with tuning on ("did not
-/// exceed 3%"), percent.
-const PAPER_OVERHEAD_PCT: f64 = 3.0;
 
 /// The tuned runs' initial interval, microseconds.
 const INITIAL_US: u64 = 100;
@@ -79,21 +75,21 @@ const COLUMNS: [&str; 10] = [
 
 /// One CC-Map scored against the exact profile.
 #[derive(Clone)]
-struct Scored {
-    samples: u64,
-    calls_corr: f64,
-    self_corr: f64,
-    overlap: f64,
+pub(crate) struct Scored {
+    pub(crate) samples: u64,
+    pub(crate) calls_corr: f64,
+    pub(crate) self_corr: f64,
+    pub(crate) overlap: f64,
     /// The cost model's overhead, percent of the program's cycles.
-    overhead: f64,
+    pub(crate) overhead: f64,
     /// The profiler's cycles per sample.
-    per_sample: f64,
+    pub(crate) per_sample: f64,
 }
 
 /// A tuned run: its score, trajectory (samples, interval us) and final
 /// interval.
-struct Tuned {
-    scored: Scored,
+pub(crate) struct Tuned {
+    pub(crate) scored: Scored,
     steps: Vec<(u64, f64)>,
     final_us: f64,
 }
@@ -219,45 +215,14 @@ fn draw(
         series: lines,
         pareto: false,
     };
-    let mut groups: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
-    groups.push("paper (at most)".into());
-    let fixed_at = |pi: usize, us: u64| {
-        fixed[pi]
-            .iter()
-            .find(|r| r.0 == us)
-            .map_or(f64::NAN, |r| r.1.overhead)
-    };
-    let cost_series: Vec<plot::Series> = vec![
-        (
-            "tuned run (tuning included)".into(),
-            tuned
-                .iter()
-                .map(|t| t.scored.overhead)
-                .chain([PAPER_OVERHEAD_PCT])
-                .collect(),
-        ),
-        (
-            format!("fixed {} us (the tuner's floor)", FIXED_US[0]),
-            (0..programs.len())
-                .map(|pi| fixed_at(pi, FIXED_US[0]))
-                .chain([f64::NAN])
-                .collect(),
-        ),
-    ];
-    let mut costs = plot::Bars::new(
-        "overhead in the cost model (the profiler's cycles / the program's); last: the paper's bound with tuning on",
-        plot::Axis::auto("overhead, % of the program's cycles"),
-        groups,
-        &cost_series,
-    );
-    costs.x_title = "benchmark".into();
     plot::Figure {
-        title: "Chilingarova & Safonov 2006: the CC-Map's Table 1, the self-tuning interval, its cost"
-            .into(),
+        title:
+            "Chilingarova & Safonov 2006: the CC-Map's Table 1, the self-tuning interval, its cost"
+                .into(),
         panels: vec![
             plot::Panel::Bars(table1),
             plot::Panel::Xy(trajectory),
-            plot::Panel::Bars(costs),
+            plot::Panel::Bars(sscli_cost::panel(programs, tuned, fixed)),
         ],
         columns: 1,
     }
@@ -395,48 +360,8 @@ pub fn claims(t: &Table) -> Vec<Claim> {
         )
         .gap()
         .unless_small(quick, "a --quick run: 3 small programs"),
-        tuning_cost_claim(t),
+        sscli_cost::tuning_cost_claim(t),
     ]
-}
-
-/// The tuned runs' overheads in the cost model: (program, overhead %,
-/// final interval us, profiler cycles per sample).
-fn tuned_costs(t: &Table) -> Vec<(String, f64, f64, f64)> {
-    t.select(&[("run", "tuned")])
-        .iter()
-        .map(|r| {
-            (
-                r.get("program").to_string(),
-                r.num("overhead_pct"),
-                r.num("interval_us"),
-                r.num("cycles_per_sample"),
-            )
-        })
-        .collect()
-}
-
-/// The paper's bound on what a profile with tuning on costs.
-fn tuning_cost_claim(t: &Table) -> Claim {
-    let costs = tuned_costs(t);
-    let within = costs.iter().filter(|c| c.1 <= PAPER_OVERHEAD_PCT).count();
-    let worst = costs.iter().max_by(|a, b| a.1.total_cmp(&b.1));
-    Claim::judged(
-        format!("with tuning on, the profile costs at most {PAPER_OVERHEAD_PCT:.0}% (every benchmark, the cost model)"),
-        "\"the total overhead did not exceed 3%\" (tuned from 50 ms)",
-        format!(
-            "on {within} of {}{}",
-            costs.len(),
-            worst.map_or(String::new(), |w| format!(
-                "; highest {:.2}% ({} at {} us)",
-                w.1,
-                w.0,
-                num(w.2, 0)
-            ))
-        ),
-        !costs.is_empty() && within == costs.len(),
-    )
-    .gap()
-    .unless_small(t.quick(), "a --quick run: 3 small programs")
 }
 
 /// Why the tuner's numbers differ from the paper's, from the data.
@@ -462,43 +387,7 @@ fn gaps(t: &Table) -> String {
             traj.len()
         ));
     }
-    let costs = tuned_costs(t);
-    let over: Vec<String> = costs
-        .iter()
-        .filter(|c| c.1 > PAPER_OVERHEAD_PCT)
-        .map(|c| {
-            format!(
-                "{} {:.1}% at {} us ({} cycles a sample, {:.0}% of an interval)",
-                c.0,
-                c.1,
-                num(c.2, 0),
-                num(c.3, 0),
-                100.0 * c.3 / (1000.0 * c.2)
-            )
-        })
-        .collect();
-    if !over.is_empty() {
-        s.push_str(&format!(
-            "**What tuning costs.** Every run is charged its profiler's work in the cost model \
-             (the tuner's observations and decisions included), and the tuned runs cost more \
-             than the paper's 3% on {} of {}: {}. The tuner does not see that cost when it \
-             decides. Its only input is the share of samples whose top activation repeats, \
-             and it shortens the interval whenever fewer than 1% repeat, whatever a sample \
-             costs. A cost could reach it only by taking time from the program between two \
-             ticks (fewer instructions per interval, more repetitions), and most of a CC-Map \
-             sample's cost does not: the CC-Map manager's inserts, a node per frame and per \
-             call down the stack, are charged to the profiler's own thread (as on a machine \
-             with a core to spare), so the program's thread runs a full interval between its \
-             ticks. On the paper's single-processor Celeron the manager thread ran on the \
-             program's processor, where a sample's cost would shorten the program's share of \
-             an interval and show in the repetitions; here the interval falls to the tuner's \
-             floor of 10 us on programs whose top activation rarely repeats, and the samples \
-             cost what the table's overhead column shows.\n\n",
-            over.len(),
-            costs.len(),
-            over.join("; ")
-        ));
-    }
+    s.push_str(&sscli_cost::reading(t));
     if !sb.is_empty() {
         s.push_str(&format!(
             "**The best interval.** The cct-overlap of the fixed intervals never rises (by more \
@@ -651,7 +540,7 @@ fn scored_row(
 
 /// `fixed[program]`: (interval us, score), ascending, the tuned run's
 /// final interval among them.
-type Fixed = Vec<Vec<(u64, Scored)>>;
+pub(crate) type Fixed = Vec<Vec<(u64, Scored)>>;
 
 /// Every program at every fixed interval and at its tuned final one.
 fn fixed_runs(
@@ -785,7 +674,7 @@ fn table(programs: &[Program], tuned: &[Tuned], fixed: &Fixed) -> String {
         String::new(),
         String::new(),
         String::new(),
-        format!("at most {PAPER_OVERHEAD_PCT:.0}"),
+        format!("at most {:.0}", sscli_cost::PAPER_OVERHEAD_PCT),
         "paper: against the unprofiled VM".into(),
     ]);
     markdown::table(

@@ -27,6 +27,7 @@ use crate::claims::{self, Claim};
 use crate::csv::{num, Csv};
 use crate::exp::common;
 use crate::exp::whaley::{self, PaperRow, Timed, VirtualConfig, INTERVALS};
+use crate::exp::whaley_cost;
 use crate::table::Table;
 use crate::{markdown, Context, Error};
 
@@ -153,12 +154,28 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     let profiles = whaley::virtual_profiles(ctx, &programs, &configs, runs, |p, k, run, prof| {
         let our = whaley::show_ns(configs[k].base_ns);
         let n = prof.run.samples.to_string();
-        row(&mut csv, p, "samples", Some(k), our.clone(), run.to_string(), n)?;
+        row(
+            &mut csv,
+            p,
+            "samples",
+            Some(k),
+            our.clone(),
+            run.to_string(),
+            n,
+        )?;
         if wall_clock {
             return Ok(());
         }
         let o = num(common::modelled_overhead(prof), 6);
-        row(&mut csv, p, "overhead_pct", Some(k), our, run.to_string(), o)
+        row(
+            &mut csv,
+            p,
+            "overhead_pct",
+            Some(k),
+            our,
+            run.to_string(),
+            o,
+        )
     })?;
     let mut precision = vec![vec![f64::NAN; 3]; programs.len()];
     for p in 0..programs.len() {
@@ -179,7 +196,7 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
     if !wall_clock {
         let overhead: Vec<Vec<Vec<f64>>> = profiles
             .iter()
-            .map(|per| per.iter().map(|runs| whaley::modelled(runs)).collect())
+            .map(|per| per.iter().map(|runs| whaley_cost::modelled(runs)).collect())
             .collect();
         return report(ctx, &names, &overhead, &precision, &[], runs);
     }
@@ -235,10 +252,10 @@ fn report(
     runs: usize,
 ) -> Result<markdown::Page, Error> {
     let on_wall = ctx.opts.wall_clock;
-    let d = whaley::overhead_digits(on_wall);
+    let d = whaley_cost::overhead_digits(on_wall);
     let paper = whaley::paper_means(&PAPER);
     let series = whaley::interval_series("", precision, &paper);
-    let costs = whaley::overhead_series(overhead, &paper);
+    let costs = whaley_cost::overhead_series(overhead, &paper);
     let figures = whaley::precision_panels(
         &ctx.out_file("svg"),
         "Whaley 2000, Figure 13: hot-method precision and overhead (timer) per benchmark",
@@ -247,7 +264,7 @@ fn report(
             "precision: correlation between every pair of runs (geometric mean); last: the paper's mean".into(),
             series,
         )],
-        vec![whaley::overhead_panel(names, &costs, on_wall)],
+        vec![whaley_cost::overhead_panel(names, &costs, on_wall)],
     )?;
     let table = whaley::interval_table(names, overhead, precision, &PAPER, d);
     let wall_mean = |k: usize| {
@@ -255,7 +272,7 @@ fn report(
         whaley::corr_cell(whaley::geomean(&v))
     };
     let ours = whaley::interval_means(precision);
-    let cost = whaley::mean_overheads(overhead);
+    let cost = whaley_cost::mean_overheads(overhead);
     let overhead_method = if on_wall {
         format!(
             "Overhead is the wall-clock time against `--profile=none` at the paper's intervals \
@@ -375,11 +392,11 @@ pub fn claims(t: &Table) -> Vec<Claim> {
 fn overhead_claim(t: &Table, which: &str, small: bool, why: &str) -> Claim {
     let o: Vec<f64> = INTERVALS
         .iter()
-        .map(|iv| whaley::suite_overhead(&whaley::overhead_of(t, iv.paper, &[])))
+        .map(|iv| whaley_cost::suite_overhead(&whaley_cost::overhead_of(t, iv.paper, &[])))
         .collect();
     let paper = whaley::paper_means(&PAPER);
     let c = if which == "falls" {
-        whaley::falls_claim("the hot-method counter", &o, &paper)
+        whaley_cost::falls_claim("the hot-method counter", &o, &paper)
     } else {
         Claim::judged(
             "at the fastest setting the counter costs under 3% of the program's time (suite mean)",
@@ -389,7 +406,7 @@ fn overhead_claim(t: &Table, which: &str, small: bool, why: &str) -> Claim {
         )
     };
     if o.iter().any(|v| v.is_nan()) {
-        c.unjudged(whaley::WALL_UNJUDGED)
+        c.unjudged(whaley_cost::WALL_UNJUDGED)
     } else {
         c.unless_small(small, why)
     }

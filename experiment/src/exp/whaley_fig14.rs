@@ -29,6 +29,7 @@ use crate::claims::Claim;
 use crate::csv::{num, Csv};
 use crate::exp::common;
 use crate::exp::whaley::{self, PaperRow, Timed, VirtualConfig, INTERVALS};
+use crate::exp::whaley_cost;
 use crate::table::Table;
 use crate::{markdown, stats, suite, Context, Error};
 
@@ -273,7 +274,7 @@ fn precision(
                     .filter_map(|t| t.1)
                     .map(|want| {
                         let c = settings.iter().position(|&s| s == want).unwrap_or(0);
-                        whaley::modelled(&profiles[p][c])
+                        whaley_cost::modelled(&profiles[p][c])
                     })
                     .collect(),
             );
@@ -415,7 +416,7 @@ fn report(
     runs: usize,
 ) -> Result<markdown::Page, Error> {
     let on_wall = ctx.opts.wall_clock;
-    let d = whaley::overhead_digits(on_wall);
+    let d = whaley_cost::overhead_digits(on_wall);
     let paper = whaley::paper_means(&PAPER);
     let paper13 = whaley::paper_means(&super::whaley_fig13::PAPER);
     let mut series = whaley::interval_series("", &m.context, &paper);
@@ -427,7 +428,7 @@ fn report(
     let deep = whaley::interval_series("", &m.deep, &paper);
     let pcct_ovh: Vec<Vec<Vec<f64>>> = m.overhead.iter().map(|o| o[1..4].to_vec()).collect();
     let timer_ovh: Vec<f64> = m.overhead.iter().map(|o| stats::median(&o[0])).collect();
-    let mut costs = whaley::overhead_series(&pcct_ovh, &paper);
+    let mut costs = whaley_cost::overhead_series(&pcct_ovh, &paper);
     let mut timer_bars = timer_ovh.clone();
     timer_bars.push(stats::mean(&timer_ovh));
     timer_bars.push(paper13[0].0);
@@ -443,13 +444,13 @@ fn report(
                 deep,
             ),
         ],
-        vec![whaley::overhead_panel(names, &costs, on_wall)],
+        vec![whaley_cost::overhead_panel(names, &costs, on_wall)],
     )?;
     let table = whaley::interval_table(names, &pcct_ovh, &m.context, &PAPER, d);
     let buffers = buffer_table(names, m, d);
     let ctx_prec = whaley::interval_means(&m.context);
     let meth_prec = whaley::interval_means(&m.method);
-    let pcct_means = whaley::mean_overheads(&pcct_ovh);
+    let pcct_means = whaley_cost::mean_overheads(&pcct_ovh);
     let timer_1ms = stats::mean(&timer_ovh);
     let c = whaley::corr_cell;
     let (overhead_method, clock_name) = if on_wall {
@@ -693,25 +694,25 @@ fn overhead_claims(t: &Table, small: bool, why: &str) -> Vec<Claim> {
     let o: Vec<f64> = INTERVALS
         .iter()
         .map(|iv| {
-            whaley::suite_overhead(&whaley::overhead_of(
+            whaley_cost::suite_overhead(&whaley_cost::overhead_of(
                 t,
                 iv.paper,
                 &[("buffer", buffer.as_str())],
             ))
         })
         .collect();
-    let timer = whaley::suite_overhead(&whaley::overhead_of(t, "1ms", &[("buffer", "")]));
+    let timer = whaley_cost::suite_overhead(&whaley_cost::overhead_of(t, "1ms", &[("buffer", "")]));
     let paper = whaley::paper_means(&PAPER);
     let paper13 = whaley::paper_means(&super::whaley_fig13::PAPER);
     let judge = |c: Claim| {
         if o.iter().any(|v| v.is_nan()) || timer.is_nan() {
-            c.unjudged(whaley::WALL_UNJUDGED)
+            c.unjudged(whaley_cost::WALL_UNJUDGED)
         } else {
             c.unless_small(small, why)
         }
     };
     vec![
-        judge(whaley::falls_claim("the PCCT", &o, &paper)),
+        judge(whaley_cost::falls_claim("the PCCT", &o, &paper)),
         judge(Claim::judged(
             "the PCCT costs more than the hot-method counter at the same rate (1 ms, suite mean)",
             format!(
