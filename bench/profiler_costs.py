@@ -117,17 +117,38 @@ VALIDATION = [
 ]
 
 
-def callgrind(cmd, toggle=None):
-    """Machine instructions callgrind counts for `cmd` (stdout dropped)."""
-    args = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
-    if toggle:
-        args.append("--toggle-collect=" + toggle)
-    r = subprocess.run(args + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True, cwd=ROOT)
-    m = re.search(r"Collected : (\d+)", r.stderr)
-    if not m:
-        sys.exit(f"profiler_costs: callgrind failed on {' '.join(cmd)}:\n{r.stderr[-2000:]}")
-    return int(m.group(1)), r.stderr
+def callgrind(cmd, toggle=None, leave_out=None, env=None):
+    """Machine instructions callgrind counts for `cmd` (stdout dropped):
+    only inside the functions `toggle` names if given, less those of the
+    function `leave_out` and its callees if given; `env` the environment
+    if not this one."""
+    with tempfile.TemporaryDirectory() as d:
+        data = os.path.join(d, "callgrind.out")
+        args = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + data]
+        if toggle:
+            args.append("--toggle-collect=" + toggle)
+        r = subprocess.run(args + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, cwd=ROOT, env=env)
+        m = re.search(r"Collected : (\d+)", r.stderr)
+        if not m:
+            sys.exit(f"profiler_costs: callgrind failed on {' '.join(cmd)}:\n{r.stderr[-2000:]}")
+        n = int(m.group(1))
+        if leave_out:
+            n -= inclusive(data, leave_out)
+    return n, r.stderr
+
+
+def inclusive(data, function):
+    """The instructions of `function` and its callees in callgrind's file
+    `data` (0 if it never ran). (callgrind's --toggle-collect would count
+    only inside it, whatever --collect-atstart says.)"""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", data],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+) .*:" + re.escape(function) + r" ", line)
+        if m:
+            return int(m.group(1).replace(",", ""))
+    return 0
 
 
 def cycles_of(stderr):

@@ -18,7 +18,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
 
 need valgrind python3
-build_vm
+build_vm_for_callgrind
 (cd "$root" && cargo build --release --quiet -p profiler --example organizer_probe) ||
     die "cargo build --example organizer_probe failed"
 probe="${CARGO_TARGET_DIR:-$root/target}/release/examples/organizer_probe"

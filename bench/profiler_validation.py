@@ -93,11 +93,24 @@ def spearman(xs, ys):
 WRITE = "vm::cli::run::write_profile"
 
 
+# glibc's fastbins off, in the base runs and the profiled ones alike. With
+# them, a profiler's occasional large allocation (a tree's arena doubling,
+# a buffer) makes glibc consolidate every small chunk the program has
+# freed since (`malloc_consolidate`): on json with an incremental CCT that
+# was 2.2 million instructions, more than the profiler's own work, and on
+# deltablue it put 0.34% under every configuration, the 1 ms timer's 21
+# samples included. That cost is the allocator's bookkeeping of the
+# program's garbage, moved, not work the profiler does, and a JVM's
+# profiler, whose program allocates in a collected heap, never pays it.
+# docs/PERFORMANCE.md shows both measurements.
+ENV = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.mxfast=0")
+
+
 def one(vm, program, config):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "p.json")
         n, _ = callgrind([vm, "run"] + program + config + ["--profile-out=" + out],
-                         toggle=WRITE)
+                         leave_out=WRITE, env=ENV)
         with open(out) as f:
             run = json.load(f)["run"]
     model = 100.0 * run["profiler_cycles"] / run["cycles"]
@@ -116,7 +129,7 @@ def main():
     jobs = int(sys.argv[3]) if len(sys.argv) == 4 else 2
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         bases = {(name, counting): pool.submit(callgrind, [vm, "run"] + program
-                                               + (["--cycles"] if counting else []))
+                                               + (["--cycles"] if counting else []), env=ENV)
                  for name, program in PROGRAMS for counting in (True, False)}
         cells = {(name, label): pool.submit(one, vm, program, config)
                  for name, program in PROGRAMS for label, config in CONFIGS}

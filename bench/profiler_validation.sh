@@ -18,7 +18,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
 
 need valgrind python3
-build_vm
+build_vm_for_callgrind
 copy="$(mktemp -d)"
 trap 'rm -rf "$copy"' EXIT
 cp "$vm" "$copy/"

@@ -292,6 +292,7 @@ impl<'a> Cursor<'a> {
         let calls = self.uint()?;
         self.between(to_self, |c| c.next_key(b"\"self\":"))?;
         let self_ = self.uint()?;
+        let cycles = self.trailing_cycles()?;
         self.between(close, |c| {
             c.ws();
             c.eat(b'}')
@@ -303,6 +304,7 @@ impl<'a> Cursor<'a> {
             line,
             calls,
             self_,
+            cycles,
         })
     }
 
@@ -344,11 +346,25 @@ impl<'a> Cursor<'a> {
         self.key(key)
     }
 
+    /// The exhaustive profile's `, "cycles": N` after `self`, if there.
+    #[inline]
+    fn trailing_cycles(&mut self) -> Option<Option<u64>> {
+        let start = self.i;
+        self.ws();
+        if self.b.get(self.i) != Some(&b',') {
+            self.i = start;
+            return Some(None);
+        }
+        self.next_key(b"\"cycles\":")?;
+        Some(Some(self.uint()?))
+    }
+
     /// A node with its keys in any order.
     fn node_any_order(&mut self, names: &mut Interner) -> Option<CctNode> {
         self.eat(b'{')?;
         let (mut id, mut parent, mut method, mut line, mut calls, mut self_) =
             (None, None, None, None, None, None);
+        let mut cycles = None;
         loop {
             self.ws();
             let key = self.raw_string()?;
@@ -372,6 +388,7 @@ impl<'a> Cursor<'a> {
                 }
                 b"calls" => calls.replace(self.uint()?).is_none(),
                 b"self" => self_.replace(self.uint()?).is_none(),
+                b"cycles" => cycles.replace(self.uint()?).is_none(),
                 _ => false,
             };
             if !fresh {
@@ -391,6 +408,7 @@ impl<'a> Cursor<'a> {
             line: line?,
             calls: calls?,
             self_: self_?,
+            cycles,
         })
     }
 
@@ -508,6 +526,35 @@ mod tests {
         assert_eq!(parse(empty.as_bytes()), serde_json::from_str(&empty).ok());
     }
 
+    #[test]
+    fn an_exhaustive_profiles_cycles_are_read_by_the_fast_reader() {
+        for every in [1, 2, 3] {
+            let nodes: Vec<CctNode> = (0..50u64)
+                .map(|i| CctNode {
+                    id: i,
+                    parent: i.checked_sub(1),
+                    method: "main".into(),
+                    line: None,
+                    calls: i,
+                    self_: i * 3,
+                    cycles: (i % every == 0).then_some(i * 1_000_003),
+                })
+                .collect();
+            let text = profile_text(&serde_json::to_string_pretty(&nodes).unwrap());
+            let fast = parse(text.as_bytes()).expect("the fast path reads it");
+            assert_eq!(fast.cct.as_deref(), Some(&nodes[..]));
+            // Through a `Value` the keys come sorted (`calls`, `cycles`,
+            // `id`, ...): the any-order reader reads them all the same.
+            let sorted = serde_json::to_value(&nodes).unwrap().to_string();
+            assert!(
+                sorted.starts_with(r#"[{"calls":0,"cycles":0,"id":0"#),
+                "{sorted}"
+            );
+            let fast = parse(profile_text(&sorted).as_bytes()).expect("read in any order");
+            assert_eq!(fast.cct.as_deref(), Some(&nodes[..]));
+        }
+    }
+
     /// `n` nodes as the profiler writes them (pretty-printed), each the
     /// child of the one before, numbers of every length.
     fn pretty_nodes(n: u64) -> String {
@@ -519,6 +566,7 @@ mod tests {
                 line: (i % 4 > 0).then_some(i as u32 * 7),
                 calls: 10u64.pow(i as u32 % 20) - 1 + i % 2,
                 self_: i * i * i,
+                cycles: None,
             })
             .collect();
         serde_json::to_string_pretty(&nodes).unwrap()

@@ -331,6 +331,11 @@ pub struct CctNode {
     /// Samples (exhaustive: instructions) with this context on top.
     #[serde(rename = "self")]
     pub self_: u64,
+    /// Exhaustive profile only: cycles of the cost model (`vm run
+    /// --cycles`) spent with this context on top. A context's total time
+    /// is the sum over its subtree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
 }
 
 /// Why a profile file could not be read.
@@ -676,6 +681,7 @@ mod tests {
                 line: None,
                 calls: 0,
                 self_: 0,
+                cycles: None,
             },
             CctNode {
                 id: 1,
@@ -684,6 +690,7 @@ mod tests {
                 line: None,
                 calls: 1,
                 self_: 7,
+                cycles: None,
             },
         ];
         let mut streamed = Vec::new();
@@ -770,6 +777,7 @@ mod tests {
             line: None,
             calls: 1,
             self_: 0,
+            cycles: None,
         };
         assert!(check_cct(&[node(0, None), node(1, Some(0)), node(2, Some(1))]).is_ok());
         assert!(check_cct(&[node(0, None), node(2, Some(1)), node(1, Some(0))]).is_err());
@@ -801,6 +809,7 @@ mod tests {
                 line: None,
                 calls: 0,
                 self_: 0,
+                cycles: None,
             },
             CctNode {
                 id: 1,
@@ -809,6 +818,7 @@ mod tests {
                 line: None,
                 calls: 1,
                 self_: 3,
+                cycles: None,
             },
         ]);
         std::fs::write(&good, p.to_json()).unwrap();

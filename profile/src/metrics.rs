@@ -487,6 +487,7 @@ mod tests {
             line: None,
             calls: 0,
             self_: 0,
+            cycles: None,
         }];
         cct.extend(
             nodes
@@ -498,6 +499,7 @@ mod tests {
                     line,
                     calls,
                     self_: 0,
+                    cycles: None,
                 }),
         );
         Profile {

@@ -49,6 +49,22 @@ pub fn line(run: &RunSection) -> Option<String> {
     ))
 }
 
+/// `profiler work: edge_sample 2704, frame_walked 61, trampoline 58`: how
+/// often each item of the cost table happened (`run.profiler_work`), by
+/// name, when anything did. An incremental walk's trampolines, a marked
+/// walk's marks and a simulated sampler's tickets and parks are counted
+/// here, so a run shows the mechanism at work.
+pub fn work_line(run: &RunSection) -> Option<String> {
+    let items: Vec<String> = run
+        .profiler_work
+        .iter()
+        .flatten()
+        .filter(|&(_, &n)| n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    (!items.is_empty()).then(|| format!("profiler work: {}", items.join(", ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +99,25 @@ mod tests {
         assert_eq!(format_percent(1.234), "1.23%");
         assert_eq!(format_percent(0.0123), "0.012%");
         assert_eq!(format_percent(0.0), "0.00%");
+    }
+
+    #[test]
+    fn the_work_line_names_each_item_that_happened() {
+        let mut run = RunSection::default();
+        assert_eq!(work_line(&run), None, "a run without the counts");
+        run.profiler_work = Some(
+            [
+                ("trampoline", 58),
+                ("edge_sample", 2704),
+                ("frame_marked", 0),
+            ]
+            .into_iter()
+            .map(|(k, n)| (k.to_string(), n))
+            .collect(),
+        );
+        assert_eq!(
+            work_line(&run).unwrap(),
+            "profiler work: edge_sample 2704, trampoline 58"
+        );
     }
 }

@@ -12,7 +12,9 @@
 //! It also keeps each method's time in the cost model's cycles: its self
 //! cycles (with the method on top) and its total cycles (with the method
 //! anywhere on the stack, a recursive method's outermost activation only),
-//! the time reference the `causality` experiment compares profiles with.
+//! the time reference the `causality` experiment compares profiles with,
+//! and with `--record=cct` each calling context's cycles on top (a
+//! context's time is the sum over its subtree).
 
 use std::collections::HashMap;
 
@@ -68,7 +70,7 @@ impl ExhaustiveListener {
                 self_cycles: vec![0; methods],
                 total_cycles: vec![0; methods],
                 calls: vec![0; methods],
-                cct: build_cct.then(CallingContextTree::new),
+                cct: build_cct.then(|| CallingContextTree::new().keeping_cycles()),
                 ..Default::default()
             }),
             sink,
@@ -96,6 +98,7 @@ impl ExhaustiveListener {
         }
         if let Some(cct) = &mut self.exact.cct {
             cct.node_mut(self.context).self_ += delta;
+            cct.add_cycles(self.context, cycles);
         }
     }
 }

@@ -148,11 +148,15 @@ pub(super) fn execute(
             "vm: cycles: {} instructions: {}",
             c.cycles, c.instructions
         ));
-        if let Some(line) = profile
-            .as_ref()
-            .and_then(|f| profile::overhead::line(&f.profile.run))
-        {
-            stdio::eprintln(&format!("vm: {line}"));
+        if let Some(f) = &profile {
+            let run = &f.profile.run;
+            let lines = [
+                profile::overhead::line(run),
+                profile::overhead::work_line(run),
+            ];
+            for line in lines.into_iter().flatten() {
+                stdio::eprintln(&format!("vm: {line}"));
+            }
         }
     }
     if a.stats {

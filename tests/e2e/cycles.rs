@@ -86,14 +86,31 @@ fn the_cycles_of_a_tiny_program_are_those_computed_by_hand() {
         let profiled = extra
             .iter()
             .any(|a| a.starts_with("--profile=") && *a != "--profile=none");
+        // and how often each item of its work happened, when any did.
+        let work = lines.iter().skip(2).collect::<Vec<_>>();
+        assert!(
+            work.is_empty() || (work.len() == 1 && work[0].starts_with("vm: profiler work: ")),
+            "`{}`: {lines:?}",
+            r.cmd
+        );
         assert_eq!(
             lines.len(),
-            1 + usize::from(profiled),
+            1 + usize::from(profiled) + work.len(),
             "`{}`: {lines:?}",
             r.cmd
         );
         if profiled {
             assert!(lines[1].starts_with("vm: profiler: "), "{lines:?}");
+        }
+        // The exhaustive profile counts every call and every instruction:
+        // tiny.bc's 2 calls and the 21 instructions of the first line.
+        if extra == ["--profile=exhaustive"] {
+            assert_eq!(
+                lines.get(2),
+                Some(&"vm: profiler work: exact_call 2, exact_instruction 21"),
+                "{lines:?}"
+            );
+            assert!(lines[0].ends_with("instructions: 21"), "{lines:?}");
         }
     }
     // Without --cycles nothing is printed, whatever the profile counts.

@@ -57,6 +57,19 @@ base:
 .end
 ";
 
+/// The profile of a run of PROGRAM with `options`, in a scratch directory
+/// named `name`.
+fn profile_of(name: &str, options: &[&str]) -> Profile {
+    let dir = harness::scratch(name);
+    harness::write_program(&dir, "p.bc", PROGRAM);
+    let args: Vec<&str> = ["run", "p.bc", "--profile-out=p.json"]
+        .into_iter()
+        .chain(options.iter().copied())
+        .collect();
+    run_vm_in(&dir, &args, DEFAULT_TIMEOUT).assert_status(0);
+    Profile::read(&dir.join("p.json")).unwrap()
+}
+
 fn method<'a>(p: &'a Profile, name: &str) -> &'a MethodEntry {
     p.methods
         .as_ref()
@@ -73,20 +86,7 @@ fn cycles(m: &MethodEntry) -> (u64, u64) {
 
 #[test]
 fn the_exhaustive_profile_splits_the_runs_cycles_over_its_methods() {
-    let dir = harness::scratch("exact-cycles");
-    harness::write_program(&dir, "p.bc", PROGRAM);
-    let r = run_vm_in(
-        &dir,
-        &[
-            "run",
-            "p.bc",
-            "--profile=exhaustive",
-            "--profile-out=p.json",
-        ],
-        DEFAULT_TIMEOUT,
-    );
-    r.assert_status(0);
-    let p = Profile::read(&dir.join("p.json")).unwrap();
+    let p = profile_of("exact-cycles", &["--profile=exhaustive"]);
     let run_cycles = p.run.cycles.expect("the exhaustive run counts cycles");
     // Self cycles partition the run; main is on the stack throughout.
     let all: u64 = p
@@ -112,16 +112,48 @@ fn the_exhaustive_profile_splits_the_runs_cycles_over_its_methods() {
     // The instruction counts (`self`) are unchanged beside them.
     assert!(method(&p, "leaf").self_ < leaf_self);
     // A sampled profile has no time reference.
-    let r = run_vm_in(
-        &dir,
-        &["run", "p.bc", "--profile=cbs", "--profile-out=s.json"],
-        DEFAULT_TIMEOUT,
-    );
-    r.assert_status(0);
-    let s = Profile::read(&dir.join("s.json")).unwrap();
+    let s = profile_of("exact-cycles-sampled", &["--profile=cbs"]);
     assert!(s
         .methods
         .unwrap()
         .iter()
         .all(|m| m.cycles.is_none() && m.total_cycles.is_none()));
+}
+
+#[test]
+fn the_exhaustive_cct_splits_the_runs_cycles_over_its_contexts() {
+    let p = profile_of(
+        "exact-cct-cycles",
+        &["--profile=exhaustive", "--record=cct"],
+    );
+    let cct = p.cct.as_ref().expect("a cct");
+    let on_top = |n: &profile::CctNode| n.cycles.expect("every context has its cycles");
+    // Contexts partition the run's cycles as methods do.
+    assert_eq!(cct.iter().map(on_top).sum::<u64>(), p.run.cycles.unwrap());
+    // A method's self cycles are the sum over its contexts.
+    for m in p.methods.as_ref().unwrap() {
+        let contexts: u64 = cct
+            .iter()
+            .filter(|n| &*n.method == m.name.as_str())
+            .map(on_top)
+            .sum();
+        assert_eq!(contexts, cycles(m).0, "{}", m.name);
+    }
+    // outer's two contexts (called from two lines of main) each have
+    // their own time: the second call does the same work as the first.
+    let outer: Vec<u64> = cct
+        .iter()
+        .filter(|n| &*n.method == "outer")
+        .map(on_top)
+        .collect();
+    assert_eq!(outer.len(), 2);
+    assert!(outer.iter().all(|&c| c > 0));
+    // Recursion: five nested contexts of down, each with its own time.
+    assert_eq!(cct.iter().filter(|n| &*n.method == "down").count(), 6);
+    // A sampled CCT has no cycles.
+    let s = profile_of(
+        "exact-cct-cycles-sampled",
+        &["--profile=cbs", "--record=cct"],
+    );
+    assert!(s.cct.unwrap().iter().all(|n| n.cycles.is_none()));
 }

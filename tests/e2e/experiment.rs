@@ -41,6 +41,8 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "interval_ns",
             "profiler_cycles",
             "cycles",
+            "dcg_samples",
+            "independent_overlap",
         ],
         true,
     ),

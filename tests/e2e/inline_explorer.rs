@@ -904,6 +904,94 @@ fn the_compare_page_switches_its_annotations_with_the_profile_selector() {
         );
     }
     assert_ne!(regions_of(&first), regions_of(&timer));
+    // The sites the profiles decide differently are marked, in every view:
+    // the rows --compare's table stars.
+    let starred: Vec<String> = r
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("* "))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(starred, ["M:170"], "{}", r.stdout);
+    for dom in [&first, &timer] {
+        assert_eq!(differing_sites(dom), starred);
+        assert!(
+            dom.contains("the profiles decide 1 of 3 call sites differently"),
+            "{dom}"
+        );
+    }
+    // The timer's annotation of call_2 says what `--explain` says: the
+    // rule that decided, its value and threshold, and the values that
+    // would flip it.
+    let explained = timer_run(&["--explain=M:170"]);
+    explained.assert_status(0);
+    let said = |prefix: &str| {
+        explained
+            .stderr
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}`: {}", explained.stderr))
+            .to_string()
+    };
+    let ann = annotation(&timer, "M:170");
+    let decided = said("decided by: ");
+    assert!(decided.starts_with("hot edge: ") && decided.contains("(--hot-edge-pct) no"));
+    assert!(
+        ann.contains(&text_of(&format!("decided by {decided}"))),
+        "{ann}"
+    );
+    assert!(
+        ann.contains(&text_of(&format!("to flip it: {}", said("to flip it: ")))),
+        "{ann}"
+    );
+    assert!(ann.contains("all 2 rules, in order"), "{ann}");
+    assert!(
+        ann.contains("exhaustive 50.00% inline") && ann.contains("rejected"),
+        "{ann}"
+    );
+    // The thresholds the run used head the page.
+    assert!(
+        timer.contains(
+            "--inline-always=1 --inline-max-hot=119 --hot-edge-pct=25.00 --inline-depth=5"
+        ),
+        "{timer}"
+    );
+}
+
+/// `s` as a text node of the DOM Chromium dumps (`<`, `>`, `&` escaped).
+fn text_of(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The data-site of each annotation marked as decided differently by the
+/// profiles, in page order.
+fn differing_sites(dom: &str) -> Vec<String> {
+    dom.match_indices("class=\"ann ")
+        .map(|(i, _)| &dom[i..i + dom[i..].find('>').unwrap()])
+        .filter(|tag| {
+            tag.split('"')
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .any(|c| c == "differ")
+        })
+        .map(|tag| {
+            let from = tag.find("data-site=\"").unwrap() + "data-site=\"".len();
+            tag[from..from + tag[from..].find('"').unwrap()].to_string()
+        })
+        .collect()
+}
+
+/// The text of the annotation of `site` (its markup, up to the next
+/// source line).
+fn annotation<'a>(dom: &'a str, site: &str) -> &'a str {
+    let at = dom
+        .find(&format!("data-site=\"{site}\""))
+        .unwrap_or_else(|| panic!("no annotation of {site}"));
+    let rest = &dom[at..];
+    &rest[..rest.find("<div class=\"line\"").unwrap_or(rest.len())]
 }
 
 #[test]
@@ -971,4 +1059,14 @@ fn the_html_page_has_three_columns_that_agree_in_a_real_browser() {
     // The tree column lists the inlined copies.
     let tree = &dom[dom.find("id=\"tree\"").unwrap()..dom.find("id=\"emitted\"").unwrap()];
     assert_eq!(tree.matches(" &lt;- ").count(), inlined_recs, "{tree}");
+    // Each call site written in a method says which rule decided it and
+    // what would flip it; the page is of one run, so nothing is marked as
+    // decided differently.
+    let sites = recs[1..].iter().filter(|s| s["depth"] == 1).count();
+    assert!(sites > 0);
+    // (Counted in the drawn markup: the script, in the DOM too, holds the words.)
+    let drawn = |text: &str| dom.matches(text).count();
+    assert_eq!(drawn("<span class=\"rule\">decided by "), sites, "{dom}");
+    assert_eq!(drawn("<span class=\"flip\">to flip it: "), sites, "{dom}");
+    assert!(differing_sites(&dom).is_empty());
 }

@@ -40,6 +40,7 @@ mod limits;
 mod loading;
 mod loose_ends;
 mod options;
+mod page_layout;
 mod profiler_costs;
 mod profiles;
 mod records;

@@ -617,6 +617,7 @@ mod tests {
             line,
             calls,
             self_: 0,
+            cycles: None,
         }
     }
 

@@ -81,6 +81,7 @@ fn root() -> CctNode {
         line: None,
         calls: 0,
         self_: 0,
+        cycles: None,
     }
 }
 
@@ -147,6 +148,7 @@ impl Tree {
             line,
             calls: 0,
             self_: 0,
+            cycles: None,
         });
         self.weight.push((0.0, 0.0));
         self.index.insert(key, i);
@@ -175,6 +177,7 @@ mod tests {
                             line,
                             calls,
                             self_: calls,
+                            cycles: None,
                         }),
                 )
                 .collect(),

@@ -3,6 +3,7 @@
 pub mod ag_fig1;
 pub mod ag_fig5;
 pub mod ag_table2;
+pub mod ag_table2_reading;
 pub mod ag_table3;
 pub mod as_fig1_5;
 pub mod as_fig6;
@@ -15,8 +16,10 @@ pub mod hofer_fig12;
 pub mod hofer_fig13;
 pub mod hofer_fig9;
 pub mod hofer_fig9_sim;
+pub mod independent;
 pub mod sscli_cost;
 pub mod sscli_table1;
+pub mod sscli_table1_reading;
 pub mod whaley;
 pub mod whaley_cost;
 pub mod whaley_fig13;

@@ -32,12 +32,20 @@ use crate::suite::Program;
 use crate::table::Table;
 use crate::{markdown, plot, stats, Context, Error};
 
+use super::sscli_table1_reading::{self as reading, evaluated, trajectories};
+
 /// The fixed intervals, microseconds of virtual time (`--quick`: two).
 pub(crate) const FIXED_US: [u64; 5] = [10, 30, 100, 300, 1000];
 const FIXED_QUICK_US: [u64; 2] = [10, 100];
 
 /// The tuned runs' initial interval, microseconds.
-const INITIAL_US: u64 = 100;
+pub(super) const INITIAL_US: u64 = 100;
+
+/// A second start for the same tuned runs, microseconds (4 times the
+/// first, so both walk the same ladder of doublings): whether a run
+/// ends where the other does says whether the tuner found a band or a
+/// bound.
+pub(super) const SECOND_START_US: u64 = 400;
 
 /// The paper's Table 1: test, correlation %, overlap %.
 const PAPER: [(&str, u32, u32); 14] = [
@@ -78,8 +86,14 @@ const COLUMNS: [&str; 10] = [
 pub(crate) struct Scored {
     pub(crate) samples: u64,
     pub(crate) calls_corr: f64,
+    /// The calls the CC-Map holds (its edge samples, entry contexts
+    /// included).
+    pub(crate) sampled_calls: f64,
     pub(crate) self_corr: f64,
     pub(crate) overlap: f64,
+    /// The method whose share of the calls the CC-Map misses most: its
+    /// name, its share of the exact calls and of the CC-Map's, percent.
+    pub(crate) worst: (String, f64, f64),
     /// The cost model's overhead, percent of the program's cycles.
     pub(crate) overhead: f64,
     /// The profiler's cycles per sample.
@@ -103,7 +117,15 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
             ),
         &COLUMNS,
     )?;
-    let tuned = tuned_runs(ctx, &programs, &exact, &mut csv)?;
+    let tuned = tuned_runs(ctx, &programs, &exact, &mut csv, INITIAL_US, "")?;
+    tuned_runs(
+        ctx,
+        &programs,
+        &exact,
+        &mut csv,
+        SECOND_START_US,
+        &format!("-{SECOND_START_US}"),
+    )?;
     let fixed = fixed_runs(ctx, &programs, &exact, &tuned, &mut csv)?;
     let figures = draw(ctx, &programs, &tuned, &fixed)?;
     let table = table(&programs, &tuned, &fixed);
@@ -128,9 +150,10 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
              tests, run against run):\n\n{table}"
         ),
         discussion: format!(
-            "{}\n\n{}",
+            "{}\n\n{}{}",
             reading(&programs, &tuned, &fixed),
-            gaps(&Table::read(&ctx.out_file("csv"))?)
+            reading::gaps(&Table::read(&ctx.out_file("csv"))?, &programs, &exact),
+            reading::counters(&programs, &at_tuned(&tuned, &fixed))
         ),
         table,
         figures,
@@ -229,69 +252,6 @@ fn draw(
     .write(&ctx.out_file("svg"))
 }
 
-/// The tuned runs of the CSV that reached at least one of the tuner's
-/// evaluations (one per 1000 samples): (program, changes).
-fn evaluated(t: &Table) -> (Vec<(String, f64)>, usize) {
-    let tuned = t.select(&[("run", "tuned")]);
-    let ran: Vec<(String, f64)> = tuned
-        .iter()
-        .filter(|r| r.num("samples") >= 1000.0)
-        .map(|r| (r.get("program").to_string(), r.num("changes")))
-        .collect();
-    (ran, tuned.len())
-}
-
-/// Per evaluated tuned run: (program, changes, whether every change went
-/// the same way, the changes a straight walk from the start to the final
-/// interval takes: |log2(final / start)|).
-fn trajectories(t: &Table) -> Vec<(String, usize, bool, f64)> {
-    let (ran, _) = evaluated(t);
-    ran.iter()
-        .map(|(p, changes)| {
-            let steps: Vec<f64> = t
-                .select(&[("program", p), ("run", "step")])
-                .iter()
-                .map(|r| r.num("interval_us"))
-                .collect();
-            let ups = steps.windows(2).filter(|w| w[1] > w[0]).count();
-            let downs = steps.windows(2).filter(|w| w[1] < w[0]).count();
-            let straight = steps
-                .last()
-                .zip(steps.first())
-                .map_or(0.0, |(l, f)| (l / f).log2().abs());
-            (
-                p.clone(),
-                *changes as usize,
-                ups == 0 || downs == 0,
-                straight,
-            )
-        })
-        .collect()
-}
-
-/// Per program, whether the fixed intervals' cct-overlap never rises (by
-/// more than a point) as the interval grows, and the best fixed interval.
-fn shortest_best(t: &Table) -> Vec<(String, bool, f64)> {
-    t.distinct("program")
-        .into_iter()
-        .map(|p| {
-            let mut fixed: Vec<(f64, f64)> = t
-                .select(&[("program", &p), ("run", "fixed")])
-                .iter()
-                .map(|r| (r.num("interval_us"), r.num("cct_overlap")))
-                .filter(|x| x.1.is_finite())
-                .collect();
-            fixed.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let falls = fixed.windows(2).all(|w| w[1].1 <= w[0].1 + 1.0);
-            let best = fixed
-                .iter()
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-                .map_or(f64::NAN, |x| x.0);
-            (p, falls, best)
-        })
-        .collect()
-}
-
 /// The paper's claims: the interval settles after 1-2 changes, the tuned
 /// interval is the best fixed one, the counters correlate well.
 pub fn claims(t: &Table) -> Vec<Claim> {
@@ -320,11 +280,19 @@ pub fn claims(t: &Table) -> Vec<Claim> {
             .find(|r| (r.num("interval_us") - tuned).abs() < 0.5)
         {
             best_at_tuned.push((p.clone(), r.num("cct_overlap") >= best - 1.0));
-            corr.push(r.num("calls_correlation_pct"));
+            corr.push((p.clone(), r.num("calls_correlation_pct")));
         }
     }
     let at_best = best_at_tuned.iter().filter(|b| b.1).count();
-    let good = corr.iter().filter(|&&c| c >= 95.0).count();
+    // A correlation is undefined where every method is called as often
+    // (Mandelbrot: once each); it says nothing either way.
+    let undefined: Vec<String> = corr
+        .iter()
+        .filter(|c| !c.1.is_finite())
+        .map(|c| c.0.clone())
+        .collect();
+    corr.retain(|c| c.1.is_finite());
+    let good = corr.iter().filter(|c| c.1 >= 95.0).count();
     let none = ran.is_empty();
     let quick = t.quick();
     vec![
@@ -355,52 +323,21 @@ pub fn claims(t: &Table) -> Vec<Claim> {
         Claim::judged(
             "the methods' execution counters correlate well (95% or more on every benchmark)",
             "98-99% on every test (run against run)",
-            format!("on {good} of {} (against the exact counts)", corr.len()),
+            format!(
+                "on {good} of {} (against the exact counts){}",
+                corr.len(),
+                if undefined.is_empty() {
+                    String::new()
+                } else {
+                    format!("; undefined on {}", undefined.join(", "))
+                }
+            ),
             good == corr.len() && !corr.is_empty(),
         )
         .gap()
         .unless_small(quick, "a --quick run: 3 small programs"),
         sscli_cost::tuning_cost_claim(t),
     ]
-}
-
-/// Why the tuner's numbers differ from the paper's, from the data.
-fn gaps(t: &Table) -> String {
-    let traj = trajectories(t);
-    let straight = traj
-        .iter()
-        .filter(|x| x.2 && (x.1 as f64 - x.3).abs() < 0.01)
-        .count();
-    let sb = shortest_best(t);
-    let falls = sb.iter().filter(|x| x.1).count();
-    let shortest = sb.iter().filter(|x| x.2 == FIXED_US[0] as f64).count();
-    let mut s = String::new();
-    if !traj.is_empty() {
-        s.push_str(&format!(
-            "**The number of changes.** On {straight} of {} runs that reached an evaluation the \
-             tuner walked straight from {INITIAL_US} us to its final interval, one doubling or \
-             halving per change and none undone: the count of changes is the distance from the \
-             start to the repetition band (1% to 15%), in factors of 2, not a property of the \
-             tuner. The paper started from 50 ms and took 1-2 halvings; ours start at \
-             {INITIAL_US} us, and each program's band lies where its own call pattern puts it. `vm run PROG.bc --profile=timer --clock=virtual --tune \
-             --interval=US` from another start shows the count follow the start.\n\n",
-            traj.len()
-        ));
-    }
-    s.push_str(&sscli_cost::reading(t));
-    if !sb.is_empty() {
-        s.push_str(&format!(
-            "**The best interval.** The cct-overlap of the fixed intervals never rises (by more \
-             than a point) as the interval grows on {falls} of {} benchmarks, and the shortest, \
-             {} us, is the best on {shortest}. Under the virtual clock more samples only help \
-             the accuracy (their cost is overhead, not error); the tuner aims at a band of \
-             repetitions, which says when samples start to repeat each other, not where the \
-             profile is most accurate.",
-            sb.len(),
-            FIXED_US[0]
-        ));
-    }
-    s
 }
 
 /// How much longer than the suite's sizes the full runs are: 10 times
@@ -443,17 +380,23 @@ fn timer_args(interval_us: u64, tune: bool) -> Vec<String> {
     a
 }
 
-/// The tuned run of every program: a `tuned` row and its `step` rows.
+/// The tuned run of every program from `start_us`: a `tuned{suffix}` row
+/// and its `step{suffix}` rows.
 fn tuned_runs(
     ctx: &Context,
     programs: &[Program],
     exact: &[Profile],
     csv: &mut Csv,
+    start_us: u64,
+    suffix: &str,
 ) -> Result<Vec<Tuned>, Error> {
     let vm = ctx.vm();
     let mut out = Vec::new();
-    let mut progress =
-        crate::progress::Progress::new(ctx.exp.name, "tuned runs", programs.len() as u64);
+    let mut progress = crate::progress::Progress::new(
+        ctx.exp.name,
+        &format!("tuned runs from {start_us} us"),
+        programs.len() as u64,
+    );
     let idx: Vec<usize> = (0..programs.len()).collect();
     par_map(
         ctx.opts.jobs,
@@ -462,8 +405,8 @@ fn tuned_runs(
             let p = &programs[i];
             let (prof, _) = vm.profile(
                 p,
-                &timer_args(INITIAL_US, true),
-                &format!("tuned-{}", p.name),
+                &timer_args(start_us, true),
+                &format!("tuned{suffix}-{}", p.name),
             )?;
             let steps: Vec<(u64, f64)> = prof
                 .run
@@ -488,7 +431,7 @@ fn tuned_runs(
             let changes = t.steps.len().saturating_sub(1);
             csv.row(&scored_row(
                 name,
-                "tuned",
+                &format!("tuned{suffix}"),
                 t.final_us,
                 &t.scored,
                 &changes.to_string(),
@@ -496,7 +439,7 @@ fn tuned_runs(
             for &(s, us) in &t.steps {
                 csv.row(&[
                     name.clone(),
-                    "step".into(),
+                    format!("step{suffix}"),
                     num(us, 3),
                     s.to_string(),
                     String::new(),
@@ -601,9 +544,20 @@ fn score(p: &Profile, exact: &Profile) -> Scored {
             calls.entry(n.method.as_str()).or_default().0 += n.calls as f64;
         }
     }
+    let (sampled, all) = calls
+        .values()
+        .fold((0.0, 0.0), |a, v| (a.0 + v.0, a.1 + v.1));
+    let share = |x: f64, total: f64| if total > 0.0 { 100.0 * x / total } else { 0.0 };
+    let worst = calls
+        .iter()
+        .map(|(m, v)| (m.to_string(), share(v.1, all), share(v.0, sampled)))
+        .max_by(|a, b| (a.1 - a.2).abs().total_cmp(&(b.1 - b.2).abs()))
+        .unwrap_or_default();
     let pairs: Vec<(f64, f64)> = calls.into_values().collect();
     let pct = |m: metrics::Metric| m.value().map_or(f64::NAN, |v| 100.0 * v);
     Scored {
+        worst,
+        sampled_calls: sampled,
         samples: p.run.samples,
         calls_corr: 100.0 * stats::pearson(&pairs).unwrap_or(f64::NAN),
         self_corr: pct(metrics::method_correlation(p, exact)),
@@ -614,6 +568,20 @@ fn score(p: &Profile, exact: &Profile) -> Scored {
             .profiler_cycles
             .map_or(f64::NAN, |c| c as f64 / p.run.samples.max(1) as f64),
     }
+}
+
+/// Per program, its name and the fixed run at its tuned final interval
+/// (`None` where the tuned run ended elsewhere than a fixed one ran).
+fn at_tuned<'a>(tuned: &[Tuned], fixed: &'a Fixed) -> Vec<Option<&'a Scored>> {
+    tuned
+        .iter()
+        .zip(fixed)
+        .map(|(t, f)| {
+            f.iter()
+                .find(|(us, _)| (*us as f64 - t.final_us).abs() < 0.5)
+                .map(|r| &r.1)
+        })
+        .collect()
 }
 
 /// The fixed run with the best cct-overlap: (interval us, score).
@@ -745,6 +713,8 @@ mod tests {
             calls_corr: 0.0,
             self_corr: 0.0,
             overlap,
+            worst: Default::default(),
+            sampled_calls: 0.0,
             overhead: 0.0,
             per_sample: 0.0,
         };

@@ -154,10 +154,18 @@ pub fn data_json(report: &AdaptiveReport, program: &str) -> String {
     s
 }
 
+// The page fits the window's width: the time axis scales down with it,
+// the table's cells wrap their text (a method's name, the inlined sites,
+// the measured cycles), and a window too narrow even for the wrapped table
+// scrolls the table in its own box, not the page.
 const STYLE: &str = "\
 body{font-size:14px;line-height:1.4;margin:1.5em}\
-h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.5em}\
-td,th{padding:.25em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}\
+h1{font-size:1.3em;overflow-wrap:anywhere}h2{font-size:1.1em;margin-top:1.5em}\
+#axis{max-width:100%;height:auto;display:block}\
+.scroll{overflow-x:auto;max-width:100%}table{width:100%;border-collapse:collapse}\
+td,th{padding:.25em .6em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
+th{overflow-wrap:normal}\
+li,p{overflow-wrap:anywhere}\
 td.n{text-align:right}\
 .few{fill:#bbb}.none{fill:#888}.declined{fill:#e0a030}.refused{fill:#c03030}.recompiled{fill:#2a8a3a}\
 .legend span{display:inline-block;width:.8em;height:.8em;margin:0 .3em 0 1em;vertical-align:middle}\
@@ -262,10 +270,10 @@ pub fn page(report: &AdaptiveReport, program: &str) -> String {
          which count cycles). <em>After</em> is what the profile said later \
          (the share of the samples in the method and what it inlined, which \
          inlining also moves: see docs/ADAPTIVE.md).</p>\n\
-         <table id=\"compilations\"><thead><tr><th>#</th><th>at</th><th>method</th>\
+         <div class=\"scroll\"><table id=\"compilations\"><thead><tr><th>#</th><th>at</th><th>method</th>\
          <th>instrs</th><th>past time</th><th>expected benefit</th><th>actual saving</th>\
          <th>ratio</th><th>cycles measured</th><th>compile cost</th>\
-         <th>compiled in</th><th>inlined</th><th>after</th></tr></thead><tbody></tbody></table>\n\
+         <th>compiled in</th><th>inlined</th><th>after</th></tr></thead><tbody></tbody></table></div>\n\
          <h2>Not recompiled</h2>\n<ul id=\"declined\"></ul>",
         p = esc(program),
     );

@@ -80,6 +80,7 @@ pub fn collapse(cct: &[CctNode]) -> Vec<CctNode> {
                         line: n.line,
                         calls: 0,
                         self_: 0,
+                        cycles: None,
                     });
                     (out.len() - 1) as u32
                 }),
@@ -109,6 +110,9 @@ fn ancestor_with(out: &[CctNode], from: u32, method: &MethodName) -> Option<u32>
 fn add(into: &mut CctNode, n: &CctNode) {
     into.self_ = into.self_.saturating_add(n.self_);
     into.calls = into.calls.saturating_add(n.calls);
+    if let Some(c) = n.cycles {
+        into.cycles = Some(into.cycles.unwrap_or(0).saturating_add(c));
+    }
 }
 
 /// Where each id stands in the list.
@@ -147,6 +151,7 @@ mod tests {
             line: parent.map(|_| line),
             calls: 1,
             self_,
+            cycles: None,
         }
     }
 

@@ -71,6 +71,9 @@ pub fn summary(p: &Profile) -> String {
     if let Some(line) = crate::overhead::line(&p.run) {
         let _ = writeln!(s, "    {line}");
     }
+    if let Some(line) = sampler_line(&p.run) {
+        let _ = writeln!(s, "    {line}");
+    }
     let method_samples = super::total(p.methods.iter().flatten().map(|m| m.self_));
     let edge_samples = super::total(p.dcg.iter().flatten().map(|e| e.weight));
     if exact {
@@ -720,6 +723,41 @@ fn context(cct: &[CctNode], lookup: &Lookup, i: usize) -> String {
     }
 }
 
+/// What a sampler thread did (`--profile=timer` on the wall clock, or on
+/// a simulated machine with `--cores`): `sampler: 244 safepoints, 488 thread
+/// samples taken of 488 asked for (2.0 a safepoint); threads held 1.4 ms
+/// in all`, or on a simulated machine `threads stopped 91234 cycles in
+/// all, stacks walked in 2048`. The profile's `run.safepoints`,
+/// `samples_taken`, `samples_requested`, `held_ns`, `pause_cycles` and
+/// `walk_cycles` (docs/LANGUAGE.md, "Profiles").
+fn sampler_line(run: &crate::RunSection) -> Option<String> {
+    let safepoints = run.safepoints?;
+    let taken = run.samples_taken.unwrap_or(0);
+    let mut line = format!(
+        "sampler: {}, {} taken of {} asked for",
+        count(safepoints, "safepoint", "safepoints"),
+        count(taken, "thread sample", "thread samples"),
+        run.samples_requested.unwrap_or(0)
+    );
+    if safepoints > 0 {
+        let _ = write!(
+            line,
+            " ({:.1} a safepoint)",
+            taken as f64 / safepoints as f64
+        );
+    }
+    if let Some(held) = run.held_ns {
+        let _ = write!(line, "; threads held {} in all", duration(held));
+    }
+    if let (Some(pause), Some(walk)) = (run.pause_cycles, run.walk_cycles) {
+        let _ = write!(
+            line,
+            "; threads stopped {pause} cycles in all, stacks walked in {walk}"
+        );
+    }
+    Some(line)
+}
+
 fn percent(part: u64, total: u128) -> String {
     if total == 0 {
         "-".into()
@@ -830,6 +868,44 @@ mod tests {
         );
     }
 
+    /// A sampler thread's counters, on the wall clock and on a simulated
+    /// machine; a profile without a sampler thread has no sampler line.
+    #[test]
+    fn the_sampler_line_says_what_each_safepoint_took() {
+        let wall = profile(
+            r#"{"profile": "timer", "interval_ns": 1000000}"#,
+            r#"{"wall_ns": 1000, "samples": 9, "threads": 9, "safepoints": 4,
+                "samples_requested": 9, "samples_taken": 8, "held_ns": 2500000}"#,
+        );
+        assert!(
+            summary(&wall).contains(
+                "\n    sampler: 4 safepoints, 8 thread samples taken of 9 asked for \
+                 (2.0 a safepoint); threads held 2.5 ms in all\n"
+            ),
+            "{}",
+            summary(&wall)
+        );
+        let simulated = profile(
+            r#"{"profile": "timer", "interval_ns": 1000000}"#,
+            r#"{"wall_ns": 1000, "samples": 3, "threads": 3, "safepoints": 1,
+                "samples_requested": 3, "samples_taken": 3, "pause_cycles": 700,
+                "walk_cycles": 90}"#,
+        );
+        assert!(
+            summary(&simulated).contains(
+                "sampler: 1 safepoint, 3 thread samples taken of 3 asked for (3.0 a \
+                 safepoint); threads stopped 700 cycles in all, stacks walked in 90\n"
+            ),
+            "{}",
+            summary(&simulated)
+        );
+        let none = profile(
+            r#"{"profile": "cbs", "interval_ns": 1000000}"#,
+            r#"{"wall_ns": 1000, "samples": 3, "threads": 1}"#,
+        );
+        assert!(!summary(&none).contains("sampler:"));
+    }
+
     #[test]
     fn an_empty_sampled_profile_says_why_and_what_to_try() {
         let wall = profile(
@@ -903,6 +979,7 @@ mod tests {
             line,
             calls: 1,
             self_: 1,
+            cycles: None,
         }
     }
 

@@ -298,6 +298,7 @@ mod tests {
             line: parent.map(|_| 3),
             calls: 1,
             self_,
+            cycles: None,
         }
     }
 

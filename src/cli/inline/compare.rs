@@ -24,6 +24,7 @@ use super::super::output_file::OutputFile;
 use super::super::run::resolve_profile;
 use super::super::{load_module, Failure};
 use super::explore::{cycles_with, flipped, pct_change, run_header, run_record, signed};
+use super::flip::{self, Deciding};
 use super::logfile;
 use super::runs::{self, Ran};
 use super::{emitted_text, html, source_text, thresholds, timing, InlineArgs};
@@ -39,6 +40,8 @@ struct View {
     /// The edge samples of a sampled profile (`None`: the exact one).
     edge_samples: Option<u64>,
     records: Vec<Record>,
+    /// Per record, the option values that would flip it (the page's).
+    flips: Vec<Option<Vec<String>>>,
     decisions: Vec<Decision>,
     optimized: Module,
     outcomes: Vec<Outcome>,
@@ -215,12 +218,24 @@ fn run_views(
         let decisions = policy::decisions(&verdicts);
         let (optimized, outcomes) = runs::inline_with(module, &decisions, &t.budget())?;
         let records = record::records(module, &verdicts, &outcomes, &weights, Some(t));
+        let deciding = Deciding {
+            kind,
+            module,
+            weights: &weights,
+            t,
+        };
+        let flips = if a.run.html.is_some() {
+            flip::site_flips(deciding, &records)
+        } else {
+            Vec::new()
+        };
         let cycles =
             runs::measure_equivalent(&a.run, optimized.clone(), original, &format!("under {k}"))?;
         views.push(View {
             kind: k,
             edge_samples,
             records,
+            flips,
             decisions,
             optimized,
             outcomes,
@@ -525,7 +540,9 @@ fn page(
         pages.push(html::View {
             profile: Some(v.kind.name().to_string()),
             header: format!("{} (profile {})", run_header(&run), v.kind.name()),
+            thresholds: flip::thresholds_line(kind, t),
             records: &v.records,
+            flips: v.flips.clone(),
             tree: record::render_tree(&v.records, module, &v.optimized, t),
             emitted: emitted_text(&src, module, &v.optimized, &v.outcomes)?,
         });

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use jit_sim::inline::{CallSite, Decision, Target};
-use jit_sim::policy::record::{Record, Verdict};
+use jit_sim::policy::record::Record;
 use jit_sim::policy::{self, EdgeWeights, PolicyKind, Rule, SiteDecision, Thresholds};
 use profiler::config::ProfileKind;
 use serde_json::{json, Value};
@@ -18,6 +18,7 @@ use vm::module::{Module, Op};
 
 use super::super::args::RunArgs;
 use super::super::Failure;
+use super::flip::{flip_values, Deciding};
 use super::logfile::LOG_FORMAT;
 use super::runs::{self, Ran};
 
@@ -39,6 +40,18 @@ pub struct Study<'a> {
     pub records: &'a [Record],
     /// The optimized program.
     pub optimized: &'a Module,
+}
+
+impl Study<'_> {
+    /// What the policy decided with.
+    pub fn deciding(&self) -> Deciding<'_> {
+        Deciding {
+            kind: self.kind,
+            module: self.module,
+            weights: self.weights,
+            t: self.t,
+        }
+    }
 }
 
 /// The log file's first line: what was decided, how.
@@ -229,151 +242,6 @@ pub(super) fn pct_change(before: u64, after: u64) -> String {
     )
 }
 
-/// The options a policy reads, with how to get and set them.
-struct Knob {
-    option: &'static str,
-    policies: &'static [PolicyKind],
-    /// Integer or percentage.
-    integer: bool,
-    get: fn(&Thresholds) -> f64,
-    set: fn(&mut Thresholds, f64),
-    /// Allowed range.
-    lo: f64,
-    hi: f64,
-}
-
-const ALL: &[PolicyKind] = &[PolicyKind::Static, PolicyKind::HotEdge, PolicyKind::Linear];
-const PROFILED: &[PolicyKind] = &[PolicyKind::HotEdge, PolicyKind::Linear];
-
-fn knobs() -> Vec<Knob> {
-    vec![
-        Knob {
-            option: "--inline-always",
-            policies: ALL,
-            integer: true,
-            get: |t| t.always as f64,
-            set: |t, v| t.always = v as usize,
-            lo: 0.0,
-            hi: 10_000.0,
-        },
-        Knob {
-            option: "--inline-max-cold",
-            policies: &[PolicyKind::Static],
-            integer: true,
-            get: |t| t.max_cold as f64,
-            set: |t, v| t.max_cold = v as usize,
-            lo: 0.0,
-            hi: 10_000.0,
-        },
-        Knob {
-            option: "--inline-max-hot",
-            policies: PROFILED,
-            integer: true,
-            get: |t| t.max_hot as f64,
-            set: |t, v| t.max_hot = v as usize,
-            lo: 0.0,
-            hi: 10_000.0,
-        },
-        Knob {
-            option: "--inline-ramp-from",
-            policies: &[PolicyKind::Linear],
-            integer: true,
-            get: |t| t.ramp_from as f64,
-            set: |t, v| t.ramp_from = v as usize,
-            lo: 0.0,
-            hi: 10_000.0,
-        },
-        Knob {
-            option: "--hot-edge-pct",
-            policies: PROFILED,
-            integer: false,
-            get: |t| t.hot_pct,
-            set: |t, v| t.hot_pct = v,
-            lo: 0.01,
-            hi: 100.0,
-        },
-        Knob {
-            option: "--guard-min-pct",
-            policies: &[PolicyKind::Linear],
-            integer: false,
-            get: |t| t.guard_min_pct,
-            set: |t, v| t.guard_min_pct = v,
-            lo: 0.0,
-            hi: 99.99,
-        },
-    ]
-}
-
-/// Would the policy inline `callee` at `site` under `t`?
-fn policy_inlines(s: &Study, t: &Thresholds, site: CallSite, callee: Option<u32>) -> bool {
-    policy::decide_site(s.kind, s.module, s.weights, t, site)
-        .iter()
-        .any(|v| v.callee == callee && v.inline())
-}
-
-/// The nearest value of each option that flips the policy's verdict on
-/// the record's target (the other options as given). A refusal by the
-/// inliner's depth budget is flipped by `--inline-depth`.
-fn flip_values(s: &Study, r: &Record) -> Vec<String> {
-    let mut out = Vec::new();
-    if r.verdict == Verdict::Refused {
-        if let Some(rule) = r.rules.last().filter(|x| x.name == "depth") {
-            if let Some(v) = rule.value {
-                out.push(format!("--inline-depth={}", v as u64));
-            }
-        }
-        return out;
-    }
-    if r.reason.ends_with("(advice)") || r.reason == "not in the advice" {
-        return out;
-    }
-    let now = policy_inlines(s, s.t, r.site, r.callee_id);
-    for k in knobs() {
-        if !k.policies.contains(&s.kind) {
-            continue;
-        }
-        let cur = (k.get)(s.t);
-        let step = if k.integer { 1.0 } else { 0.01 };
-        let steps = ((k.hi - k.lo) / step) as i64 + 1;
-        let mut found = None;
-        for d in 1..=steps {
-            for v in [cur + d as f64 * step, cur - d as f64 * step] {
-                let v = (v / step).round() * step;
-                if v < k.lo || v > k.hi {
-                    continue;
-                }
-                let mut t = *s.t;
-                (k.set)(&mut t, v);
-                // --inline-ramp-from may not be above --inline-max-hot:
-                // lowering the one lowers the other with it.
-                let mut also = String::new();
-                if t.ramp_from > t.max_hot {
-                    if k.option != "--inline-max-hot" {
-                        continue;
-                    }
-                    t.ramp_from = t.max_hot;
-                    also = format!(" --inline-ramp-from={}", t.max_hot);
-                }
-                if policy_inlines(s, &t, r.site, r.callee_id) != now {
-                    found = Some((v, also));
-                    break;
-                }
-            }
-            if found.is_some() {
-                break;
-            }
-        }
-        if let Some((v, also)) = found {
-            out.push(if k.integer {
-                format!("{}={}{also}", k.option, v as i64)
-            } else {
-                format!("{}={v:.2}{also}", k.option)
-            });
-        }
-    }
-    out
-}
-
 /// The depth-1 records of a site (one per target).
 fn site_records(records: &[Record], site: CallSite) -> Vec<&Record> {
     records
@@ -428,7 +296,7 @@ pub fn explain(s: &Study, site: CallSite) -> Result<String, Failure> {
             let _ = writeln!(out, "  decided by: {}", rule.describe());
         }
         let _ = writeln!(out, "  outcome: {}: {}", r.verdict.name(), r.reason);
-        let flips = flip_values(s, r);
+        let flips = flip_values(s.deciding(), r);
         if flips.is_empty() {
             let _ = writeln!(out, "  to flip it: no single option value does");
         } else {
@@ -463,7 +331,7 @@ pub fn suggest(s: &Study) -> String {
     }
     for (i, r) in rejected.iter().enumerate() {
         let stop = r.deciding_rule().map_or_else(|| "?".into(), Rule::describe);
-        let flips = flip_values(s, r);
+        let flips = flip_values(s.deciding(), r);
         let _ = writeln!(
             out,
             "  {}. {}:{} -> {} ({:.2}% of the DCG): {}; stopped by {}; lets it through: {}",

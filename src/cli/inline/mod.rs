@@ -22,6 +22,7 @@ use super::{load_module, Failure};
 
 mod compare;
 mod explore;
+mod flip;
 mod html;
 mod logfile;
 mod runs;
@@ -403,7 +404,12 @@ pub fn inline(mut a: InlineArgs) -> Result<i32, Failure> {
             let view = html::View {
                 profile: None,
                 header: explore::run_header(&run),
+                thresholds: match &advice {
+                    Some(_) => "none read: the advice file decides".into(),
+                    None => flip::thresholds_line(kind, &t),
+                },
                 records: &records,
+                flips: flip::site_flips(study.deciding(), &records),
                 tree: record::render_tree(&records, &module, &optimized, &t),
                 emitted: text.clone(),
             };

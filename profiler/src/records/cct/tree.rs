@@ -50,6 +50,10 @@ pub struct CallingContextTree {
     /// The distinct (method, call-site line) pairs of the nodes.
     keys: Vec<(u32, u32)>,
     key_index: HashMap<(u32, u32), u32>,
+    /// Per node, the cost model's cycles with the context on top: kept by
+    /// the exhaustive profile only ([`Self::keeping_cycles`]), beside the
+    /// nodes so that a sampled tree's node stays 32 bytes.
+    cycles: Option<Vec<u64>>,
 }
 
 impl Default for CallingContextTree {
@@ -75,7 +79,29 @@ impl CallingContextTree {
             }],
             keys: vec![(ROOT_METHOD, NO_LINE)],
             key_index: HashMap::from([((ROOT_METHOD, NO_LINE), 0)]),
+            cycles: None,
         }
+    }
+
+    /// The tree keeping each context's cycles as well (the exhaustive
+    /// profile's time reference, [`Self::add_cycles`]).
+    pub fn keeping_cycles(mut self) -> CallingContextTree {
+        self.cycles.get_or_insert_with(|| vec![0; self.nodes.len()]);
+        self
+    }
+
+    /// Adds `cycles` to context `i`'s time on top (a tree made by
+    /// [`Self::keeping_cycles`]; others ignore it).
+    #[inline]
+    pub fn add_cycles(&mut self, i: u32, cycles: u64) {
+        if let Some(c) = &mut self.cycles {
+            c[i as usize] += cycles;
+        }
+    }
+
+    /// Context `i`'s cycles on top, if the tree keeps them.
+    pub fn cycles_of(&self, i: u32) -> Option<u64> {
+        self.cycles.as_ref().map(|c| c[i as usize])
     }
 
     /// A thread's tree before its first sample: the root and the entry
@@ -207,6 +233,9 @@ impl CallingContextTree {
             first_child: NONE,
             next_sibling: first,
         });
+        if let Some(c) = &mut self.cycles {
+            c.push(0);
+        }
         self.nodes[parent as usize].first_child = id;
         id
     }
@@ -222,6 +251,9 @@ impl CallingContextTree {
     /// `<detached>`) stay distinct: each was cut from an unknown context,
     /// so two of them are never assumed to be the same context.
     pub fn merge(&mut self, other: &CallingContextTree) {
+        if other.cycles.is_some() && self.cycles.is_none() {
+            self.cycles = Some(vec![0; self.nodes.len()]);
+        }
         // other's node index -> this tree's node index. Parents come before
         // children in the arena, so one forward pass suffices.
         let mut map = vec![0u32; other.nodes.len()];
@@ -240,6 +272,11 @@ impl CallingContextTree {
         }
         self.nodes[0].calls += other.nodes[0].calls;
         self.nodes[0].self_ += other.nodes[0].self_;
+        if let Some(theirs) = &other.cycles {
+            for (i, &c) in theirs.iter().enumerate() {
+                self.add_cycles(map[i], c);
+            }
+        }
     }
 
     /// The tree in the flat form of docs/LANGUAGE.md "Profiles": depth-first, each
@@ -323,6 +360,7 @@ impl Iterator for FlatIter<'_> {
             line: (line != NO_LINE).then_some(line),
             calls: n.calls,
             self_: n.self_,
+            cycles: t.cycles_of(i),
         })
     }
 }

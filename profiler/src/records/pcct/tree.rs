@@ -343,6 +343,7 @@ impl Pcct {
                 line: (n.line != NO_LINE).then_some(n.line),
                 calls: self.calls(i),
                 self_: self.time(i),
+                cycles: None,
             });
             let mut kids: Vec<_> = self
                 .children(i)
