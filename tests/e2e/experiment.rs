@@ -612,9 +612,12 @@ fn clock_wall_times_table3_on_the_wall_clock() {
 
 /// `--clock=wall`: whaley-fig13 and whaley-fig14 time whole processes on
 /// the wall clock instead of the cost model, and say so in their settings.
+/// A check of an experiment's CSV rows.
+type RowsCheck = fn(&[Vec<String>]);
+
 #[test]
 fn clock_wall_times_whaley_on_the_wall_clock() {
-    let wall: [(&str, fn(&[Vec<String>])); 2] = [
+    let wall: [(&str, RowsCheck); 2] = [
         ("whaley-fig13", check_whaley_fig13_wall),
         ("whaley-fig14", check_whaley_fig14_wall),
     ];
