@@ -210,3 +210,39 @@ fn deep_recursion_stays_near_its_limit() {
         "peak resident memory {rss_kb} KiB"
     );
 }
+
+/// Loading a 4 MB source of long method bodies: the lexer hands the
+/// parser one line's tokens at a time and each method's syntax tree is
+/// dropped once resolved, so the peak is about 17 times the source (it was
+/// 48 times: every line's tokens, the whole syntax tree and the module
+/// were all held at once).
+#[test]
+fn loading_a_source_takes_a_small_multiple_of_its_size() {
+    let dir = harness::scratch("memory-limits-loading");
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < 4_000_000 {
+        text.push_str(&format!(".method m{i}(a, b)\n  .locals x y\n"));
+        for j in 0..40 {
+            text.push_str(&format!("  load a\n  push {j}\n  add\n  store x\n"));
+        }
+        text.push_str("  load x\n  ret\n.end\n");
+        i += 1;
+    }
+    text.push_str(".method main()\n  push 0\n  ret\n.end\n");
+    harness::write_program(&dir, "big.bc", &text);
+    let r = run_vm_in(&dir, &["run", "big.bc", "--stats"], DEFAULT_TIMEOUT);
+    r.assert_status(0);
+    let rss_kb: u64 = r
+        .stderr
+        .split("peak-rss-kb ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .expect("--stats gives the peak resident memory");
+    let ratio = rss_kb as f64 * 1024.0 / text.len() as f64;
+    assert!(
+        ratio < 30.0,
+        "peak resident memory {rss_kb} KiB, {ratio:.1} times the source"
+    );
+}
