@@ -15,11 +15,19 @@
 //! the time reference the `causality` experiment compares profiles with,
 //! and with `--record=cct` each calling context's cycles on top (a
 //! context's time is the sum over its subtree).
+//!
+//! The records that grow with the run, the calling context tree (a node
+//! per context: a binary recursion of depth 26 makes a hundred million)
+//! and the stack of open activations (an entry per frame), are counted in
+//! the run's memory budget (`--max-heap`): when the budget cannot hold
+//! the next doubling of either, the program stops with the runtime error
+//! `out of memory`, its trace, and the profile of what ran written.
 
 use std::collections::HashMap;
 
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
+use vm::memory::{fallibly, Charge};
 use vm::profiler_cost::CostItem;
 
 use crate::records::cct::{CallingContextTree, NO_LINE};
@@ -59,6 +67,50 @@ pub struct ExhaustiveListener {
     open: Vec<(u32, u64)>,
     /// Per method, its activations now on the stack.
     active: Vec<u32>,
+    /// What `open` holds of the memory budget (made at the first call).
+    open_charge: Option<Charge>,
+}
+
+/// Entries a record starts with when it first grows.
+const FIRST_ENTRIES: usize = 1024;
+
+/// Makes room for one more context in `cct`, charged to the memory budget
+/// (the arena doubles): false if the budget or the system refused, and
+/// the VM stops the run (see [`ThreadCtx::take_memory`]).
+fn room_for_a_context(cct: &mut CallingContextTree, t: &mut ThreadCtx<'_>) -> bool {
+    if !cct.is_full() {
+        return true;
+    }
+    let more = cct.len().max(FIRST_ENTRIES);
+    let bytes = more * cct.node_bytes();
+    let charge = cct.charge_mut().get_or_insert_with(|| t.new_charge());
+    if !t.take_memory(charge, bytes) {
+        return false;
+    }
+    if fallibly(|| cct.try_grow(more)).is_err() {
+        t.system_refused(bytes);
+        return false;
+    }
+    true
+}
+
+/// Makes room for one more entry in `v`, charged to `charge` (made on
+/// first use) likewise.
+fn room_for_one<T>(v: &mut Vec<T>, charge: &mut Option<Charge>, t: &mut ThreadCtx<'_>) -> bool {
+    if v.len() < v.capacity() {
+        return true;
+    }
+    let more = v.len().max(FIRST_ENTRIES);
+    let bytes = more * std::mem::size_of::<T>();
+    let charge = charge.get_or_insert_with(|| t.new_charge());
+    if !t.take_memory(charge, bytes) {
+        return false;
+    }
+    if fallibly(|| v.try_reserve_exact(more)).is_err() {
+        t.system_refused(bytes);
+        return false;
+    }
+    true
 }
 
 impl ExhaustiveListener {
@@ -79,6 +131,7 @@ impl ExhaustiveListener {
             attributed_cycles: 0,
             open: Vec::new(),
             active: vec![0; methods],
+            open_charge: None,
         }
     }
 
@@ -127,6 +180,9 @@ impl ThreadListener for ExhaustiveListener {
         let callee = method_of(t.program, &callee_frame);
         let caller_method = (n >= 2).then(|| method_of(t.program, &t.frames[n - 2]));
         self.attribute(t, caller_method);
+        if !room_for_one(&mut self.open, &mut self.open_charge, t) {
+            return; // the VM stops the run
+        }
         self.open.push((callee, t.cycles));
         self.active[callee as usize] += 1;
         let line = if n >= 2 {
@@ -145,6 +201,9 @@ impl ThreadListener for ExhaustiveListener {
         self.exact.traced += 1;
         t.charge(CostItem::ExactCall, 1);
         if let Some(cct) = &mut self.exact.cct {
+            if !room_for_a_context(cct, t) {
+                return; // the VM stops the run, the call not in the tree
+            }
             t.work.charge(CostItem::ExactContext, 1);
             self.context = cct.child(self.context, callee, line);
             cct.node_mut(self.context).calls += 1;

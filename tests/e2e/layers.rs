@@ -127,8 +127,9 @@ fn modules_named(text: &str, krate: &str) -> BTreeSet<String> {
 #[test]
 fn the_profiler_uses_only_the_vm_modules_it_is_allowed() {
     // Everywhere: the extension points (hooks), what a listener reads of
-    // a thread and its frames, the loaded code it names, and the cost
-    // table its work is charged from (`profiler_cost`).
+    // a thread and its frames, the loaded code it names, the cost
+    // table its work is charged from (`profiler_cost`), and the memory
+    // budget its growing records are counted in (`memory`).
     let anywhere = [
         "hooks",
         "frame",
@@ -136,6 +137,7 @@ fn the_profiler_uses_only_the_vm_modules_it_is_allowed() {
         "instr",
         "loader",
         "profiler_cost",
+        "memory",
     ];
     // The many-thread samplers request safepoints of the VM (or, on a
     // simulated machine, hand it their protocol: `simsample`), and the

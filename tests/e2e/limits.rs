@@ -186,7 +186,11 @@ fn output_reaches_a_file_while_a_thread_runs_on() {
 
 /// Runs `vm ARGS` in `dir` under `ulimit -v` of `kib`: a limit that does
 /// not hold shows as a different failure (an abort, a refused allocation).
-fn run_under_ulimit(dir: &std::path::Path, kib: u64, args: &str) -> (Option<i32>, String) {
+pub(crate) fn run_under_ulimit(
+    dir: &std::path::Path,
+    kib: u64,
+    args: &str,
+) -> (Option<i32>, String) {
     let out = std::process::Command::new("bash")
         .arg("-c")
         .arg(format!(

@@ -40,6 +40,7 @@ mod layers;
 mod limits;
 mod loading;
 mod loose_ends;
+mod memory_limits;
 mod options;
 mod page_layout;
 mod profiler_costs;

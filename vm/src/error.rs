@@ -73,6 +73,15 @@ pub enum RuntimeError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The run's memory budget is spent, and the profile's own records
+    /// (the exhaustive calling context tree, its shadow stack) hold
+    /// `profile` bytes of it.
+    ProfileOutOfMemory {
+        /// The limit in bytes.
+        limit: usize,
+        /// Bytes the profile's records hold.
+        profile: usize,
+    },
     /// The operating system refused memory before `--max-heap` was
     /// reached (`ulimit -v`, overcommit turned off).
     SystemOutOfMemory {
@@ -130,6 +139,13 @@ impl fmt::Display for RuntimeError {
                 "out of memory: heap limit {} reached (--max-heap)",
                 crate::memory::format_size(*limit as u64)
             ),
+            ProfileOutOfMemory { limit, profile } => write!(
+                f,
+                "out of memory: heap limit {} reached (--max-heap), {} of it held by the \
+                 profile's calling context tree",
+                crate::memory::format_size(*limit as u64),
+                crate::memory::format_size(*profile as u64)
+            ),
             SystemOutOfMemory { bytes, limit } => write!(
                 f,
                 "out of memory: the system refused {} before the heap limit {} was reached \
@@ -168,22 +184,71 @@ pub const TRACE_HEAD: usize = 40;
 /// Frames kept at the bottom of an elided trace.
 pub const TRACE_TAIL: usize = 10;
 
+/// A stack trace, innermost frame first, as it will print: the first
+/// [`TRACE_HEAD`] and the last `TRACE_TAIL + 1` entries pushed, and how
+/// many fell in between. Bounded whatever the depth, so that the trace of
+/// a million-frame recursion that ran out of memory costs no memory.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    head: Vec<TraceEntry>,
+    tail: std::collections::VecDeque<TraceEntry>,
+    between: usize,
+}
+
+impl Trace {
+    /// Adds the next frame out.
+    pub fn push(&mut self, e: TraceEntry) {
+        if self.head.len() < TRACE_HEAD {
+            self.head.push(e);
+            return;
+        }
+        self.tail.push_back(e);
+        if self.tail.len() > TRACE_TAIL + 1 {
+            self.tail.pop_front();
+            self.between += 1;
+        }
+    }
+
+    /// Counts the next frame out as one the trace leaves out, without
+    /// making its entry: for a caller that knows the depth and skips the
+    /// frames [`Trace::push`] would drop (past the first [`TRACE_HEAD`],
+    /// before the last `TRACE_TAIL + 1`).
+    pub fn skip(&mut self) {
+        debug_assert!(self.head.len() == TRACE_HEAD && self.tail.is_empty());
+        self.between += 1;
+    }
+
+    /// Would [`Trace::push`] keep the `k`-th frame (0: the innermost) of
+    /// a stack of `n`?
+    pub fn keeps(k: usize, n: usize) -> bool {
+        k < TRACE_HEAD || k + TRACE_TAIL + 1 >= n
+    }
+
+    /// Frames pushed.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.between + self.tail.len()
+    }
+
+    /// No frame pushed?
+    pub fn is_empty(&self) -> bool {
+        self.head.is_empty()
+    }
+}
+
 /// Formats a trace (innermost first) as `  at METHOD (FILE:LINE)` lines,
 /// eliding the middle of very deep ones.
-pub fn format_trace(file: &str, trace: &[TraceEntry]) -> String {
+pub fn format_trace(file: &str, trace: &Trace) -> String {
     let mut out = String::new();
     let line = |out: &mut String, e: &TraceEntry| {
         out.push_str(&format!("  at {} ({}:{})\n", e.method, file, e.line));
     };
-    if trace.len() <= TRACE_HEAD + TRACE_TAIL + 1 {
-        trace.iter().for_each(|e| line(&mut out, e));
+    trace.head.iter().for_each(|e| line(&mut out, e));
+    if trace.between == 0 {
+        trace.tail.iter().for_each(|e| line(&mut out, e));
     } else {
-        trace[..TRACE_HEAD].iter().for_each(|e| line(&mut out, e));
-        let left_out = trace.len() - TRACE_HEAD - TRACE_TAIL;
+        let left_out = trace.between + 1;
         out.push_str(&format!("  ... {left_out} frames omitted ...\n"));
-        trace[trace.len() - TRACE_TAIL..]
-            .iter()
-            .for_each(|e| line(&mut out, e));
+        trace.tail.iter().skip(1).for_each(|e| line(&mut out, e));
     }
     out
 }
@@ -194,15 +259,28 @@ mod tests {
 
     #[test]
     fn deep_traces_are_elided() {
-        let t: Vec<_> = (0..1000)
-            .map(|i| TraceEntry {
-                method: "f".into(),
-                line: i,
-            })
-            .collect();
+        let trace = |n: u32| {
+            let mut t = Trace::default();
+            (0..n).for_each(|i| {
+                t.push(TraceEntry {
+                    method: "f".into(),
+                    line: i,
+                })
+            });
+            t
+        };
+        let t = trace(1000);
+        assert_eq!(t.len(), 1000);
         let s = format_trace("p.bc", &t);
         assert_eq!(s.lines().count(), TRACE_HEAD + TRACE_TAIL + 1);
         assert!(s.contains("... 950 frames omitted ..."));
         assert!(s.starts_with("  at f (p.bc:0)\n"));
+        assert!(s.ends_with("  at f (p.bc:999)\n"));
+        let lines = |n: u32| format_trace("p.bc", &trace(n)).lines().count();
+        // Up to head + tail + 1 frames, all print; one more elides two.
+        assert_eq!(lines(51), 51);
+        assert_eq!(lines(52), TRACE_HEAD + TRACE_TAIL + 1);
+        assert!(format_trace("p.bc", &trace(52)).contains("... 2 frames omitted ..."));
+        assert_eq!(lines(3), 3);
     }
 }

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crate::memory::{fallibly, system_refusal, whole_chunks, MemoryBudget, CHUNK};
+use crate::memory::{fallibly, system_refusal, whole_grains, MemoryBudget, CHUNK, GRAIN};
 use crate::value::Value;
 
 /// Bytes allocated before the first collection is requested.
@@ -27,6 +27,13 @@ pub const MIN_TRIGGER: usize = 8 << 20;
 pub const HARD_FACTOR: usize = 4;
 /// Longest array `newarray` may create (elements).
 pub const MAX_ARRAY: i64 = 1 << 28;
+
+/// How far a heap holding `held` bytes charges ahead of its footprint: a
+/// quarter of it, at least a [`GRAIN`] and at most a [`CHUNK`] (few trips
+/// to the shared budget for a big heap, little held back by a small one).
+fn step_ahead(held: usize) -> usize {
+    (held / 4).clamp(GRAIN, CHUNK)
+}
 
 /// Approximate bytes a cell costs besides its values.
 const CELL_OVERHEAD: usize = 32;
@@ -118,24 +125,28 @@ impl Heap {
     }
 
     /// Takes from the budget what `bytes` more need beyond what the heap
-    /// holds (`room` ran out: footprint + `bytes` exceeds `charged`).
+    /// holds (`room` ran out: footprint + `bytes` exceeds `charged`), and
+    /// at least a step ([`step_ahead`]) if the budget has room for that.
     /// Refuses too once the system has refused memory anywhere in the
     /// process (see [`crate::memory`]): this is the safe point where a
-    /// thread that allocates learns of it, once per [`CHUNK`].
+    /// thread that allocates learns of it, once per step.
     #[cold]
     fn charge_for(&mut self, bytes: usize) -> bool {
         if system_refusal().is_some() {
             return false;
         }
         let need = self.charged.saturating_sub(self.room).saturating_add(bytes);
-        let more = whole_chunks(need.saturating_sub(self.charged));
-        if self.budget.try_take(more) {
-            self.charged += more;
-            self.room = self.charged - need;
-            true
-        } else {
-            false
+        let short = need.saturating_sub(self.charged);
+        let ahead = whole_grains(short.max(step_ahead(self.charged)));
+        let exact = whole_grains(short);
+        for more in [ahead, exact] {
+            if self.budget.try_take(more) {
+                self.charged += more;
+                self.room = self.charged - need;
+                return true;
+            }
         }
+        false
     }
 
     /// The limit of the budget this heap takes from, in bytes.
@@ -332,10 +343,11 @@ impl Heap {
         self.allocated = 0;
         self.trigger = live.max(MIN_TRIGGER);
         self.collections += 1;
-        // Keep what the live data and the next trigger's worth need; give
-        // back the rest.
-        let keep = whole_chunks(live.saturating_add(CHUNK));
-        if self.charged > keep.saturating_add(CHUNK) {
+        // Keep what the live data and a step ahead need; give back the
+        // rest, so that what a thread holds follows its live data (sixteen
+        // threads of little live data hold little; issue 35).
+        let keep = whole_grains(live.saturating_add(step_ahead(live)));
+        if self.charged > keep {
             self.budget.give_back(self.charged - keep);
             self.charged = keep;
         }
@@ -379,6 +391,28 @@ mod tests {
         assert!(h.reserve(array_bytes(len)));
         drop(h);
         assert_eq!(budget.used(), 0, "a dropped heap gives everything back");
+    }
+
+    #[test]
+    fn a_heap_holds_little_more_than_its_live_data() {
+        let budget = Arc::new(MemoryBudget::new(64 * CHUNK));
+        let mut h = Heap::with_budget(budget.clone());
+        assert!(h.reserve(object_bytes(2)));
+        let (one, _) = h.new_object(0, 2).unwrap();
+        assert_eq!(budget.used(), GRAIN, "a small heap takes a grain");
+        let mut kept = vec![one];
+        for _ in 0..100_000 {
+            assert!(h.reserve(object_bytes(2)));
+            kept.push(h.new_object(0, 2).unwrap().0);
+        }
+        // 6.4 MB live: charged ahead by at most a chunk.
+        let live = 100_001 * object_bytes(2);
+        assert!(budget.used() >= live && budget.used() <= live + CHUNK + GRAIN);
+        h.collect([&kept[..1]]);
+        assert!(
+            budget.used() <= 2 * GRAIN,
+            "a collection gives back the rest"
+        );
     }
 
     #[test]

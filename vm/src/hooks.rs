@@ -18,11 +18,15 @@
 
 use std::sync::Arc;
 
+use crate::error::RuntimeError;
 use crate::frame::{Frame, ReturnWord};
+use crate::heap::Heap;
 use crate::instr::YieldKind;
 use crate::loader::Program;
+use crate::memory::{Charge, MemoryBudget};
 use crate::profiler_cost::{CostItem, Work};
 use crate::thread::ThreadShared;
+use crate::value::Value;
 
 /// Which instrumented variant of the interpreter a run needs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -136,6 +140,20 @@ pub struct ThreadCtx<'a> {
     /// The virtual clock's tick period of this thread, in cycles, when the
     /// run has a virtual clock and the callback may change it.
     pub(crate) virtual_tick: Option<&'a mut u64>,
+    /// The memory budget and what a callback on the thread itself may do
+    /// with it (`None` when a safepoint's coordinator visits the thread).
+    pub(crate) memory: Option<ListenerMemory<'a>>,
+}
+
+/// What [`ThreadCtx::take_memory`] needs of the thread: the run's memory
+/// budget (`--max-heap`), the heap and value stack (a collection gives
+/// back budget that garbage held), and where the runtime error goes that
+/// the VM stops the program with once the callback returns.
+pub(crate) struct ListenerMemory<'a> {
+    pub(crate) budget: &'a Arc<MemoryBudget>,
+    pub(crate) heap: &'a mut Heap,
+    pub(crate) stack: &'a [Value],
+    pub(crate) error: &'a mut Option<RuntimeError>,
 }
 
 impl ThreadCtx<'_> {
@@ -181,6 +199,61 @@ impl ThreadCtx<'_> {
     /// The method index of frame `i`.
     pub fn method_of(&self, i: usize) -> u32 {
         self.program.body(self.frames[i].body).method
+    }
+
+    /// A new, empty charge on the run's memory budget (`--max-heap`), for
+    /// a record of the profile that grows with the run (on an unlimited
+    /// budget when a safepoint's coordinator visits the thread).
+    pub fn new_charge(&self) -> Charge {
+        match &self.memory {
+            Some(m) => Charge::new(m.budget.clone()),
+            None => Charge::new(Arc::new(MemoryBudget::unlimited())),
+        }
+    }
+
+    /// Takes `bytes` more of the budget for `charge`: true if they fit,
+    /// after a collection of this thread's heap if need be (its garbage
+    /// holds budget too). Else false: the listener must not grow the
+    /// record, and (in a callback on the thread itself) the VM stops the
+    /// program when the callback returns, with the runtime error `out of
+    /// memory: heap limit ... reached (--max-heap), N of it held by the
+    /// profile's calling context tree`, its trace and the profile written.
+    pub fn take_memory(&mut self, charge: &mut Charge, bytes: usize) -> bool {
+        let Some(m) = &mut self.memory else {
+            return charge.try_grow(bytes);
+        };
+        if let Some(refused) = crate::memory::system_refusal() {
+            self.system_refused(refused);
+            return false;
+        }
+        if charge.try_grow(bytes) {
+            return true;
+        }
+        if let Some(top) = self.frames.last() {
+            let end = top.base as usize + self.program.body(top.body).frame_size as usize;
+            m.heap.collect([&m.stack[..end.min(m.stack.len())]]);
+        }
+        if charge.try_grow(bytes) {
+            return true;
+        }
+        m.error.get_or_insert(RuntimeError::ProfileOutOfMemory {
+            limit: charge.limit(),
+            profile: charge.bytes(),
+        });
+        false
+    }
+
+    /// The system refused `bytes` that a record of the profile asked for
+    /// (inside [`crate::memory::fallibly`]): in a callback on the thread
+    /// itself, the VM stops the program when the callback returns, with
+    /// the runtime error `out of memory: the system refused ...`.
+    pub fn system_refused(&mut self, bytes: usize) {
+        if let Some(m) = &mut self.memory {
+            m.error.get_or_insert(RuntimeError::SystemOutOfMemory {
+                bytes,
+                limit: m.budget.limit(),
+            });
+        }
     }
 }
 

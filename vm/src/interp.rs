@@ -28,16 +28,21 @@ use std::sync::Arc;
 
 use crate::bodycount::BodyCounters;
 use crate::context::VmContext;
-use crate::error::{RuntimeError, TraceEntry};
+use crate::error::{RuntimeError, Trace, TraceEntry};
 use crate::frame::{Frame, ReturnWord};
 use crate::heap::{array_bytes, object_bytes, AllocPressure, Heap, MAX_ARRAY};
-use crate::hooks::{ThreadCtx, ThreadListener};
+use crate::hooks::{ListenerMemory, ThreadCtx, ThreadListener};
 use crate::instr::{Instr, YieldKind};
 use crate::loader::{Body, Program, NO_METHOD};
 use crate::profiler_cost::Work;
 use crate::safepoint::{Arrival, ParkedView, Parking};
 use crate::thread::{request, SharedValue, ThreadResult, ThreadShared, ThreadState};
 use crate::value::Value;
+
+/// Value slots a thread's stack starts with (charged to `--max-heap`).
+const FIRST_SLOTS: usize = 256;
+/// Frames a thread's frame list starts with (charged likewise).
+const FIRST_FRAMES: usize = 64;
 
 /// Compile-time choice of instrumentation.
 pub(crate) trait Mode {
@@ -74,9 +79,9 @@ pub(crate) enum Exit {
     /// The entry method returned.
     Returned(Value),
     /// An exception escaped the entry method; the trace is innermost first.
-    Threw(Value, Vec<TraceEntry>),
+    Threw(Value, Trace),
     /// A runtime error.
-    Error(RuntimeError, Vec<TraceEntry>),
+    Error(RuntimeError, Trace),
     /// `halt` with this exit status.
     Halt(i32),
     /// The program is stopping.
@@ -124,6 +129,10 @@ pub(crate) struct Interp<'vm> {
     charged: u64,
     /// Bytes of the memory budget the value stack and frames hold.
     stack_charged: usize,
+    /// A runtime error the listener asked for (a profile's record that
+    /// could not grow: [`ThreadCtx::take_memory`]), taken after the
+    /// callback.
+    listener_error: Option<RuntimeError>,
     /// Cycles per body (counting modes only; see [`crate::bodycount`]).
     bodies: BodyCounters,
 }
@@ -141,8 +150,9 @@ impl<'vm> Interp<'vm> {
             prog: vm.program,
             shared,
             parking: vm.safepoints.parking(shared.id),
-            stack: vec![Value::Int(0); 1024],
-            frames: Vec::with_capacity(64),
+            // Both grow (charged to the budget) from the entry frame on.
+            stack: Vec::new(),
+            frames: Vec::new(),
             heap: Heap::with_budget(vm.memory.clone()),
             code: current_code(vm.program),
             listener,
@@ -157,6 +167,7 @@ impl<'vm> Interp<'vm> {
             work: Work::default(),
             charged: 0,
             stack_charged: 0,
+            listener_error: None,
             bodies: BodyCounters::default(),
         }
     }
@@ -186,7 +197,8 @@ impl<'vm> Interp<'vm> {
     /// Pushes the entry frame of `method` with `args`.
     pub(crate) fn enter(&mut self, method: u32, args: &[Value]) {
         let body = self.code[method as usize];
-        if self.ensure_stack(body.frame_size as usize).is_err() {
+        let slots = (body.frame_size as usize).max(FIRST_SLOTS);
+        if self.ensure_stack(slots).is_err() || self.grow_frames(FIRST_FRAMES).is_err() {
             // The entry frame goes in whatever the budget says: the
             // thread's first allocation or call meets the limit instead.
             let n = (body.frame_size as usize).max(self.stack.len());
@@ -203,31 +215,52 @@ impl<'vm> Interp<'vm> {
         self.pc = 0;
     }
 
-    /// Grows the value stack to at least `need` slots (and the frame list
-    /// with it), charging the growth to the memory budget: the error if the
-    /// budget (`--max-heap`) or the system refuses.
+    /// Grows the value stack to at least `need` slots, charging the growth
+    /// to the memory budget: the error if the budget (`--max-heap`) or the
+    /// system refuses.
     #[cold]
     fn ensure_stack(&mut self, need: usize) -> Result<(), RuntimeError> {
-        if let Some(bytes) = crate::memory::system_refusal() {
-            return Err(self.system_refused(bytes));
-        }
         if self.stack.len() < need {
             let size = need.max(self.stack.len() * 2);
-            // A frame per slot at most: charge both stacks' growth.
-            let per_slot = std::mem::size_of::<Value>() + std::mem::size_of::<Frame>();
-            let more = (size - self.stack.len()).saturating_mul(per_slot);
-            if !self.vm.memory.try_take(more) {
-                return Err(RuntimeError::OutOfMemory {
-                    limit: self.vm.memory.limit(),
-                });
-            }
-            self.stack_charged += more;
             let extra = size - self.stack.len();
+            self.charge_stack(extra.saturating_mul(std::mem::size_of::<Value>()))?;
             if crate::memory::fallibly(|| self.stack.try_reserve_exact(extra)).is_err() {
                 return Err(self.system_refused(extra * std::mem::size_of::<Value>()));
             }
             self.stack.resize(size, Value::Int(0));
         }
+        Ok(())
+    }
+
+    /// Makes room for `more` frames in the frame list beyond those it
+    /// holds, charged to the memory budget: the error if the budget or the
+    /// system refuses. (Frames need not take value slots: a method without
+    /// arguments or locals called at an empty operand stack has its frame
+    /// start where its caller's does, so the frame list grows on its own.)
+    #[cold]
+    #[inline(never)]
+    fn grow_frames(&mut self, more: usize) -> Result<(), RuntimeError> {
+        let bytes = more.saturating_mul(std::mem::size_of::<Frame>());
+        self.charge_stack(bytes)?;
+        if crate::memory::fallibly(|| self.frames.try_reserve_exact(more)).is_err() {
+            return Err(self.system_refused(bytes));
+        }
+        Ok(())
+    }
+
+    /// Takes `bytes` of the memory budget for the value stack or the frame
+    /// list: the error if the budget or the system (earlier, anywhere in
+    /// the process) refuses.
+    fn charge_stack(&mut self, bytes: usize) -> Result<(), RuntimeError> {
+        if let Some(refused) = crate::memory::system_refusal() {
+            return Err(self.system_refused(refused));
+        }
+        if !self.vm.memory.try_take(bytes) {
+            return Err(RuntimeError::OutOfMemory {
+                limit: self.vm.memory.limit(),
+            });
+        }
+        self.stack_charged += bytes;
         Ok(())
     }
 
@@ -244,6 +277,9 @@ impl<'vm> Interp<'vm> {
     pub(crate) fn run<M: Mode>(&mut self) -> Exit {
         if M::TRACE_CALLS {
             self.notify(|l, t| l.called(t));
+            if let Some(e) = self.listener_error.take() {
+                return self.runtime_error(e);
+            }
         }
         if M::COUNT {
             self.bodies.start(2 * self.prog.bodies.len());
@@ -495,6 +531,12 @@ impl<'vm> Interp<'vm> {
                     )
                 }
                 .fill(Value::Int(0));
+                if self.frames.len() == self.frames.capacity() {
+                    // The frame list doubles, fallibly and charged.
+                    if let Err(e) = self.grow_frames(self.frames.len()) {
+                        fail!(e);
+                    }
+                }
                 self.frames.push(Frame {
                     ret: ReturnWord::to_pc(return_pc),
                     slot: 0,
@@ -510,6 +552,11 @@ impl<'vm> Interp<'vm> {
                 if M::TRACE_CALLS {
                     self.pc = 0;
                     self.notify(|l, t| l.called(t));
+                    if let Some(e) = self.listener_error.take() {
+                        // The profile could not record the call: the run
+                        // stops in the callee, before its first instruction.
+                        return self.runtime_error(e);
+                    }
                     resync!();
                 }
                 // The prologue yieldpoint, done here rather than dispatched:
@@ -1192,6 +1239,12 @@ impl<'vm> Interp<'vm> {
                 work: &mut self.work,
                 control_base: &mut self.control_base,
                 virtual_tick: Some(&mut self.tick),
+                memory: Some(ListenerMemory {
+                    budget: self.vm.memory,
+                    heap: &mut self.heap,
+                    stack: &self.stack,
+                    error: &mut self.listener_error,
+                }),
             };
             f(&mut *l, &mut ctx)
         };
@@ -1295,6 +1348,9 @@ impl<'vm> Interp<'vm> {
         let profiler_bits = req & !request::VM_MASK;
         if self.listener.is_some() {
             self.notify(|l, t| l.yieldpoint(t, kind, profiler_bits));
+            if let Some(e) = self.listener_error.take() {
+                return Some(self.runtime_error(e));
+            }
         }
         if M::COUNT && self.now() >= self.slice_end {
             // The quantum ran out: the simulated core goes to the next
@@ -1449,7 +1505,7 @@ impl<'vm> Interp<'vm> {
         if M::COUNT {
             self.uncount_folded_store();
         }
-        let mut trace = Vec::new();
+        let mut trace = Trace::default();
         loop {
             let frame = *self.frames.last().expect("a frame");
             let body = self.prog.body(frame.body);
@@ -1483,19 +1539,27 @@ impl<'vm> Interp<'vm> {
         }
     }
 
-    /// The current stack as trace entries, innermost first.
-    pub(crate) fn trace(&self) -> Vec<TraceEntry> {
-        let mut out = Vec::with_capacity(self.frames.len());
-        let mut pc = self.pc;
-        for (i, f) in self.frames.iter().enumerate().rev() {
+    /// The current stack as a trace, innermost first.
+    pub(crate) fn trace(&self) -> Trace {
+        let mut out = Trace::default();
+        let n = self.frames.len();
+        // Only the entries the trace prints are made: a million-frame
+        // stack that ran out of memory costs no memory to report.
+        for (k, f) in self.frames.iter().rev().enumerate() {
+            if !Trace::keeps(k, n) {
+                out.skip();
+                continue;
+            }
+            let i = n - 1 - k;
+            let pc = match self.frames.get(i + 1) {
+                Some(callee) => self.resolve(callee.ret).pc().wrapping_sub(1),
+                None => self.pc,
+            };
             let body = self.prog.body(f.body);
             out.push(TraceEntry {
                 method: body.name.clone(),
                 line: body.line_at(pc),
             });
-            if i > 0 {
-                pc = self.resolve(f.ret).pc().wrapping_sub(1);
-            }
         }
         out
     }

@@ -2,12 +2,16 @@
 //! thread's heap and every thread's frames, so that a runaway program
 //! meets a runtime error instead of the kernel's OOM killer or an abort.
 //!
-//! Threads take memory from the shared [`MemoryBudget`] in chunks of
-//! [`CHUNK`] bytes, not per allocation: a heap charges ahead for what it is
-//! about to allocate only when its footprint (live data at the last
-//! collection plus what it allocated since) outgrows what it holds, and
-//! gives back what a collection freed. A frame stack is charged when it
-//! grows. When the budget cannot give more, the heap collects and tries
+//! Threads take memory from the shared [`MemoryBudget`] in steps, not per
+//! allocation: a heap charges ahead for what it is about to allocate only
+//! when its footprint (live data at the last collection plus what it
+//! allocated since) outgrows what it holds, by a quarter of what it holds
+//! (at least a [`GRAIN`], at most a [`CHUNK`]), and gives back what a
+//! collection freed; so a thread with little live data holds little more
+//! than that, and sixteen small threads fit where one does. The value
+//! stack and the frame list are charged when they grow, and the profile's
+//! own records that grow with the run (the exhaustive profile's calling
+//! context tree and shadow stack) through a [`Charge`]. When the budget cannot give more, the heap collects and tries
 //! again; if the live data alone exceeds the limit, the allocation (or the
 //! call) is a runtime error: `out of memory: heap limit 2.0 GiB reached
 //! (--max-heap)`.
@@ -26,9 +30,14 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-/// The unit in which threads take memory from the budget.
+/// The most a heap charges ahead of its footprint in one step.
 pub const CHUNK: usize = 1 << 20;
+
+/// The least a heap charges ahead in one step: what a thread with almost
+/// no live data holds of the budget.
+pub const GRAIN: usize = 16 << 10;
 
 /// A limit on the bytes held by all threads of a run.
 #[derive(Debug)]
@@ -70,9 +79,66 @@ impl MemoryBudget {
             .is_ok()
     }
 
+    /// Takes `bytes` whatever the limit (memory already allocated that
+    /// must be counted: the next request meets the limit instead).
+    pub fn force_take(&self, bytes: usize) {
+        self.used.fetch_add(bytes, Ordering::AcqRel);
+    }
+
     /// Gives back `bytes` taken earlier.
     pub fn give_back(&self, bytes: usize) {
         self.used.fetch_sub(bytes, Ordering::AcqRel);
+    }
+}
+
+/// Bytes held of a budget by one owner (a profile's record), given back
+/// when the owner drops it.
+#[derive(Debug)]
+pub struct Charge {
+    budget: Arc<MemoryBudget>,
+    bytes: usize,
+}
+
+impl Charge {
+    /// Nothing held yet of `budget`.
+    pub fn new(budget: Arc<MemoryBudget>) -> Charge {
+        Charge { budget, bytes: 0 }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The budget's limit in bytes.
+    pub fn limit(&self) -> usize {
+        self.budget.limit()
+    }
+
+    /// Takes `bytes` more if the budget has room: true if it had.
+    pub fn try_grow(&mut self, bytes: usize) -> bool {
+        let ok = self.budget.try_take(bytes);
+        if ok {
+            self.bytes += bytes;
+        }
+        ok
+    }
+
+    /// Holds exactly `bytes` from now on, whatever the limit (memory that
+    /// exists already, such as two trees merged into one).
+    pub fn set(&mut self, bytes: usize) {
+        if bytes > self.bytes {
+            self.budget.force_take(bytes - self.bytes);
+        } else {
+            self.budget.give_back(self.bytes - bytes);
+        }
+        self.bytes = bytes;
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.budget.give_back(self.bytes);
     }
 }
 
@@ -118,9 +184,9 @@ pub fn in_fallible_allocation() -> bool {
     FALLIBLE.try_with(Cell::get).unwrap_or(false)
 }
 
-/// `n` rounded up to a whole number of [`CHUNK`]s.
-pub fn whole_chunks(n: usize) -> usize {
-    n.div_ceil(CHUNK).saturating_mul(CHUNK)
+/// `n` rounded up to a whole number of [`GRAIN`]s.
+pub fn whole_grains(n: usize) -> usize {
+    n.div_ceil(GRAIN).saturating_mul(GRAIN)
 }
 
 /// The default `--max-heap`: half of the machine's physical memory (from
@@ -184,8 +250,23 @@ mod tests {
         assert_eq!(format_size(3 << 29), "1.5 GiB");
         assert_eq!(format_size(1000), "1000 bytes");
         assert_eq!(format_size(1536), "1.5 KiB");
-        assert_eq!(whole_chunks(1), CHUNK);
-        assert_eq!(whole_chunks(CHUNK + 1), 2 * CHUNK);
-        assert_eq!(whole_chunks(0), 0);
+        assert_eq!(whole_grains(1), GRAIN);
+        assert_eq!(whole_grains(GRAIN + 1), 2 * GRAIN);
+        assert_eq!(whole_grains(0), 0);
+    }
+
+    #[test]
+    fn a_charge_holds_until_dropped() {
+        let b = Arc::new(MemoryBudget::new(3 * CHUNK));
+        let mut c = Charge::new(b.clone());
+        assert!(c.try_grow(2 * CHUNK));
+        assert!(!c.try_grow(2 * CHUNK), "past the limit");
+        assert_eq!((c.bytes(), b.used()), (2 * CHUNK, 2 * CHUNK));
+        c.set(4 * CHUNK);
+        assert_eq!(b.used(), 4 * CHUNK, "set counts what exists");
+        c.set(CHUNK);
+        assert_eq!(b.used(), CHUNK);
+        drop(c);
+        assert_eq!(b.used(), 0);
     }
 }

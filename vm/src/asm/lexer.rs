@@ -5,6 +5,11 @@
 //! directives (`.method`), qualified names (`Shape.area`, `Point.x`), and the
 //! punctuation `: , ( )`. Newlines are tokens because the language is
 //! line-oriented; `;` comments and other whitespace are skipped.
+//!
+//! [`lines`] hands out one line's tokens at a time, so that the parser
+//! holds a line's tokens, not a whole file's: a 5 MB source took 243 MB to
+//! check when every line's tokens were made first (docs/PERFORMANCE.md,
+//! "Memory").
 
 use logos::Logos;
 
@@ -64,37 +69,76 @@ pub struct Token {
 pub struct Line {
     /// The tokens, in order.
     pub tokens: Vec<Token>,
-    /// True if the line held characters that start no token (already
-    /// reported); the parser skips such lines to avoid follow-on errors.
+    /// True if the line held characters that start no token (reported
+    /// by `error`); the parser skips such lines to avoid follow-on errors.
     pub bad: bool,
+    /// The line's first character that starts no token, as a diagnostic.
+    pub error: Option<Diagnostic>,
 }
 
-/// Splits `src` into lines of tokens. Characters that start no token become
-/// diagnostics (the first per line) and mark their line bad.
+/// Splits `src` into lines of tokens, all at once. Characters that start
+/// no token become diagnostics (the first per line) and mark their line
+/// bad.
 pub fn lex(src: &str) -> (Vec<Line>, Vec<Diagnostic>) {
-    let mut cursor = Cursor::default();
-    let mut lines = vec![Line::default()];
     let mut diags = Vec::new();
-    let mut lexer = Tok::lexer(src);
-    while let Some(item) = lexer.next() {
-        let span = lexer.span();
-        let line = lines.last_mut().expect("at least one line");
-        match item {
-            Ok(Tok::Newline) => lines.push(Line::default()),
-            Ok(tok) => {
-                let pos = cursor.pos(src, span.start);
-                line.tokens.push(Token { tok, pos });
-            }
-            Err(()) => {
-                if !line.bad {
-                    let pos = cursor.pos(src, span.start);
-                    diags.push(Diagnostic::new(pos, bad_token_message(&src[span.start..])));
-                    line.bad = true;
+    let lines = lines(src)
+        .map(|mut l| {
+            diags.extend(l.error.take());
+            l
+        })
+        .collect();
+    (lines, diags)
+}
+
+/// The lines of `src`, one at a time (each with its diagnostic, if any).
+pub fn lines(src: &str) -> Lines<'_> {
+    Lines {
+        src,
+        lexer: Tok::lexer(src),
+        cursor: Cursor::default(),
+        ended: false,
+    }
+}
+
+/// The iterator of [`lines`]: a file of N newlines gives N + 1 lines.
+pub struct Lines<'s> {
+    src: &'s str,
+    lexer: logos::Lexer<'s, Tok>,
+    cursor: Cursor,
+    ended: bool,
+}
+
+impl Iterator for Lines<'_> {
+    type Item = Line;
+
+    fn next(&mut self) -> Option<Line> {
+        if self.ended {
+            return None;
+        }
+        let mut line = Line::default();
+        loop {
+            let Some(item) = self.lexer.next() else {
+                self.ended = true;
+                return Some(line);
+            };
+            let span = self.lexer.span();
+            match item {
+                Ok(Tok::Newline) => return Some(line),
+                Ok(tok) => {
+                    let pos = self.cursor.pos(self.src, span.start);
+                    line.tokens.push(Token { tok, pos });
+                }
+                Err(()) => {
+                    if !line.bad {
+                        let pos = self.cursor.pos(self.src, span.start);
+                        let msg = bad_token_message(&self.src[span.start..]);
+                        line.error = Some(Diagnostic::new(pos, msg));
+                        line.bad = true;
+                    }
                 }
             }
         }
     }
-    (lines, diags)
 }
 
 /// Positions of increasing byte offsets, each found from the previous one:

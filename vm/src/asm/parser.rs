@@ -10,21 +10,28 @@ use super::lexer::{self, Line, Tok, Token};
 use crate::diag::{Diagnostic, Pos};
 use crate::opcode::{Opcode, OperandKind};
 
-/// Parses lexed lines into an [`Ast`], appending errors to `diags`.
-pub fn parse(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Ast {
+/// Parses lexed lines into an [`Ast`], appending errors to `diags` (the
+/// lexer's among them), one line at a time ([`lexer::lines`]).
+pub fn parse(lines: impl IntoIterator<Item = Line>, diags: &mut Vec<Diagnostic>) -> Ast {
     let mut p = Parser {
         ast: Ast::default(),
         diags,
         state: State::Top,
-        eof: Pos::new(lines.len() as u32, 1),
+        eof: Pos::new(1, 1),
     };
-    for line in lines {
+    let mut count = 0u32;
+    for mut line in lines {
+        count += 1;
+        if let Some(d) = line.error.take() {
+            p.diags.push(d);
+        }
         if line.bad {
             p.method_malformed();
         } else if !line.tokens.is_empty() {
             p.line(&line.tokens);
         }
     }
+    p.eof = Pos::new(count, 1);
     p.finish();
     p.ast
 }
@@ -641,7 +648,7 @@ mod tests {
 
     fn parse_src(src: &str) -> (Ast, Vec<Diagnostic>) {
         let (lines, mut diags) = lex(src);
-        let ast = parse(&lines, &mut diags);
+        let ast = parse(lines, &mut diags);
         (ast, diags)
     }
 

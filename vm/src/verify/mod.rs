@@ -16,9 +16,9 @@ use crate::module::Module;
 
 /// Assembles and verifies `src` (the text of `file`).
 pub fn assemble(file: &str, src: &str) -> Result<Module, Vec<Diagnostic>> {
-    let (lines, mut diags) = asm::lexer::lex(src);
-    let ast = asm::parser::parse(&lines, &mut diags);
-    let (mut module, clean) = resolve::resolve(file, &ast, &mut diags);
+    let mut diags = Vec::new();
+    let ast = asm::parser::parse(asm::lexer::lines(src), &mut diags);
+    let (mut module, clean) = resolve::resolve(file, ast, &mut diags);
     for (i, ok) in clean.iter().enumerate() {
         if *ok {
             if let Some(h) = stack::check_method(&module, &module.methods[i], &mut diags) {

@@ -17,7 +17,7 @@ use crate::opcode::Opcode;
 
 /// Resolves `ast`. Returns the module and whether each method resolved
 /// cleanly (the stack check runs only on those).
-pub fn resolve(file: &str, ast: &Ast, diags: &mut Vec<Diagnostic>) -> (Module, Vec<bool>) {
+pub fn resolve(file: &str, ast: Ast, diags: &mut Vec<Diagnostic>) -> (Module, Vec<bool>) {
     let mut r = Resolver {
         diags,
         module: Module {
@@ -38,10 +38,12 @@ pub fn resolve(file: &str, ast: &Ast, diags: &mut Vec<Diagnostic>) -> (Module, V
         selectors,
     };
     let mut clean = Vec::with_capacity(ast.methods.len());
-    for (i, decl) in ast.methods.iter().enumerate() {
+    // Each method's syntax tree is dropped once resolved: the tree of a
+    // big file and its module are not held whole at once.
+    for (i, decl) in ast.methods.into_iter().enumerate() {
         // A method with a skipped line is resolved (its unknown names are
         // real errors) but not height-checked (see `MethodDecl::malformed`).
-        let resolved = r.body(i, decl, &names);
+        let resolved = r.body(i, &decl, &names);
         clean.push(resolved && !decl.malformed);
     }
     r.main(&names);

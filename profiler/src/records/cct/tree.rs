@@ -14,9 +14,10 @@
 //! call site and callee, a few hundred in a program), which a lookup
 //! compares by index.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, TryReserveError};
 
 use profile::{CctNode, MethodName};
+use vm::memory::Charge;
 
 /// "No line": the root and the threads' entry methods.
 pub const NO_LINE: u32 = u32::MAX;
@@ -44,7 +45,7 @@ pub struct Node {
 }
 
 /// A calling context tree. Node 0 is the root.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct CallingContextTree {
     nodes: Vec<Node>,
     /// The distinct (method, call-site line) pairs of the nodes.
@@ -54,6 +55,23 @@ pub struct CallingContextTree {
     /// the exhaustive profile only ([`Self::keeping_cycles`]), beside the
     /// nodes so that a sampled tree's node stays 32 bytes.
     cycles: Option<Vec<u64>>,
+    /// What the arena holds of the run's memory budget (`--max-heap`),
+    /// when the tree is counted there (the exhaustive profile's tree,
+    /// grown through [`Self::try_grow`]).
+    charge: Option<Charge>,
+}
+
+impl Clone for CallingContextTree {
+    /// A copy of the tree, not counted in the budget.
+    fn clone(&self) -> Self {
+        CallingContextTree {
+            nodes: self.nodes.clone(),
+            keys: self.keys.clone(),
+            key_index: self.key_index.clone(),
+            cycles: self.cycles.clone(),
+            charge: None,
+        }
+    }
 }
 
 impl Default for CallingContextTree {
@@ -80,7 +98,41 @@ impl CallingContextTree {
             keys: vec![(ROOT_METHOD, NO_LINE)],
             key_index: HashMap::from([((ROOT_METHOD, NO_LINE), 0)]),
             cycles: None,
+            charge: None,
         }
+    }
+
+    /// Would the next new node make the arena grow?
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.nodes.len() == self.nodes.capacity()
+    }
+
+    /// Bytes one node costs in the arena (its cycles included, if kept).
+    pub fn node_bytes(&self) -> usize {
+        std::mem::size_of::<Node>() + if self.cycles.is_some() { 8 } else { 0 }
+    }
+
+    /// Bytes the arena holds, by its capacity.
+    pub fn arena_bytes(&self) -> usize {
+        self.nodes.capacity() * self.node_bytes()
+    }
+
+    /// The charge the arena is counted by, if any.
+    pub fn charge_mut(&mut self) -> &mut Option<Charge> {
+        &mut self.charge
+    }
+
+    /// Makes room for `more` nodes beyond those the arena holds
+    /// (fallibly: run it inside [`vm::memory::fallibly`]). The caller has
+    /// charged them.
+    pub fn try_grow(&mut self, more: usize) -> Result<(), TryReserveError> {
+        let spare = self.nodes.capacity() - self.nodes.len();
+        self.nodes.try_reserve_exact(spare + more)?;
+        if let Some(c) = &mut self.cycles {
+            c.try_reserve_exact(self.nodes.capacity() - c.len())?;
+        }
+        Ok(())
     }
 
     /// The tree keeping each context's cycles as well (the exhaustive
@@ -276,6 +328,12 @@ impl CallingContextTree {
             for (i, &c) in theirs.iter().enumerate() {
                 self.add_cycles(map[i], c);
             }
+        }
+        // A counted tree stays counted for what it holds now (the other
+        // tree gives its own charge back when dropped).
+        let bytes = self.arena_bytes();
+        if let Some(c) = &mut self.charge {
+            c.set(bytes);
         }
     }
 
