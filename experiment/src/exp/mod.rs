@@ -17,6 +17,7 @@ pub mod hofer_fig13;
 pub mod hofer_fig9;
 pub mod hofer_fig9_sim;
 pub mod independent;
+pub mod record_sizes;
 pub mod sscli_table1;
 pub mod sscli_table1_reading;
 pub mod whaley;
@@ -152,5 +153,14 @@ pub static REGISTRY: &[Experiment] = &[
         takes_wall_clock: false,
         run: causality::run,
         claims: causality::claims,
+    },
+    Experiment {
+        name: "record-sizes",
+        reproduces: "Arnold & Sweeney 2000, section 1; Whaley 2000, sections 3 and 5.4",
+        measures: "per benchmark: contexts and bytes of the ACCT (both sampled bits) and the PCCT (with and without --purge) against the exhaustive CCT",
+        takes_cores: false,
+        takes_wall_clock: false,
+        run: record_sizes::run,
+        claims: record_sizes::claims,
     },
 ];
