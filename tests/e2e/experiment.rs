@@ -191,6 +191,27 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         true,
     ),
+    (
+        "hofer-latency",
+        &[
+            "program",
+            "technique",
+            "interval",
+            "virtual_ms",
+            "ticks_intended",
+            "safepoints",
+            "samples_intended",
+            "samples_requested",
+            "samples_taken",
+            "latency_p2_5_us",
+            "latency_q1_us",
+            "latency_median_us",
+            "latency_q3_us",
+            "latency_p97_5_us",
+            "latency_max_us",
+        ],
+        true,
+    ),
 ];
 
 /// `hofer-fig9`'s columns on the simulated machine (the default).
@@ -410,6 +431,7 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "arnold-sweeney-fig1-5" => check_as_fig1_5(&rows),
             "sscli-table1" => check_sscli_table1(&rows),
             "record-sizes" => check_record_sizes(&rows),
+            "hofer-latency" => check_hofer_latency(&rows),
             _ => {}
         }
         if deterministic {
@@ -1249,5 +1271,26 @@ fn check_record_sizes(rows: &[Vec<String>]) {
         for purged in ["pcct", "pcct-purge-100", "pcct-purge-20"] {
             get(purged);
         }
+    }
+}
+
+/// Latencies: every technique at every interval on every program, each
+/// run's quantiles in order, no more samples taken than requested.
+fn check_hofer_latency(rows: &[Vec<String>]) {
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap_or(f64::NAN) };
+    for t in HOFER_TECHNIQUES {
+        for i in ["10ms", "1ms", "0.1ms"] {
+            assert!(rows.iter().any(|r| r[1] == t && r[2] == i), "no {t} at {i}");
+        }
+    }
+    for r in &rows[1..] {
+        assert!(f(r, 5) > 0.0 && f(r, 4) > 0.0, "no tick: {r:?}");
+        assert!(f(r, 8) <= f(r, 7) && f(r, 8) > 0.0, "{r:?}");
+        let q: Vec<f64> = (9..15).map(|i| f(r, i)).collect();
+        assert!(q.iter().all(|v| v.is_finite() && *v >= 0.0), "{r:?}");
+        assert!(
+            q.windows(2).all(|w| w[0] <= w[1]),
+            "quantiles out of order: {r:?}"
+        );
     }
 }

@@ -16,6 +16,7 @@ pub mod hofer_fig12;
 pub mod hofer_fig13;
 pub mod hofer_fig9;
 pub mod hofer_fig9_sim;
+pub mod hofer_latency;
 pub mod independent;
 pub mod record_sizes;
 pub mod sscli_table1;
@@ -162,5 +163,14 @@ pub static REGISTRY: &[Experiment] = &[
         takes_wall_clock: false,
         run: record_sizes::run,
         claims: record_sizes::claims,
+    },
+    Experiment {
+        name: "hofer-latency",
+        reproduces: "Hofer et al. 2015, Figure 11 and section 7.2",
+        measures: "many threads, simulated cores: box plots of each technique's latency per tick at 1 ms; samples taken against intended at 10, 1, 0.1 ms",
+        takes_cores: true,
+        takes_wall_clock: false,
+        run: hofer_latency::run,
+        claims: hofer_latency::claims,
     },
 ];

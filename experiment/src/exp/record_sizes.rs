@@ -227,8 +227,7 @@ fn measure(ctx: &Context, programs: &[Program]) -> Result<Vec<Vec<Size>>, Error>
         .flat_map(|p| (0..RECORDS.len()).map(move |r| (p, r)))
         .collect();
     let mut profiles: Vec<Vec<Option<Profile>>> = vec![vec![None; RECORDS.len()]; programs.len()];
-    let mut progress =
-        crate::progress::Progress::new(ctx.exp.name, "records", jobs.len() as u64);
+    let mut progress = crate::progress::Progress::new(ctx.exp.name, "records", jobs.len() as u64);
     par_map(
         ctx.opts.jobs,
         &jobs,
@@ -253,9 +252,7 @@ fn measure(ctx: &Context, programs: &[Program]) -> Result<Vec<Vec<Size>>, Error>
                 .map(|p| Size {
                     samples: p.run.samples,
                     nodes: p.cct.as_ref().map_or(0, |c| c.len() as u64),
-                    overlap: metrics::cct_overlap(p, &per[0])
-                        .value()
-                        .unwrap_or(f64::NAN),
+                    overlap: metrics::cct_overlap(p, &per[0]).value().unwrap_or(f64::NAN),
                 })
                 .collect()
         })
@@ -342,7 +339,11 @@ pub fn claims(t: &Table) -> Vec<Claim> {
     let cct_nodes = column(t, "cct", "nodes");
     let cct_bytes = column(t, "cct", "bytes");
     let acct = column(t, "acct-mark", "nodes");
-    let fewer = acct.iter().zip(&cct_nodes).filter(|(a, c)| a.1 < c.1).count();
+    let fewer = acct
+        .iter()
+        .zip(&cct_nodes)
+        .filter(|(a, c)| a.1 < c.1)
+        .count();
     let bytes_ratio = ratios(&column(t, "acct-mark", "bytes"), &cct_bytes);
     let mut out = vec![Claim::judged(
         "the ACCT (every 59th call) holds fewer contexts than the exhaustive CCT, on most programs",
