@@ -245,23 +245,18 @@ fn discussion(programs: &[Program], results: &[Vec<Vec<Taken>>], one: usize) -> 
         .flatten()
         .filter_map(|r| r.latency.map(|l| l[5]))
         .fold(0f64, f64::max);
-    let least = results[1..]
+    let least = results
         .iter()
         .flatten()
-        .flatten()
-        .map(Taken::taken_pct)
-        .fold(f64::INFINITY, f64::min);
-    let least_10 = results[0]
-        .iter()
         .flatten()
         .map(Taken::taken_pct)
         .fold(f64::INFINITY, f64::min);
     s.push_str(&format!(
         "The longest tick of any run took {longest:.1} us, under the shortest interval \
          (100 us): no tick delays the next, and every technique takes about what it intends \
-         (at least {least:.0} per 100 at 1 and 0.1 ms; {least_10:.0} at 10 ms, where a run \
-         has a dozen ticks and threads that end early). The paper's shorter interval that \
-         takes fewer samples comes from JVMTI latencies above 10 ms. "
+         (at least {least:.0} thread samples per 100 intended, at every interval). The \
+         paper's shorter interval that takes fewer samples comes from JVMTI latencies above \
+         10 ms. "
     ));
     s.push_str(
         "A global safepoint waits for every running thread to reach a yieldpoint and then \

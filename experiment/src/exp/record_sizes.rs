@@ -469,6 +469,9 @@ fn discussion(programs: &[Program], sizes: &[Vec<Size>]) -> String {
     };
     let all_sampled = named(&|s| s[1].nodes == s[0].nodes);
     let pcct_bigger = named(&|s| s[3].nodes > s[0].nodes);
+    let pcct_lost = named(&|s| s[3].overlap < 1.0);
+    let pcct_heavier =
+        named(&|s| s[3].nodes < s[0].nodes && s[3].bytes(&RECORDS[3]) > s[0].bytes(&RECORDS[0]));
     let purge_bigger = named(&|s| s[4].nodes > s[3].nodes);
     let largest = programs
         .iter()
@@ -489,23 +492,27 @@ fn discussion(programs: &[Program], sizes: &[Vec<Size>]) -> String {
          have contexts, and each sample splices in every frame pushed since the previous \
          one; so the ACCT holds every context of the CCT on {all_sampled}. Its bytes are \
          then smaller only by the exhaustive tree's per-node cycle count. Sparser sampling \
-         (`--every=1559`, Arnold & Sweeney's Figure 5) leaves more out.\n\n\
+         leaves contexts out: with `--every=1559` (Arnold & Sweeney's Figure 5; `vm run \
+         programs/awfy/list.bc --set inner=240 --profile=counter --every=1559 --seed=1 \
+         --record=acct`) list's ACCT has 1,820 of its 5,703 contexts.\n\n\
          **The PCCT's buffer of 16 frames.** Where a walk is cut by `--max-walk` (16, \
          Whaley's buffer) before it reaches a marked frame, its frames start a detached \
-         subtree (Whaley's Figure 10), and deep recursions cut walks again and again: the \
-         PCCT holds more contexts than the exhaustive CCT on {pcct_bigger}, and its detached \
-         contexts match none of the CCT's, so its overlap there is near 0. `vm run \
-         programs/awfy/json.bc --set inner=14 --profile=timer --clock=virtual \
+         subtree (Whaley's Figure 10), and deep recursions cut walks again and again; \
+         detached contexts match none of the CCT's. The PCCT holds more contexts than the \
+         exhaustive CCT on {pcct_bigger}, and its cct-overlap is under 1 on {pcct_lost}. \
+         `vm run programs/awfy/json.bc --set inner=14 --profile=timer --clock=virtual \
          --interval=100us --seed=1 --record=pcct --max-walk=64` gives 289 contexts, none \
-         detached, against 2,199 with the default buffer. Elsewhere the PCCT is smaller in \
-         contexts than the CCT but not in bytes: its node carries two hot-list entries.\n\n\
+         detached, against 2,199 with the default buffer (and a cct-overlap of 23 instead of \
+         0). Where the PCCT has fewer contexts than the CCT it can still take more bytes, \
+         since its node carries two hot-list entries (72 bytes against 40): on \
+         {pcct_heavier}. Its cct-overlap stays low even unpurged because it weights an edge \
+         by the samples that found it new, not by its calls.\n\n\
          **Purging.** A purge drops the contexts no recent sample reached, so the purged \
          PCCT describes the last N samples rather than the run, and its overlap with the \
          whole run's CCT falls as it shrinks. On {purge_bigger}, `--purge=100` ends with more \
-         contexts than the unpurged PCCT holds (every one of them a context of the exhaustive \
-         CCT). Why is not traced yet: after a purge, a frame marked with a freed node is \
-         walked past, so the next walk examines frames below it again, which is where to \
-         look.",
+         contexts than the unpurged PCCT holds over the whole run. Why is not traced yet: \
+         after a purge, a frame marked with a freed node is walked past, so the next walk \
+         examines frames below it again, which is where to look.",
         kib(bytes)
     )
 }
