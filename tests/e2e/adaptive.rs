@@ -668,42 +668,12 @@ fn page_data(page: &str) -> serde_json::Value {
 /// The page as headless Chromium renders it (its DOM after the script),
 /// or `None` when no Chromium is installed.
 fn rendered(file: &std::path::Path, name: &str) -> Option<String> {
-    let browser = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            std::process::Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        });
-    let Some(browser) = browser else {
-        eprintln!("note: chromium is not installed: the timeline was not rendered");
-        return None;
-    };
-    let out = std::process::Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            scratch(&format!("{name}_chromium")).display()
-        ))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", file.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    crate::chromium::dump_dom(
+        &scratch(&format!("{name}_chromium")),
+        &[],
+        &format!("file://{}", file.display()),
+        "the timeline",
+    )
 }
 
 #[test]

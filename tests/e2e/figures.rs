@@ -9,24 +9,11 @@
 //! as the other Chromium tests are.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::harness::scratch;
 
 /// The checker run in the page.
 const SCRIPT: &str = include_str!("figures.js");
-
-/// The browser, if one is installed.
-fn browser() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
 
 /// One figure's result: its name, texts and plotting areas checked, and
 /// what is wrong with it.
@@ -41,10 +28,6 @@ pub struct Checked {
 /// Renders `svgs` (name, SVG text) on one page and returns what the check
 /// found in each; `None` without Chromium.
 pub fn check(tag: &str, svgs: &[(String, String)]) -> Option<Vec<Checked>> {
-    let Some(browser) = browser() else {
-        eprintln!("note: chromium is not installed: the figures were not rendered ({tag})");
-        return None;
-    };
     let dir = scratch(&format!("figures-{tag}"));
     let mut page =
         String::from("<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>\n");
@@ -62,37 +45,13 @@ pub fn check(tag: &str, svgs: &[(String, String)]) -> Option<Vec<Checked>> {
     page.push_str("\n</script></body></html>\n");
     let file = dir.join("figures.html");
     std::fs::write(&file, page).unwrap();
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", file.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let json = dom
-        .split("<pre id=\"result\">")
-        .nth(1)
-        .and_then(|r| r.split("</pre>").next())
-        .expect("the check wrote no result");
-    let json = json
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
+    let dom = crate::chromium::dump_dom(
+        &dir.join("profile"),
+        &[],
+        &format!("file://{}", file.display()),
+        &format!("the figures ({tag})"),
+    )?;
+    let json = crate::chromium::written_into(&dom, "<pre id=\"result\">");
     let v: serde_json::Value =
         serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
     let figures = v["figures"].as_array().expect("figures");

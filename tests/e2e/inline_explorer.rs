@@ -780,42 +780,8 @@ fn attrs_of(dom: &str, class_prefix: &str, attr: &str) -> Vec<String> {
 /// to have finished: `data-rendered="yes"`); `None`, with a note, if no
 /// Chromium is installed.
 fn dump_dom(dir: &Path, url: &str) -> Option<String> {
-    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            std::process::Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-    else {
-        eprintln!("note: chromium is not installed: the inline page was not rendered");
-        return None;
-    };
-    let out = std::process::Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join("chromium-profile").display()
-        ))
-        .arg("--dump-dom")
-        .arg(url)
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    let dom =
+        crate::chromium::dump_dom(&dir.join("chromium-profile"), &[], url, "the inline page")?;
     assert!(
         dom.contains("data-rendered=\"yes\""),
         "the page's script did not finish: {url}"

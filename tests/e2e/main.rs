@@ -6,6 +6,7 @@
 //! table-driven over `tests/programs/CATEGORY/*.bc`; the convention for those
 //! programs (header comments and `.out` files) is described in `harness.rs`.
 
+mod chromium;
 mod gen;
 mod harness;
 

@@ -12,7 +12,6 @@
 //! Chromium the tests say so and check nothing more.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -40,29 +39,10 @@ const MEASURE: &str = r#"
 </script>
 "#;
 
-/// The browser, if one is installed.
-fn browser() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
 /// `page` laid out in a window `width` pixels wide: the JSON the measuring
 /// script wrote, asking about the elements of `selectors`; `None` without
 /// Chromium.
 fn layout(page: &Path, width: u32, selectors: &[&str]) -> Option<Value> {
-    let Some(browser) = browser() else {
-        eprintln!(
-            "note: chromium is not installed: {} was not laid out",
-            page.display()
-        );
-        return None;
-    };
     let html = std::fs::read_to_string(page).expect("the page is written");
     let ask = serde_json::to_string(selectors).unwrap();
     let tail = format!(
@@ -73,42 +53,15 @@ fn layout(page: &Path, width: u32, selectors: &[&str]) -> Option<Value> {
     let dir = page.parent().unwrap();
     let copy = dir.join(format!("measured-{width}.html"));
     std::fs::write(&copy, measured).unwrap();
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--window-size={width},900"))
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join("chromium").display()
-        ))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", copy.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let json = dom
-        .split("<pre id=\"layout-result\" style=\"display: none;\">")
-        .nth(1)
-        .and_then(|r| r.split("</pre>").next())
-        .unwrap_or_else(|| panic!("the measuring script wrote nothing: {dom}"));
-    let json = json
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
+    let size = format!("--window-size={width},900");
+    let dom = crate::chromium::dump_dom(
+        &dir.join("chromium"),
+        &["--hide-scrollbars", &size],
+        &format!("file://{}", copy.display()),
+        &format!("{} (laid out)", page.display()),
+    )?;
+    let json =
+        crate::chromium::written_into(&dom, "<pre id=\"layout-result\" style=\"display: none;\">");
     let v: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
     assert_eq!(v["rendered"], "yes", "the page's script did not finish");
     assert_eq!(v["window"], width, "the window is not {width} wide: {v}");

@@ -1144,46 +1144,22 @@ fn html_is_one_self_contained_page() {
 /// page's script ran: the hot methods table it builds, the metrics, the
 /// flame graphs.
 fn chromium_check(page: &str) {
-    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-    else {
+    let Some(browser) = crate::chromium::browser() else {
         eprintln!("note: chromium is not installed: the HTML report was not rendered");
         return;
     };
     let dir = harness::scratch("report_html");
     let file = dir.join("report.html");
     std::fs::write(&file, page).unwrap();
-    let profile_dir = dir.join("chromium-profile");
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", profile_dir.display()))
-        // The page's console messages go to stderr, as `...:CONSOLE...`.
-        .arg("--enable-logging=stderr")
-        .arg("--v=0")
-        .arg("--dump-dom")
-        .arg(format!("file://{}", file.display()))
-        .output()
-        .expect("run chromium");
-    let dom = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let url = format!("file://{}", file.display());
+    // The page's console messages go to stderr, as `...:CONSOLE...`.
+    let out = crate::chromium::run(
+        browser,
+        &dir.join("chromium-profile"),
+        &["--enable-logging=stderr", "--v=0", "--dump-dom"],
+        &url,
     );
+    let dom = String::from_utf8_lossy(&out.stdout);
     assert!(
         dom.contains("data-rendered=\"yes\""),
         "the page's script did not finish"
@@ -1211,30 +1187,12 @@ fn chromium_check(page: &str) {
     // line of text 12 KB (measured with Debian's chromium 2026); the
     // report's tables, bars and flame graphs make it far larger.
     let shot = dir.join("report.png");
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--window-size=1200,1600",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join("chromium-shot").display()
-        ))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", file.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let screenshot = format!("--screenshot={}", shot.display());
+    crate::chromium::run(
+        browser,
+        &dir.join("chromium-shot"),
+        &["--hide-scrollbars", "--window-size=1200,1600", &screenshot],
+        &url,
     );
     let png = std::fs::read(&shot).expect("a screenshot");
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");

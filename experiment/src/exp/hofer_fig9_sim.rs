@@ -27,7 +27,7 @@ use crate::suite::Program;
 use crate::{Context, Error};
 
 /// The CSV's columns.
-const COLUMNS: [&str; 9] = [
+const COLUMNS: [&str; 10] = [
     "program",
     "interval",
     "technique",
@@ -37,6 +37,7 @@ const COLUMNS: [&str; 9] = [
     "pause_cycles",
     "walk_cycles",
     "safepoints",
+    "depth",
 ];
 
 /// One run's numbers (the plain run: no pause, walk or safepoint).
@@ -94,6 +95,7 @@ pub fn measure(ctx: &Context) -> Result<Measurement, Error> {
                 m.pause_cycles.to_string(),
                 m.walk_cycles.to_string(),
                 m.safepoints.to_string(),
+                crate::exp::hofer_fig9::stack_depth(&programs[pi]).to_string(),
             ])?;
             got.push(m);
             Ok(())
@@ -199,6 +201,7 @@ fn overheads(items: &[Item], got: &[Measured], programs: usize) -> Vec<Vec<Overh
                     wall: vec![Vec::new(); nt],
                     cpu: vec![Vec::new(); nt],
                     plain_ms: f64::NAN,
+                    walk: vec![Vec::new(); nt],
                 })
                 .collect()
         })
@@ -215,6 +218,7 @@ fn overheads(items: &[Item], got: &[Measured], programs: usize) -> Vec<Vec<Overh
         let o = &mut out[pi][ii];
         o.wall[t].push(100.0 * (m.virtual_ns as f64 / base.virtual_ns as f64 - 1.0));
         o.cpu[t].push(100.0 * m.pause_cycles as f64 / base.thread_cycles as f64);
+        o.walk[t].push(m.walk_cycles as f64);
     }
     out
 }

@@ -14,6 +14,11 @@
 //! (`--profile=exhaustive --record=cct`): the Pearson correlation of the
 //! methods' sampled and exact call counts, the correlation of their
 //! `self` counts (`vm compare`'s method-correlation), and cct-overlap.
+//!
+//! Every run's overhead is the cost model's (`run.profiler_cycles /
+//! run.cycles`, the tuner's own work included): the price of each
+//! interval, beside its accuracy, and what tuning cost (the paper: at most
+//! 3%).
 
 use std::collections::BTreeMap;
 
@@ -21,7 +26,7 @@ use profile::{metrics, Profile};
 
 use crate::claims::Claim;
 use crate::csv::{num, Csv};
-use crate::exp::common;
+use crate::exp::{common, sscli_cost};
 use crate::runner::par_map;
 use crate::suite::Program;
 use crate::table::Table;
@@ -30,7 +35,7 @@ use crate::{markdown, plot, stats, Context, Error};
 use super::sscli_table1_reading::{self as reading, evaluated, trajectories};
 
 /// The fixed intervals, microseconds of virtual time (`--quick`: two).
-pub(super) const FIXED_US: [u64; 5] = [10, 30, 100, 300, 1000];
+pub(crate) const FIXED_US: [u64; 5] = [10, 30, 100, 300, 1000];
 const FIXED_QUICK_US: [u64; 2] = [10, 100];
 
 /// The tuned runs' initial interval, microseconds.
@@ -63,7 +68,7 @@ const PAPER: [(&str, u32, u32); 14] = [
 /// The CSV's columns. `run` is `tuned` (interval_us: the final one),
 /// `step` (a point of the tuned run's trajectory: the examinations seen
 /// and the interval from then on) or `fixed`.
-const COLUMNS: [&str; 8] = [
+const COLUMNS: [&str; 10] = [
     "program",
     "run",
     "interval_us",
@@ -72,27 +77,33 @@ const COLUMNS: [&str; 8] = [
     "calls_correlation_pct",
     "self_correlation_pct",
     "cct_overlap",
+    "overhead_pct",
+    "cycles_per_sample",
 ];
 
 /// One CC-Map scored against the exact profile.
 #[derive(Clone)]
-pub(super) struct Scored {
-    pub(super) samples: u64,
-    pub(super) calls_corr: f64,
+pub(crate) struct Scored {
+    pub(crate) samples: u64,
+    pub(crate) calls_corr: f64,
     /// The calls the CC-Map holds (its edge samples, entry contexts
     /// included).
-    pub(super) sampled_calls: f64,
-    self_corr: f64,
-    overlap: f64,
+    pub(crate) sampled_calls: f64,
+    pub(crate) self_corr: f64,
+    pub(crate) overlap: f64,
     /// The method whose share of the calls the CC-Map misses most: its
     /// name, its share of the exact calls and of the CC-Map's, percent.
-    pub(super) worst: (String, f64, f64),
+    pub(crate) worst: (String, f64, f64),
+    /// The cost model's overhead, percent of the program's cycles.
+    pub(crate) overhead: f64,
+    /// The profiler's cycles per sample.
+    pub(crate) per_sample: f64,
 }
 
 /// A tuned run: its score, trajectory (samples, interval us) and final
 /// interval.
-struct Tuned {
-    scored: Scored,
+pub(crate) struct Tuned {
+    pub(crate) scored: Scored,
     steps: Vec<(u64, f64)>,
     final_us: f64,
 }
@@ -228,9 +239,14 @@ fn draw(
         pareto: false,
     };
     plot::Figure {
-        title: "Chilingarova & Safonov 2006: the CC-Map's Table 1 and the self-tuning interval"
-            .into(),
-        panels: vec![plot::Panel::Bars(table1), plot::Panel::Xy(trajectory)],
+        title:
+            "Chilingarova & Safonov 2006: the CC-Map's Table 1, the self-tuning interval, its cost"
+                .into(),
+        panels: vec![
+            plot::Panel::Bars(table1),
+            plot::Panel::Xy(trajectory),
+            plot::Panel::Bars(sscli_cost::panel(programs, tuned, fixed)),
+        ],
         columns: 1,
     }
     .write(&ctx.out_file("svg"))
@@ -320,6 +336,7 @@ pub fn claims(t: &Table) -> Vec<Claim> {
         )
         .gap()
         .unless_small(quick, "a --quick run: 3 small programs"),
+        sscli_cost::tuning_cost_claim(t),
     ]
 }
 
@@ -429,6 +446,8 @@ fn tuned_runs(
                     String::new(),
                     String::new(),
                     String::new(),
+                    String::new(),
+                    String::new(),
                 ])?;
             }
             progress.step(name);
@@ -457,12 +476,14 @@ fn scored_row(
         num(m.calls_corr, 2),
         num(m.self_corr, 2),
         num(m.overlap, 2),
+        num(m.overhead, 4),
+        num(m.per_sample, 1),
     ]
 }
 
 /// `fixed[program]`: (interval us, score), ascending, the tuned run's
 /// final interval among them.
-type Fixed = Vec<Vec<(u64, Scored)>>;
+pub(crate) type Fixed = Vec<Vec<(u64, Scored)>>;
 
 /// Every program at every fixed interval and at its tuned final one.
 fn fixed_runs(
@@ -541,6 +562,11 @@ fn score(p: &Profile, exact: &Profile) -> Scored {
         calls_corr: 100.0 * stats::pearson(&pairs).unwrap_or(f64::NAN),
         self_corr: pct(metrics::method_correlation(p, exact)),
         overlap: metrics::cct_overlap(p, exact).value().unwrap_or(f64::NAN),
+        overhead: common::modelled_overhead(p),
+        per_sample: p
+            .run
+            .profiler_cycles
+            .map_or(f64::NAN, |c| c as f64 / p.run.samples.max(1) as f64),
     }
 }
 
@@ -589,6 +615,11 @@ fn table(programs: &[Program], tuned: &[Tuned], fixed: &Fixed) -> String {
             b.map_or(String::new(), |(us, m)| {
                 format!("{:.1} at {us} us", m.overlap)
             }),
+            format!(
+                "{} ({} cycles a sample)",
+                num(t.scored.overhead, 2),
+                num(t.scored.per_sample, 0)
+            ),
             "ours: against the exhaustive profile".into(),
         ]);
     }
@@ -600,9 +631,20 @@ fn table(programs: &[Program], tuned: &[Tuned], fixed: &Fixed) -> String {
             String::new(),
             overlap.to_string(),
             String::new(),
+            String::new(),
             "paper: run against run, 10 runs".into(),
         ]);
     }
+    rows.push(vec![
+        "paper: overhead tests".into(),
+        "tuned from 50 ms".into(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        format!("at most {:.0}", sscli_cost::PAPER_OVERHEAD_PCT),
+        "paper: against the unprofiled VM".into(),
+    ]);
     markdown::table(
         &[
             "program",
@@ -611,6 +653,7 @@ fn table(programs: &[Program], tuned: &[Tuned], fixed: &Fixed) -> String {
             "self correlation, %",
             "cct-overlap",
             "best fixed cct-overlap",
+            "tuned run's overhead, %",
             "compared with",
         ],
         &rows,
@@ -672,6 +715,8 @@ mod tests {
             overlap,
             worst: Default::default(),
             sampled_calls: 0.0,
+            overhead: 0.0,
+            per_sample: 0.0,
         };
         let runs = vec![(10, s(80.0)), (30, s(f64::NAN)), (100, s(90.0))];
         assert_eq!(best(&runs).map(|r| r.0), Some(100));

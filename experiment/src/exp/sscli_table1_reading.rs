@@ -102,12 +102,13 @@ pub(super) fn gaps(t: &Table, programs: &[Program], exact: &[Profile]) -> String
             traj.len()
         ));
     }
+    s.push_str(&super::sscli_cost::reading(t));
     if !sb.is_empty() {
         s.push_str(&format!(
             "**The best interval.** The cct-overlap of the fixed intervals never rises (by more \
              than a point) as the interval grows on {falls} of {} benchmarks, and the shortest, \
-             {} us, is the best on {shortest}. Under the virtual clock a sample costs no time \
-             of the program's, so more samples only help; the tuner aims at a band of \
+             {} us, is the best on {shortest}. Under the virtual clock more samples only help \
+             the accuracy (their cost is overhead, not error); the tuner aims at a band of \
              repetitions, which says when samples start to repeat each other, not where the \
              profile is most accurate.",
             sb.len(),

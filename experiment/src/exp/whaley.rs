@@ -2,7 +2,8 @@
 //! ("A Portable Sampling-Based Profiler for Java Virtual Machines", Java
 //! Grande 2000): the paper's sampling intervals mapped to ours, the
 //! precision measure (the correlation of two runs' profiles), and the
-//! wall-clock timing of whole runs.
+//! overhead: the cost model's, or with `--clock=wall` the wall-clock
+//! timing of whole runs.
 //!
 //! **The intervals.** The paper samples every 1, 10 or 50 ms and compares
 //! 10-second segments of two runs (section 6.1): 10,000, 1,000 or 200
@@ -13,8 +14,14 @@
 //!
 //! - precision runs under `--clock=virtual` at 10, 100 and 500 us (the
 //!   paper's sample counts per profile);
-//! - overhead is timed on the wall clock at 1, 10 and 50 ms (the paper's
-//!   rate per second).
+//! - overhead, by default, is the cost model's for those very runs
+//!   (`run.profiler_cycles / run.cycles`, [`super::whaley_cost::modelled`]): the price of the
+//!   precision measured beside it, deterministic. Those runs take their
+//!   samples 100 times as often per second of (virtual) time as the
+//!   paper's, so at the paper's rate the model's overhead would be a
+//!   hundredth of it (a sample's cost is per sample).
+//! - with `--clock=wall`, overhead is timed on the wall clock at 1, 10 and
+//!   50 ms (the paper's rate per second) instead, one process at a time.
 //!
 //! **Different runs.** Under the virtual clock our VM is deterministic: two
 //! runs with the same interval and seed take the very same samples
@@ -106,9 +113,14 @@ pub fn start(ctx: &Context, profile: &str, columns: &[&str]) -> Result<Start, Er
     let runs = runs(ctx);
     let programs = ctx.suite()?;
     let names = programs.iter().map(|p| p.name.clone()).collect();
+    let overhead = if ctx.opts.wall_clock {
+        "overhead: clock=wall, interleaved rounds"
+    } else {
+        "overhead: cost model of the precision runs"
+    };
     let settings = format!(
         "runs={runs} {profile} precision: clock=virtual, run k's interval longer by \
-         (k-1)/1000; time: clock=wall, interleaved rounds"
+         (k-1)/1000; {overhead}"
     );
     let csv = Csv::experiment(ctx, &settings, columns)?;
     Ok(Start {
@@ -302,15 +314,18 @@ pub fn pair_geomean(pairs: &[(usize, usize, Option<f64>)]) -> f64 {
     geomean(&v)
 }
 
-/// The median overhead of `rounds` with its quartiles, as a cell:
-/// `2.1 [0.4, 3.0]` (the median alone for one round).
-pub fn overhead_cell(rounds: &[f64]) -> String {
+/// The median overhead of `rounds` with its quartiles, as a cell with
+/// `d` decimals: `2.1 [0.4, 3.0]` (the median alone for one round, or
+/// where the quartiles are the median's, as the model's nearly always
+/// are).
+pub fn overhead_cell(rounds: &[f64], d: usize) -> String {
     let m = stats::median(rounds);
-    if rounds.len() > 1 {
-        let (q1, q3) = (stats::quantile(rounds, 0.25), stats::quantile(rounds, 0.75));
-        format!("{m:.1} [{q1:.1}, {q3:.1}]")
+    let (q1, q3) = (stats::quantile(rounds, 0.25), stats::quantile(rounds, 0.75));
+    let (ms, q1s, q3s) = (format!("{m:.d$}"), format!("{q1:.d$}"), format!("{q3:.d$}"));
+    if rounds.len() > 1 && (q1s != ms || q3s != ms) {
+        format!("{ms} [{q1s}, {q3s}]")
     } else {
-        format!("{m:.1}")
+        ms
     }
 }
 
@@ -469,12 +484,13 @@ pub fn interval_rows(
     overhead: &[Vec<Vec<f64>>],
     precision: &[Vec<f64>],
     paper: &[PaperRow],
+    d: usize,
 ) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for (pi, name) in names.iter().enumerate() {
         let mut r = vec![name.clone()];
         for k in 0..3 {
-            r.push(overhead_cell(&overhead[pi][k]));
+            r.push(overhead_cell(&overhead[pi][k], d));
             r.push(corr_cell(precision[pi][k]));
         }
         rows.push(r);
@@ -484,7 +500,7 @@ pub fn interval_rows(
     for (k, (po, pp)) in paper_means(paper).iter().enumerate() {
         let o: Vec<f64> = overhead.iter().map(|o| stats::median(&o[k])).collect();
         let p: Vec<f64> = precision.iter().map(|p| p[k]).collect();
-        ours.push(format!("{:.1}", stats::mean(&o)));
+        ours.push(format!("{:.d$}", stats::mean(&o)));
         ours.push(corr_cell(geomean(&p)));
         theirs.push(format!("{po:.1}"));
         theirs.push(corr_cell(*pp));
@@ -494,16 +510,18 @@ pub fn interval_rows(
     rows
 }
 
-/// Our table ([`interval_rows`] under [`HEADERS`]) as Markdown.
+/// Our table ([`interval_rows`] under [`HEADERS`], overheads with `d`
+/// decimals) as Markdown.
 pub fn interval_table(
     names: &[String],
     overhead: &[Vec<Vec<f64>>],
     precision: &[Vec<f64>],
     paper: &[PaperRow],
+    d: usize,
 ) -> String {
     let mut headers = vec!["benchmark"];
     headers.extend(HEADERS);
-    let rows = interval_rows(names, overhead, precision, paper);
+    let rows = interval_rows(names, overhead, precision, paper, d);
     crate::markdown::table(&headers, &rows)
 }
 
@@ -515,7 +533,7 @@ pub fn interval_means(precision: &[Vec<f64>]) -> Vec<f64> {
         .collect()
 }
 
-/// One series of [`precision_bars`]: `values` (one per program), their
+/// One series of [`precision_panels`]: `values` (one per program), their
 /// [`geomean`], then `paper`.
 pub fn bar_series(label: String, mut values: Vec<f64>, paper: f64) -> crate::plot::Series {
     values.push(geomean(&values));
@@ -523,7 +541,7 @@ pub fn bar_series(label: String, mut values: Vec<f64>, paper: f64) -> crate::plo
     (label, values)
 }
 
-/// The series of [`precision_bars`] for the three intervals:
+/// The series of [`precision_panels`] for the three intervals:
 /// `precision[program][interval]` beside the paper's mean, labelled
 /// `{what}paper 1ms = 10us virtual` and so on.
 pub fn interval_series(
@@ -545,35 +563,16 @@ pub fn interval_series(
         .collect()
 }
 
-/// Precision bars: one group per program, then the geometric mean, then
-/// the paper's; one series per entry of `series` (`values[program]`, the
-/// paper's value last), on a correlation axis up to 1.
-pub fn precision_bars(
-    path: &std::path::Path,
-    title: &str,
-    names: &[String],
-    series: &[crate::plot::Series],
-) -> Result<Vec<std::path::PathBuf>, Error> {
-    let mut groups = names.to_vec();
-    groups.push("geo. mean".into());
-    groups.push("paper".into());
-    let mut bars = crate::plot::Bars::new(
-        "precision: correlation between every pair of runs (geometric mean); last: the paper's mean",
-        crate::plot::Axis::correlation("correlation between runs"),
-        groups,
-        series,
-    );
-    bars.x_title = "benchmark".into();
-    crate::plot::one(path, title, crate::plot::Panel::Bars(bars))
-}
-
-/// Panels of [`precision_bars`]' kind, one per `(title, series)`, one
-/// above the other.
+/// Precision bars, one panel per `(title, series)`, one above the other
+/// (one group per program, then the geometric mean, then the paper's; one
+/// series per entry of `series`, `values[program]` with the paper's value
+/// last, on a correlation axis up to 1), and `extra` panels after them.
 pub fn precision_panels(
     path: &std::path::Path,
     title: &str,
     names: &[String],
     panels: &[(String, Vec<crate::plot::Series>)],
+    extra: Vec<crate::plot::Panel>,
 ) -> Result<Vec<std::path::PathBuf>, Error> {
     let mut groups = names.to_vec();
     groups.push("geo. mean".into());
@@ -590,6 +589,7 @@ pub fn precision_panels(
             bars.x_title = "benchmark".into();
             crate::plot::Panel::Bars(bars)
         })
+        .chain(extra)
         .collect();
     crate::plot::Figure {
         title: title.into(),
