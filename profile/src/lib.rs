@@ -199,6 +199,11 @@ pub struct RunSection {
     /// or the threads themselves (trampolines included).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk_cycles: Option<u64>,
+    /// Simulated machine: the distribution of the safepoints' latencies,
+    /// in cycles of virtual time from each tick to the end of its
+    /// safepoint (an extension of docs/LANGUAGE.md "Profiles").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_cycles: Option<LatencyCycles>,
     /// `--tune` with timer or cbs: the timer period at the end of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_interval_ns: Option<u64>,
@@ -231,6 +236,25 @@ pub struct RunSection {
     /// cost table; only those that did), by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profiler_work: Option<std::collections::BTreeMap<String, u64>>,
+}
+
+/// [`RunSection::latency_cycles`]: quantiles, by nearest rank, of the
+/// latency of every tick of a simulated sampler (Hofer et al. 2015,
+/// section 7.2: "the time it takes to pause threads and take samples").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyCycles {
+    /// The 2.5th percentile.
+    pub p2_5: u64,
+    /// The lower quartile.
+    pub q1: u64,
+    /// The median.
+    pub median: u64,
+    /// The upper quartile.
+    pub q3: u64,
+    /// The 97.5th percentile.
+    pub p97_5: u64,
+    /// The largest.
+    pub max: u64,
 }
 
 /// [`RunSection::profiler_cycles_by_kind`]: the profiler's cycles by what

@@ -39,7 +39,7 @@ use crate::sampler::{SamplerThread, SamplerTotals};
 use crate::samples::{Message, Sample, SampleSink, TuneLink};
 use crate::spawn::StartError;
 use crate::tune::{IntervalBounds, IntervalTuner};
-use profile::{IntervalStep, Profile, ProfilerCyclesByKind, RunSection, FORMAT};
+use profile::{IntervalStep, LatencyCycles, Profile, ProfilerCyclesByKind, RunSection, FORMAT};
 use vm::profiler_cost::{CostItem, CostKind, Work};
 
 /// What the run itself reports, for the profile's `run` section.
@@ -239,6 +239,7 @@ impl Profiler {
                 late_ns: sampled.filter(|_| simulated.is_none()).map(|s| s.late_ns),
                 pause_cycles: simulated.map(|s| s.pause_cycles),
                 walk_cycles: simulated.map(|s| s.walk_cycles),
+                latency_cycles: simulated.and_then(|s| s.latency).map(latency_cycles),
                 final_interval_ns: tune.as_ref().filter(|_| !counter).map(|t| t.last),
                 final_every: tune.as_ref().filter(|_| counter).map(|t| t.last),
                 interval_changes: tune.as_ref().map(|t| t.changes),
@@ -328,6 +329,18 @@ impl Profiler {
     /// each thread draws its own reproducible sequence.
     fn rng_for(&self, id: u32) -> StdRng {
         StdRng::seed_from_u64(self.config.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+}
+
+/// The profile's latencies of a simulated sampler's ticks.
+fn latency_cycles(l: vm::simsample::Latencies) -> LatencyCycles {
+    LatencyCycles {
+        p2_5: l.p2_5,
+        q1: l.q1,
+        median: l.median,
+        q3: l.q3,
+        p97_5: l.p97_5,
+        max: l.max,
     }
 }
 

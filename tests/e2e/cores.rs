@@ -659,15 +659,16 @@ fn many_run(
 /// What the model implies: a global safepoint holds every thread while
 /// the sampler thread walks every stack, a partial one holds a few, and
 /// self-sampling threads walk themselves in parallel; so on the same run
-/// the thread-cycles paused are strictly ordered, every sampler makes the
-/// run longer than `--profile=none` on the same cores, and the profile's
+/// the thread-cycles paused are strictly ordered (and the global
+/// safepoint's ticks take longest), every sampler makes the run longer
+/// than `--profile=none` on the same cores, and the profile's
 /// `run.wall_ns` is that length.
 #[test]
 fn pause_and_walk_cycles_follow_the_protocols() {
     let dir = harness::scratch("cores_pause");
     for (threads, cores) in [(8, 8), (8, 2)] {
         let (_, plain) = many_run(&dir, threads, cores, &["--profile=none"]);
-        let mut pauses = Vec::new();
+        let (mut pauses, mut medians) = (Vec::new(), Vec::new());
         for sampler in ["safepoint", "partial", "self"] {
             let s = format!("--sampler={sampler}");
             let (p, ns) = many_run(
@@ -692,11 +693,32 @@ fn pause_and_walk_cycles_follow_the_protocols() {
             assert_eq!(p["config"]["cores"].as_u64(), Some(u64::from(cores)));
             assert_eq!(p["config"]["quantum"].as_u64(), Some(100_000));
             assert!(run.get("held_ns").is_none(), "{what}: a real-time key");
+            // The ticks' latencies: quantiles in order, none zero (every
+            // tick stops someone).
+            let l = &run["latency_cycles"];
+            let q: Vec<u64> = ["p2_5", "q1", "median", "q3", "p97_5", "max"]
+                .iter()
+                .map(|k| {
+                    l[k].as_u64()
+                        .unwrap_or_else(|| panic!("{what}: {k} in {run}"))
+                })
+                .collect();
+            assert!(
+                q[0] > 0 && q.windows(2).all(|w| w[0] <= w[1]),
+                "{what}: {q:?}"
+            );
             pauses.push(pause);
+            medians.push(q[2]);
         }
         assert!(
             pauses[0] > pauses[1] && pauses[0] > pauses[2],
             "{threads} threads, {cores} cores: pauses safepoint, partial, self {pauses:?}"
+        );
+        // The global safepoint walks every stack before it releases: its
+        // median tick is the longest.
+        assert!(
+            medians[0] > medians[1] && medians[0] > medians[2],
+            "{threads} threads, {cores} cores: median latencies safepoint, partial, self {medians:?}"
         );
     }
 }

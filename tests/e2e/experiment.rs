@@ -182,6 +182,39 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         true,
     ),
+    (
+        "record-sizes",
+        &[
+            "program",
+            "record",
+            "samples",
+            "nodes",
+            "bytes",
+            "cct_overlap",
+        ],
+        true,
+    ),
+    (
+        "hofer-latency",
+        &[
+            "program",
+            "technique",
+            "interval",
+            "virtual_ms",
+            "ticks_intended",
+            "safepoints",
+            "samples_intended",
+            "samples_requested",
+            "samples_taken",
+            "latency_p2_5_us",
+            "latency_q1_us",
+            "latency_median_us",
+            "latency_q3_us",
+            "latency_p97_5_us",
+            "latency_max_us",
+        ],
+        true,
+    ),
 ];
 
 /// `hofer-fig9`'s columns on the simulated machine (the default).
@@ -401,6 +434,8 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "hofer-fig13" => check_hofer_fig13(&rows),
             "arnold-sweeney-fig1-5" => check_as_fig1_5(&rows),
             "sscli-table1" => check_sscli_table1(&rows),
+            "record-sizes" => check_record_sizes(&rows),
+            "hofer-latency" => check_hofer_latency(&rows),
             _ => {}
         }
         // A deterministic CSV has nothing the fingerprint leaves out but
@@ -1306,4 +1341,65 @@ fn cores_is_refused_where_it_does_not_apply_and_for_bad_values() {
         !dir.join("arnold-grove-fig1.csv").exists(),
         "the experiment ran"
     );
+}
+
+/// Record sizes: per program, the exhaustive CCT scores 100 against
+/// itself and has at least the ACCT's contexts (an ACCT's are real
+/// contexts; a PCCT may add detached ones); both sampled-bit variants
+/// build the same tree; bytes are nodes times the record's node size.
+fn check_record_sizes(rows: &[Vec<String>]) {
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap_or(f64::NAN) };
+    let node_bytes = |record: &str| match record {
+        "cct" => 40.0,
+        r if r.starts_with("acct") => 32.0,
+        _ => 72.0,
+    };
+    let programs: Vec<&str> = rows[1..]
+        .iter()
+        .filter(|r| r[1] == "cct")
+        .map(|r| r[0].as_str())
+        .collect();
+    assert!(!programs.is_empty(), "no exhaustive rows");
+    for p in programs {
+        let get = |record: &str| {
+            rows.iter()
+                .find(|r| r[0] == p && r[1] == record)
+                .unwrap_or_else(|| panic!("{p}: no {record} row"))
+        };
+        let cct = get("cct");
+        assert_eq!(f(cct, 5), 100.0, "{cct:?}");
+        for r in rows.iter().filter(|r| r[0] == p) {
+            assert_eq!(f(r, 4), f(r, 3) * node_bytes(&r[1]), "{r:?}");
+            assert!(f(r, 3) >= 1.0, "{r:?}");
+            if r[1].starts_with("acct") {
+                assert!(f(r, 3) <= f(cct, 3), "{r:?} against {cct:?}");
+            }
+            assert!((0.0..=100.0).contains(&f(r, 5)), "{r:?}");
+        }
+        assert_eq!(get("acct-mark")[3], get("acct-return-address")[3], "{p}");
+        for purged in ["pcct", "pcct-purge-100", "pcct-purge-20"] {
+            get(purged);
+        }
+    }
+}
+
+/// Latencies: every technique at every interval on every program, each
+/// run's quantiles in order, no more samples taken than requested.
+fn check_hofer_latency(rows: &[Vec<String>]) {
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap_or(f64::NAN) };
+    for t in HOFER_TECHNIQUES {
+        for i in ["10ms", "1ms", "0.1ms"] {
+            assert!(rows.iter().any(|r| r[1] == t && r[2] == i), "no {t} at {i}");
+        }
+    }
+    for r in &rows[1..] {
+        assert!(f(r, 5) > 0.0 && f(r, 4) > 0.0, "no tick: {r:?}");
+        assert!(f(r, 8) <= f(r, 7) && f(r, 8) > 0.0, "{r:?}");
+        let q: Vec<f64> = (9..15).map(|i| f(r, i)).collect();
+        assert!(q.iter().all(|v| v.is_finite() && *v >= 0.0), "{r:?}");
+        assert!(
+            q.windows(2).all(|w| w[0] <= w[1]),
+            "quantiles out of order: {r:?}"
+        );
+    }
 }

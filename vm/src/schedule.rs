@@ -117,6 +117,8 @@ struct Ticking {
     /// that the division of samples draws as it would without it.
     jitter: Draws,
     totals: SimTotals,
+    /// Each tick's latency ([`simsample::Latencies`]), in cycles.
+    latencies: Vec<u64>,
 }
 
 struct State {
@@ -451,12 +453,16 @@ impl Scheduler {
             jitter,
             sampling,
             totals: SimTotals::default(),
+            latencies: Vec::new(),
         });
     }
 
     /// What the simulated sampler did so far.
     pub fn sampling_totals(&self) -> Option<SimTotals> {
-        self.state.lock().ticking.as_ref().map(|t| t.totals)
+        self.state.lock().ticking.as_ref().map(|t| SimTotals {
+            latency: simsample::Latencies::of(&t.latencies),
+            ..t.totals
+        })
     }
 
     /// The samples of `id` taken at safepoints while it was stopped, to
@@ -549,6 +555,7 @@ impl Scheduler {
         t.totals.pause_cycles += o.pause;
         t.totals.walk_cycles += o.walk;
         t.totals.work.add(&o.work);
+        t.latencies.push(o.end.saturating_sub(at));
         let gap = jittered(&t.sampling, &mut t.jitter);
         let next = at + gap;
         // Keep to the interval, counting the time the tick took (section
@@ -699,6 +706,12 @@ mod tests {
         assert_eq!((t.safepoints, t.requested, t.taken), (1, 1, 1));
         assert_eq!(t.pause_cycles, release - 52);
         assert_eq!(t.walk_cycles, 3 * WALK_FRAME_CYCLES);
+        // The tick's latency: from the tick (50) to the release.
+        let l = t.latency.unwrap();
+        assert_eq!(
+            (l.p2_5, l.median, l.max),
+            (release - 50, release - 50, release - 50)
+        );
         s.finish(0, 60);
         assert_eq!(s.makespan(), release + 8);
     }

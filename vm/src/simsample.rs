@@ -120,6 +120,51 @@ pub struct SimTotals {
     /// The protocols' work (tickets, parks, releases, the coordinator's
     /// visits) in the cost table's items; the walks are the listeners'.
     pub work: Work,
+    /// The ticks' latencies ([`Latencies`]), `None` before the first tick.
+    pub latency: Option<Latencies>,
+}
+
+/// The distribution of the ticks' latencies, in cycles of virtual time:
+/// from a tick to the end of its safepoint (the release of the held
+/// threads, or the last thread's own walk), Hofer et al.'s "time it takes
+/// to pause threads and take samples" (section 7.2). Quantiles by nearest
+/// rank over the ticks: the paper's box plot (quartiles, whiskers at the
+/// 2.5th and 97.5th percentiles) and the largest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Latencies {
+    /// The 2.5th percentile.
+    pub p2_5: u64,
+    /// The lower quartile.
+    pub q1: u64,
+    /// The median.
+    pub median: u64,
+    /// The upper quartile.
+    pub q3: u64,
+    /// The 97.5th percentile.
+    pub p97_5: u64,
+    /// The largest.
+    pub max: u64,
+}
+
+impl Latencies {
+    /// The quantiles of `ticks` (one latency per tick, in any order);
+    /// `None` for no tick.
+    pub fn of(ticks: &[u64]) -> Option<Latencies> {
+        let mut v = ticks.to_vec();
+        v.sort_unstable();
+        let last = v.len().checked_sub(1)?;
+        // Nearest rank: the smallest value with at least q of the ticks at
+        // or below it.
+        let at = |q: f64| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+        Some(Latencies {
+            p2_5: at(0.025),
+            q1: at(0.25),
+            median: at(0.5),
+            q3: at(0.75),
+            p97_5: at(0.975),
+            max: v[last],
+        })
+    }
 }
 
 /// A running thread that reached a yieldpoint at or after the tick.

@@ -12,7 +12,10 @@
 //! (`held_ns / safepoints`, the thread time each tick costs), and the
 //! figure shows the median over runs with the quartiles: the spread of
 //! per-run means, not of single samples. Runs are profiled one process at
-//! a time, the techniques interleaved.
+//! a time, the techniques interleaved. (On the simulated machine a profile
+//! also keeps the distribution of its ticks' latencies,
+//! `run.latency_cycles`; `hofer-latency` draws it as the paper's box
+//! plots.)
 
 use crate::claims::Claim;
 use crate::csv::num;

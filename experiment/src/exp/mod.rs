@@ -16,7 +16,9 @@ pub mod hofer_fig12;
 pub mod hofer_fig13;
 pub mod hofer_fig9;
 pub mod hofer_fig9_sim;
+pub mod hofer_latency;
 pub mod independent;
+pub mod record_sizes;
 pub mod sscli_cost;
 pub mod sscli_table1;
 pub mod sscli_table1_reading;
@@ -154,5 +156,23 @@ pub static REGISTRY: &[Experiment] = &[
         takes_wall_clock: false,
         run: causality::run,
         claims: causality::claims,
+    },
+    Experiment {
+        name: "record-sizes",
+        reproduces: "Arnold & Sweeney 2000, section 1; Whaley 2000, sections 3 and 5.4",
+        measures: "per benchmark: contexts and bytes of the ACCT (both sampled bits) and the PCCT (with and without --purge) against the exhaustive CCT",
+        takes_cores: false,
+        takes_wall_clock: false,
+        run: record_sizes::run,
+        claims: record_sizes::claims,
+    },
+    Experiment {
+        name: "hofer-latency",
+        reproduces: "Hofer et al. 2015, Figure 11 and section 7.2",
+        measures: "many threads, simulated cores: box plots of each technique's latency per tick at 1 ms; samples taken against intended at 10, 1, 0.1 ms",
+        takes_cores: true,
+        takes_wall_clock: false,
+        run: hofer_latency::run,
+        claims: hofer_latency::claims,
     },
 ];

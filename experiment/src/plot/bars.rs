@@ -8,7 +8,7 @@ use super::svg::{line_height, text_width, Anchor, Svg, Text};
 use super::{colour, Bars};
 
 /// How the group labels are set.
-struct Labels {
+pub(super) struct Labels {
     /// Turn in degrees (0, 45, 90).
     turn: f64,
     /// Font size.
@@ -16,7 +16,7 @@ struct Labels {
     /// The labels, shortened if even the smallest size is too long.
     text: Vec<String>,
     /// The height they take under the axis.
-    height: f64,
+    pub(super) height: f64,
 }
 
 /// `s` cut to at most `width` at `size`, with an ellipsis if cut.
@@ -33,7 +33,7 @@ fn shorten(s: &str, size: f64, width: f64) -> String {
 
 /// Chooses how to set `groups` in slots `slot` wide, using at most
 /// `room` pixels of height.
-fn labels(groups: &[String], slot: f64, room: f64) -> Labels {
+pub(super) fn labels(groups: &[String], slot: f64, room: f64) -> Labels {
     let widest = |size: f64| {
         groups
             .iter()
@@ -146,7 +146,7 @@ pub fn draw(s: &mut Svg, b: &Bars, area: Area) {
 }
 
 /// Writes the group labels under `plot`.
-fn group_labels(s: &mut Svg, lab: &Labels, plot: Area, slot: f64) {
+pub(super) fn group_labels(s: &mut Svg, lab: &Labels, plot: Area, slot: f64) {
     s.open("axis x", "");
     for (i, g) in lab.text.iter().enumerate() {
         let cx = plot.x + (i as f64 + 0.5) * slot;

@@ -11,11 +11,13 @@
 //! 0-100 measure or a correlation stops at 100 or 1 ([`Scale`]). Group
 //! labels that do not fit side by side are turned 45 or 90 degrees about
 //! their end, so that each ends under its own group. Heat maps are
-//! coloured on viridis with a colour bar ([`colour`]). Error bars are the
+//! coloured on viridis with a colour bar ([`colour`]). Box plots
+//! ([`Boxes`]) stand where grouped bars would. Error bars are the
 //! caller's: [`Bar::from_runs`] draws them only from more than one
 //! distinct value.
 
 mod bars;
+mod boxes;
 pub mod colour;
 mod frame;
 mod heat;
@@ -152,6 +154,46 @@ pub struct Heat {
     pub measure: String,
 }
 
+/// The five numbers of one box of a box plot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoxStats {
+    /// The lower whisker's end.
+    pub low: f64,
+    /// The lower quartile: the box's bottom.
+    pub q1: f64,
+    /// The median: the line across the box.
+    pub median: f64,
+    /// The upper quartile: the box's top.
+    pub q3: f64,
+    /// The upper whisker's end.
+    pub high: f64,
+}
+
+/// A named series of boxes, one per group (`None`: no box).
+#[derive(Clone, Debug)]
+pub struct BoxSeries {
+    /// The legend's name for it.
+    pub name: String,
+    /// One box per group.
+    pub boxes: Vec<Option<BoxStats>>,
+}
+
+/// Box plots grouped as [`Bars`] are: one group per entry of `groups`,
+/// one box per series in each.
+#[derive(Clone, Debug)]
+pub struct Boxes {
+    /// The panel's title (say what the whiskers are).
+    pub title: String,
+    /// What the groups are (written under them; may be empty).
+    pub x_title: String,
+    /// The value axis.
+    pub y: Axis,
+    /// The groups, left to right.
+    pub groups: Vec<String>,
+    /// The series.
+    pub series: Vec<BoxSeries>,
+}
+
 /// How an [`XySeries`] is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Style {
@@ -202,6 +244,8 @@ pub struct Xy {
 pub enum Panel {
     /// Grouped bars.
     Bars(Bars),
+    /// Grouped box plots.
+    Boxes(Boxes),
     /// A heat map.
     Heat(Heat),
     /// Lines, steps or points.
@@ -294,6 +338,7 @@ fn draw_page(title: &str, panels: &[Panel], cols: usize, rows: usize) -> String 
         };
         match p {
             Panel::Bars(b) => bars::draw(&mut s, b, area),
+            Panel::Boxes(b) => boxes::draw(&mut s, b, area),
             Panel::Heat(h) => heat::draw(&mut s, h, area),
             Panel::Xy(x) => xy::draw(&mut s, x, area),
         }

@@ -172,3 +172,20 @@ fn the_first_tick_falls_within_the_period_at_a_phase_the_seed_chooses() {
     assert_eq!(first_tick(0, 7, 3), u64::MAX);
     assert_eq!(first_tick(1, 7, 3), 1);
 }
+
+#[test]
+fn latencies_are_nearest_rank_quantiles_of_the_ticks() {
+    assert_eq!(Latencies::of(&[]), None);
+    let one = Latencies::of(&[7]).unwrap();
+    assert_eq!(
+        (one.p2_5, one.q1, one.median, one.q3, one.p97_5, one.max),
+        (7, 7, 7, 7, 7, 7)
+    );
+    // 1..=40 shuffled: the 1st, 10th, 20th, 30th and 39th values by rank.
+    let ticks: Vec<u64> = (1..=40).map(|i| (i * 17) % 41).collect();
+    let l = Latencies::of(&ticks).unwrap();
+    assert_eq!(
+        (l.p2_5, l.q1, l.median, l.q3, l.p97_5, l.max),
+        (1, 10, 20, 30, 39, 40)
+    );
+}

@@ -13,7 +13,7 @@ use profile::{CctNode, HotEdge, HotLists, HotNode};
 
 const NONE: u32 = u32::MAX;
 
-/// One context of a PCCT (Figure 8's `PCCT_Node` with its incoming
+/// One context of a PCCT, 40 bytes (Figure 8's `PCCT_Node` with its incoming
 /// `PCCT_Edge`: in a tree each node has exactly one, so the edge's weight
 /// and list links live with the node, in [`Pcct`]'s hot lists).
 #[derive(Clone, Debug)]
@@ -433,5 +433,16 @@ impl MarkedTree for Pcct {
             self.weight.add(node, 1);
         }
         self.nodes[node as usize].period = self.period;
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// The size `record-sizes` (experiment/src/exp/record_sizes.rs) counts
+    /// per PCCT context: this node, and an entry of a count and two links
+    /// in each of the two hot lists.
+    #[test]
+    fn a_node_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<super::Node>(), 40);
     }
 }
