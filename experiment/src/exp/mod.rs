@@ -19,6 +19,7 @@ pub mod hofer_fig9_sim;
 pub mod independent;
 pub mod sscli_table1;
 pub mod sscli_table1_reading;
+pub mod suite_chars;
 pub mod whaley;
 pub mod whaley_fig13;
 pub mod whaley_fig14;
@@ -152,5 +153,14 @@ pub static REGISTRY: &[Experiment] = &[
         takes_wall_clock: false,
         run: causality::run,
         claims: causality::claims,
+    },
+    Experiment {
+        name: "suite-characterisation",
+        reproduces: "Arnold & Grove 2005, Table 1 (for our suite)",
+        measures: "per program, from the exhaustive profile: methods, instructions, calls, call edges, contexts, call depth, cycles",
+        takes_cores: false,
+        takes_wall_clock: false,
+        run: suite_chars::run,
+        claims: suite_chars::claims,
     },
 ];
