@@ -51,6 +51,34 @@ pub fn pearson(points: &[(f64, f64)]) -> Option<f64> {
     Some((sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0))
 }
 
+/// Spearman's rank correlation of `(x, y)` points: Pearson's over their
+/// ranks (ties given the mean of their ranks); `None` as for [`pearson`].
+pub fn spearman(points: &[(f64, f64)]) -> Option<f64> {
+    let xs = ranks(&points.iter().map(|p| p.0).collect::<Vec<_>>());
+    let ys = ranks(&points.iter().map(|p| p.1).collect::<Vec<_>>());
+    pearson(&xs.into_iter().zip(ys).collect::<Vec<_>>())
+}
+
+/// The rank of each value (1 for the least), ties sharing their mean rank.
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut r = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
+            j += 1;
+        }
+        let mean_rank = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            r[k] = mean_rank;
+        }
+        i = j + 1;
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +102,14 @@ mod tests {
         assert!((pearson(&down).unwrap() + 1.0).abs() < 1e-12);
         assert_eq!(pearson(&[(1.0, 2.0), (1.0, 5.0)]), None);
         assert_eq!(pearson(&[(1.0, 2.0)]), None);
+    }
+
+    #[test]
+    fn spearman_sees_order_not_distance_and_shares_ties() {
+        let curve = [(1.0, 1.0), (2.0, 8.0), (3.0, 27.0), (4.0, 1000.0)];
+        assert!((spearman(&curve).unwrap() - 1.0).abs() < 1e-12);
+        assert_eq!(ranks(&[5.0, 1.0, 5.0, 3.0]), vec![3.5, 1.0, 3.5, 2.0]);
+        let down = [(1.0, 9.0), (2.0, 4.0), (3.0, 1.0)];
+        assert!((spearman(&down).unwrap() + 1.0).abs() < 1e-12);
     }
 }

@@ -215,6 +215,27 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         true,
     ),
+    (
+        "suite-characterisation",
+        &[
+            "program",
+            "inner",
+            "methods",
+            "instructions",
+            "calls",
+            "edges",
+            "top_edge_pct",
+            "contexts",
+            "max_depth",
+            "mean_depth",
+            "cycles",
+            "calls_per_ms",
+            "contexts_per_method",
+            "timer_dcg_overlap",
+            "cbs_dcg_overlap",
+        ],
+        true,
+    ),
 ];
 
 /// `hofer-fig9`'s columns on the simulated machine (the default).
@@ -436,6 +457,7 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "sscli-table1" => check_sscli_table1(&rows),
             "record-sizes" => check_record_sizes(&rows),
             "hofer-latency" => check_hofer_latency(&rows),
+            "suite-characterisation" => check_suite(&rows),
             _ => {}
         }
         // A deterministic CSV has nothing the fingerprint leaves out but
@@ -535,6 +557,32 @@ fn check_fingerprints(got: &[(String, String)]) {
          rerun experiment/regenerate.sh NAME for each:\n{}",
         stale.join("\n")
     );
+}
+
+/// The suite's traits: the quick programs at their default sizes, each
+/// with calls, contexts at least as many as its call edges (every edge
+/// enters a context of its own), a deepest context no shallower than the
+/// mean call, calls per ms that are calls over cycles, and overlaps in
+/// 0..=100.
+fn check_suite(rows: &[Vec<String>]) {
+    let names: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names, ["deltablue", "richards", "towers"]);
+    let n = |r: &Vec<String>, c: usize| -> f64 { r[c].parse().unwrap() };
+    for r in &rows[1..] {
+        assert_eq!(r[1], "default", "{r:?}");
+        let (methods, calls, edges, contexts) = (n(r, 2), n(r, 4), n(r, 5), n(r, 7));
+        assert!(methods > 1.0 && calls > 0.0 && edges > 0.0, "{r:?}");
+        assert!(contexts >= edges, "fewer contexts than edges: {r:?}");
+        assert!(n(r, 8) >= n(r, 9) && n(r, 9) >= 1.0, "depths: {r:?}");
+        let per_ms = calls * 1e6 / n(r, 10);
+        assert!((n(r, 11) - per_ms).abs() < 0.1, "calls per ms: {r:?}");
+        for c in [13, 14] {
+            assert!((0.0..=100.0).contains(&n(r, c)), "{r:?}");
+        }
+    }
+    // Towers recurses through two call sites: a context per call.
+    let towers = &rows[3];
+    assert!(n(towers, 7) > 1000.0 * n(towers, 2), "{towers:?}");
 }
 
 /// Figure 1's point: exact 50/50; the timer sees call_1 hot.

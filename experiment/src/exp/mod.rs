@@ -22,6 +22,7 @@ pub mod record_sizes;
 pub mod sscli_cost;
 pub mod sscli_table1;
 pub mod sscli_table1_reading;
+pub mod suite_chars;
 pub mod whaley;
 pub mod whaley_cost;
 pub mod whaley_fig13;
@@ -174,5 +175,14 @@ pub static REGISTRY: &[Experiment] = &[
         takes_wall_clock: false,
         run: hofer_latency::run,
         claims: hofer_latency::claims,
+    },
+    Experiment {
+        name: "suite-characterisation",
+        reproduces: "Arnold & Grove 2005, Table 1 (for our suite)",
+        measures: "per program, from the exhaustive profile: methods, instructions, calls, call edges, contexts, call depth, cycles",
+        takes_cores: false,
+        takes_wall_clock: false,
+        run: suite_chars::run,
+        claims: suite_chars::claims,
     },
 ];
