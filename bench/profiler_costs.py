@@ -24,7 +24,12 @@ counts, divided by the item's count, are the item's cost. The steps run
 in an order where each needs only earlier ones. The organizer's own work
 (DCG updates, buffers, merges, CC-Map inserts) is measured alone, by
 `organizer_probe` (profiler/examples) with callgrind counting only the
-organizer's thread function.
+organizer's thread function; the CC-Map's inserts, on the validation
+programs, with callgrind counting only the CC-Map repository's fold. A
+session's fixed cost and its cost per method come first, from programs
+that return at once. Writing the profile's file is left out of every run,
+and every measured run has glibc's fastbins off, as in
+bench/profiler_validation.py.
 
 usage: profiler_costs.py VM PROBE OUT.txt
   prints the table beside the committed values and writes OUT.txt (what
@@ -52,11 +57,20 @@ DEEP = [os.path.join(COSTS, "deep.bc"), "--set", "rounds=2000",
 
 CBS = ["--profile=cbs", "--clock=virtual", "--seed=1"]
 
+
+def deep(depth):
+    return [os.path.join(COSTS, "deep.bc"), "--set", "rounds=2000",
+            "--set", f"depth={depth}", "--set", "leaf=20"]
+
+
 # (item, program, configuration): each step measures `item` from this run,
 # every other item it charges being measured by an earlier step.
 STEPS = [
     ("yieldpoint_taken", CALLS, ["--profile=counter", "--every=2000000000", "--cycles"]),
-    ("method_sample", LOOP, ["--profile=timer", "--clock=virtual", "--interval=20us"]),
+    # A tick every 2 us: some 17,000 samples, enough to stand out of the
+    # few tens of thousands of instructions two callgrind runs of the same
+    # threads differ by.
+    ("method_sample", LOOP, ["--profile=timer", "--clock=virtual", "--interval=2us"]),
     ("edge_sample", CALLS, CBS + ["--stride=1", "--samples=64", "--interval=100us"]),
     ("frame_walked", DEEP, CBS + ["--record=cct", "--walk=full", "--max-walk=1000",
                                   "--interval=50us"]),
@@ -74,22 +88,31 @@ STEPS = [
     ("controller_wakeup", LOOP, CBS + ["--adaptive"]),
 ]
 
-def deep(depth):
-    return [os.path.join(COSTS, "deep.bc"), "--set", "rounds=2000",
-            "--set", f"depth={depth}", "--set", "leaf=20"]
+# A session's fixed cost and its cost per method, which every profiled
+# run pays once: a timer profile (no tick lands) of a program that returns
+# at once, with METHODS[0] and METHODS[1] methods (all but `main` never
+# called). The two runs' equations give both; they are measured before
+# every step, whose runs pay them too.
+METHODS = (1, 1001)
+SESSION = ["--profile=timer", "--clock=virtual"]
 
 
-# Items that never happen apart, measured together: (items, runs), as many
-# runs as items, which differ in how often each happens; the costs solve
-# the runs' equations. A full walk copies every frame into the CC-Map's
-# buffer, a marked walk only those pushed since the previous sample; the
-# organizer inserts the whole stack either way (rebuilding a marked
-# walk's from the previous one).
-JOINT = [
-    (("ccmap_copy", "ccmap_insert"),
-     [(deep(160), CBS + ["--record=ccmap", f"--walk={walk}", "--max-walk=1000",
-                         "--interval=50us"]) for walk in ("full", "marked")]),
-]
+def methods_program(directory, n):
+    """A program of `n` methods whose `main` returns at once."""
+    path = os.path.join(directory, f"methods{n}.bc")
+    with open(path, "w") as f:
+        f.write(".method main()\n  push 0\n  ret\n.end\n")
+        for i in range(n - 1):
+            f.write(f".method m{i}()\n  push {i}\n  ret\n.end\n")
+    return [path]
+
+
+# The CC-Map's inserts run in the organizer, on whole stacks of real
+# programs, whose map grows with their contexts: counted inside the
+# repository's fold alone (callgrind's --toggle-collect) on these
+# programs of VALIDATION, per node an insert steps through; the geometric
+# mean is the cost.
+CCMAP_FOLD = "*CcmapRepository*as*profiler::records::Repository*fold*"
 
 # What the controller's compilations are measured on: a program of many
 # methods, run briefly.
@@ -115,6 +138,26 @@ VALIDATION = [
     ("bounce", ["programs/awfy/bounce.bc", "--set", "inner=50"]),
     ("list", ["programs/awfy/list.bc", "--set", "inner=30"]),
 ]
+
+
+# Writing the profile's file is not the profiler's work (the papers'
+# profilers keep their profiles in memory): left out of every profiled run,
+# as bench/profiler_validation.py leaves it out. The binary keeps the
+# function out of line for this (src/cli/run.rs).
+WRITE = "vm::cli::run::write_profile"
+
+# glibc's fastbins off, in the base runs and the profiled ones alike. With
+# them, a profiler's occasional large allocation (a tree's arena doubling,
+# a buffer) makes glibc consolidate every small chunk the program has
+# freed since (`malloc_consolidate`): on json with an incremental CCT that
+# was 2.2 million instructions, more than the profiler's own work, and on
+# deltablue it put 0.34% under every configuration, the 1 ms timer's 21
+# samples included. That cost is the allocator's bookkeeping of the
+# program's garbage, moved, not work the profiler does, and a JVM's
+# profiler, whose program allocates in a collected heap, never pays it.
+# docs/PERFORMANCE.md shows both measurements. Every measured run, here
+# and in bench/profiler_validation.py, has them off.
+ENV = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.mxfast=0")
 
 
 def callgrind(cmd, toggle=None, leave_out=None, env=None):
@@ -160,7 +203,7 @@ def cycles_of(stderr):
 
 def base(vm, program, counting):
     """Instructions of the program without a profile (counting or plain)."""
-    n, _ = callgrind([vm, "run"] + program + (["--cycles"] if counting else []))
+    n, _ = callgrind([vm, "run"] + program + (["--cycles"] if counting else []), env=ENV)
     return n
 
 
@@ -168,7 +211,8 @@ def profiled(vm, program, config):
     """Instructions of a profiled run, and its profile's `run` section."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "p.json")
-        n, _ = callgrind([vm, "run"] + program + config + ["--profile-out=" + out])
+        n, _ = callgrind([vm, "run"] + program + config + ["--profile-out=" + out],
+                         leave_out=WRITE, env=ENV)
         with open(out) as f:
             run = json.load(f)["run"]
     return n, run
@@ -213,6 +257,10 @@ def measure(vm, probe_path):
         for other, cost in known.items():
             delta -= (w2.get(other, 0) - w1.get(other, 0)) * cost
         known[item] = delta / (w2[item] - w1[item])
+    with tempfile.TemporaryDirectory() as d:
+        runs = [(methods_program(d, n), SESSION) for n in METHODS]
+        joint(vm, known, ("session", "session_method"), runs)
+    known["ccmap_insert"] = ccmap_insert(vm)
     bases = {}
     for item, program, config in STEPS:
         counting = "--profile=exhaustive" not in config
@@ -231,20 +279,70 @@ def measure(vm, probe_path):
         if work.get(item, 0) == 0:
             sys.exit(f"profiler_costs: step {item} did not charge it")
         known[item] = residual / work[item]
-    for items, runs in JOINT:
-        rows = []
-        for program, config in runs:
-            n, run = profiled(vm, program, config)
-            work = run.get("profiler_work", {})
-            residual = n - base(vm, program, True)
-            for other, count in work.items():
-                if other not in items:
-                    residual -= count * known[other]
-            rows.append([work.get(i, 0) for i in items] + [residual])
-        for item, cost in zip(items, solve(rows)):
-            known[item] = cost
+    known["ccmap_copy"] = ccmap_copy(vm, known)
     known["compile_instruction"] = compile_cost(vm)
     return known
+
+
+def joint(vm, known, items, runs):
+    """Measures `items`, which never happen apart, together: as many
+    `runs` (program, configuration) as items, differing in how often each
+    happens; the costs solve the runs' equations."""
+    rows = []
+    for program, config in runs:
+        n, run = profiled(vm, program, config)
+        work = run.get("profiler_work", {})
+        residual = n - base(vm, program, True)
+        for other, count in work.items():
+            if other not in items:
+                if other not in known:
+                    sys.exit(f"profiler_costs: {items} runs charge {other}, not measured yet")
+                residual -= count * known[other]
+        rows.append([work.get(i, 0) for i in items] + [residual])
+    for item, cost in zip(items, solve(rows)):
+        known[item] = cost
+
+
+# The CC-Map's copies on the thread: full walks of deep stacks.
+CCMAP_COPY = (deep(160), CBS + ["--record=ccmap", "--walk=full", "--max-walk=1000",
+                                "--interval=50us"])
+
+
+def ccmap_copy(vm, known):
+    """Instructions per frame copied into the CC-Map's buffer: a full walk
+    into the CC-Map, less its inserts (the same run counted inside the
+    repository's fold alone) and the items known, per frame copied."""
+    program, config = CCMAP_COPY
+    n, run = profiled(vm, program, config)
+    with tempfile.TemporaryDirectory() as d:
+        fold, _ = callgrind([vm, "run"] + program + config
+                            + ["--profile-out=" + os.path.join(d, "p.json")],
+                            toggle=CCMAP_FOLD, env=ENV)
+    work = run["profiler_work"]
+    residual = n - base(vm, program, True) - fold
+    for other, count in work.items():
+        if other not in ("ccmap_copy", "ccmap_insert"):
+            residual -= count * known[other]
+    return residual / work["ccmap_copy"]
+
+
+def ccmap_insert(vm):
+    """Instructions per node a CC-Map insert steps through: the
+    repository's fold alone, over the validation programs' inserts."""
+    costs = []
+    for name, program in VALIDATION:
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "p.json")
+            n, _ = callgrind([vm, "run"] + program + CBS + ["--record=ccmap",
+                                                            "--profile-out=" + out],
+                             toggle=CCMAP_FOLD, env=ENV)
+            with open(out) as f:
+                steps = json.load(f)["run"]["profiler_work"].get("ccmap_insert", 0)
+        if steps:
+            costs.append(n / steps)
+            print(f"  ccmap_insert {name}: {n / steps:.1f} instructions per node",
+                  file=sys.stderr)
+    return math.exp(sum(map(math.log, costs)) / len(costs))
 
 
 def compile_cost(vm):

@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from profiler_costs import callgrind  # noqa: E402
+from profiler_costs import ENV, WRITE, callgrind  # noqa: E402
 
 # Bench and Are We Fast Yet programs, each some 10^7 cycles.
 PROGRAMS = [
@@ -87,23 +87,6 @@ def spearman(xs, ys):
     return cov / (vx * vy) if vx and vy else 1.0
 
 
-# Writing the profile file is left out of the measured run: the papers'
-# profilers keep their profiles in memory. The binary keeps the function
-# out of line for this (src/cli/run.rs).
-WRITE = "vm::cli::run::write_profile"
-
-
-# glibc's fastbins off, in the base runs and the profiled ones alike. With
-# them, a profiler's occasional large allocation (a tree's arena doubling,
-# a buffer) makes glibc consolidate every small chunk the program has
-# freed since (`malloc_consolidate`): on json with an incremental CCT that
-# was 2.2 million instructions, more than the profiler's own work, and on
-# deltablue it put 0.34% under every configuration, the 1 ms timer's 21
-# samples included. That cost is the allocator's bookkeeping of the
-# program's garbage, moved, not work the profiler does, and a JVM's
-# profiler, whose program allocates in a collected heap, never pays it.
-# docs/PERFORMANCE.md shows both measurements.
-ENV = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.mxfast=0")
 
 
 def one(vm, program, config):

@@ -208,6 +208,9 @@ impl Profiler {
         // the samplers' protocols.
         let mut total = repos.work;
         total.add(&run.beside_work);
+        // The session's own start and end, and its tables per method.
+        total.charge(CostItem::Session, 1);
+        total.charge(CostItem::SessionMethod, program.bodies.len() as u64);
         if let Some(s) = &simulated {
             total.add(&s.work);
         }

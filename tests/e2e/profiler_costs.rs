@@ -63,26 +63,33 @@ fn the_exhaustive_profile_pays_per_call_and_per_instruction_as_the_table_says() 
     let dir = harness::scratch("costs-exact");
     harness::write_program(&dir, "calls.bc", CALLS);
     let (p, stderr) = profile_of(&dir, &["--profile=exhaustive"]);
-    // main's entry and three calls of f; every instruction counted.
+    // main's entry and three calls of f; every instruction counted; the
+    // session, once, and its two methods.
     let work = p.run.profiler_work.clone().expect("profiler_work");
     let instructions = p.run.instructions.unwrap();
     let expected: BTreeMap<String, u64> = [
         ("exact_call".to_string(), 4),
         ("exact_instruction".to_string(), instructions),
+        ("session".to_string(), 1),
+        ("session_method".to_string(), 2),
     ]
     .into();
     assert_eq!(work, expected);
-    let cycles = (4 * CostItem::ExactCall.centicycles()
+    let sampling = (4 * CostItem::ExactCall.centicycles()
         + instructions * CostItem::ExactInstruction.centicycles())
         / 100;
-    assert_eq!(p.run.profiler_cycles, Some(cycles));
-    assert_eq!(p.run.profiler_cycles_by_kind.unwrap().sampling, cycles);
+    let organizing =
+        (CostItem::Session.centicycles() + 2 * CostItem::SessionMethod.centicycles()) / 100;
+    let cycles = p.run.profiler_cycles.unwrap();
+    assert!(cycles.abs_diff(sampling + organizing) <= 1, "{cycles}");
+    let by_kind = p.run.profiler_cycles_by_kind.unwrap();
+    assert_eq!((by_kind.sampling, by_kind.organizing), (sampling, organizing));
     // `--cycles` prints it as a share of the program's cycles.
     let line = stderr.lines().nth(1).expect("a second line");
     let program = p.run.cycles.unwrap();
     assert!(
         line.starts_with(&format!("vm: profiler: {cycles} cycles, "))
-            && line.contains(&format!("of the program's {program} (sampling {cycles})")),
+            && line.contains(&format!("of the program's {program} (sampling {sampling}")),
         "{stderr}"
     );
 }
