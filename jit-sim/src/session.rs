@@ -13,9 +13,11 @@
 use profiler::config::ProfileConfig;
 use profiler::session::{Beside, FinishedProfile};
 use profiler::StartError;
+use std::sync::Arc;
 use vm::loader::Program;
 use vm::profiler_cost::{CostItem, Work};
-use vm::runtime::{RunOutcome, VmOptions};
+
+use vm::runtime::{RunOutcome, Vm, VmOptions};
 
 use crate::adaptive::{AdaptiveController, AdaptiveOptions, AdaptiveReport, PrintLevel};
 
@@ -37,6 +39,8 @@ pub struct SessionOutcome {
     pub profile: Option<FinishedProfile>,
     /// The controller's report, if it ran.
     pub controller_report: Option<AdaptiveReport>,
+    /// The VM that ran ([`profiler::session::Session::vm`]).
+    pub vm: Arc<Vm>,
 }
 
 impl Beside for AdaptiveController {
@@ -77,5 +81,6 @@ pub fn run(
         outcome: s.outcome,
         profile: s.profile,
         controller_report: s.beside,
+        vm: s.vm,
     })
 }

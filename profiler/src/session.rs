@@ -409,6 +409,10 @@ pub struct Session<R> {
     pub profile: Option<FinishedProfile>,
     /// What the [`Beside`] left.
     pub beside: R,
+    /// The VM that ran, with the program it loaded: for a caller about to
+    /// exit, which need not pay for freeing them (`vm run` forgets it, as
+    /// a plain run never frees its program either).
+    pub vm: Arc<Vm>,
 }
 
 /// Runs `program` with `options` under the profile `config` (kind `none`:
@@ -465,6 +469,7 @@ pub fn run<B: Beside>(
         outcome,
         profile,
         beside,
+        vm,
     })
 }
 

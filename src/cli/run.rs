@@ -38,7 +38,17 @@ pub fn run(mut a: RunArgs) -> Result<i32, Failure> {
     let config = resolve_profile(&a.profile, a.no_yieldpoints)?;
     not_the_programs_outputs(&a)?;
     let module = load_module(&a.file.program, a.file.limit.max_source)?;
-    Ok(execute(&a, config, module)?.status)
+    let Executed {
+        status,
+        profile,
+        vm,
+        ..
+    } = execute(&a, config, module)?;
+    // The process exits next: freeing the profile, the VM and its program
+    // would only cost time (a profiled run would pay it, a plain run, whose
+    // VM outlives this, does not).
+    std::mem::forget((profile, vm));
+    Ok(status)
 }
 
 /// Usage errors: `--profile-out` or `--html` naming the program itself.
@@ -58,6 +68,8 @@ pub(super) struct Executed {
     pub profile: Option<FinishedProfile>,
     /// Why the program was stopped from outside, if it was.
     pub interrupted: Option<Interruption>,
+    /// The VM that ran, with its program and heaps.
+    pub vm: std::sync::Arc<vm::runtime::Vm>,
 }
 
 /// The `--set NAME=INT` globals of `a`, each checked against `module`.
@@ -169,6 +181,7 @@ pub(super) fn execute(
         status,
         profile,
         interrupted: outcome.interrupted,
+        vm: ran.vm,
     })
 }
 

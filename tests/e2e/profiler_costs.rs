@@ -83,7 +83,10 @@ fn the_exhaustive_profile_pays_per_call_and_per_instruction_as_the_table_says() 
     let cycles = p.run.profiler_cycles.unwrap();
     assert!(cycles.abs_diff(sampling + organizing) <= 1, "{cycles}");
     let by_kind = p.run.profiler_cycles_by_kind.unwrap();
-    assert_eq!((by_kind.sampling, by_kind.organizing), (sampling, organizing));
+    assert_eq!(
+        (by_kind.sampling, by_kind.organizing),
+        (sampling, organizing)
+    );
     // `--cycles` prints it as a share of the program's cycles.
     let line = stderr.lines().nth(1).expect("a second line");
     let program = p.run.cycles.unwrap();
