@@ -114,7 +114,7 @@ pub enum Operand {
     /// An integer constant.
     Int(i64),
     /// A string constant (escapes decoded).
-    Str(String),
+    Str(Box<str>),
     /// A local.
     Local(LocalRef),
     /// `inc L INT`.
@@ -122,5 +122,5 @@ pub enum Operand {
     /// A global, label, method, selector or class name.
     Name(Name),
     /// `CLASS.FIELD`.
-    Field(Name, Name),
+    Field(Box<(Name, Name)>),
 }

@@ -494,9 +494,10 @@ impl Resolver<'_> {
                 }
             }
             O::GetField | O::PutField => {
-                let Operand::Field(cname, fname) = &insn.operand else {
+                let Operand::Field(field) = &insn.operand else {
                     unreachable!()
                 };
+                let (cname, fname) = &**field;
                 let c = lookup(self, &names.classes, cname, "class")?;
                 let Some(slot) = self.field_slot(c, &fname.text) else {
                     let msg = format!("class `{}` has no field `{}`", cname.text, fname.text);
