@@ -280,6 +280,9 @@ def measure(vm, probe_path):
             sys.exit(f"profiler_costs: step {item} did not charge it")
         known[item] = residual / work[item]
     known["ccmap_copy"] = ccmap_copy(vm, known)
+    # The PCCT's step on the deep microprogram served the purge's step
+    # above (the same tree); the table's is the real programs'.
+    known["pcct_step"] = pcct_step(vm, known)
     known["compile_instruction"] = compile_cost(vm)
     return known
 
@@ -324,6 +327,30 @@ def ccmap_copy(vm, known):
         if other not in ("ccmap_copy", "ccmap_insert"):
             residual -= count * known[other]
     return residual / work["ccmap_copy"]
+
+
+# What a PCCT step costs depends on the tree's shape: on a deep chain each
+# node has one child and its hot lists are trivial, on a real program's
+# tree they are not. Measured on the programs of VALIDATION at the densest
+# sampling, the PCCT against the marked CCT (the same walk without the
+# weights and the hot lists), per step; the geometric mean is the cost.
+DENSE = CBS + ["--stride=15", "--samples=256"]
+
+
+def pcct_step(vm, known):
+    """Instructions a PCCT step adds to a marked walk's, on real trees."""
+    costs = []
+    for name, program in VALIDATION:
+        n_p, run_p = profiled(vm, program, DENSE + ["--record=pcct"])
+        n_m, run_m = profiled(vm, program, DENSE + ["--record=cct", "--walk=marked"])
+        work_p, work_m = run_p["profiler_work"], run_m["profiler_work"]
+        residual = n_p - n_m
+        for other in set(work_p) | set(work_m):
+            if other != "pcct_step":
+                residual -= (work_p.get(other, 0) - work_m.get(other, 0)) * known[other]
+        costs.append(residual / work_p["pcct_step"])
+        print(f"  pcct_step {name}: {costs[-1]:.1f} instructions per step", file=sys.stderr)
+    return math.exp(sum(map(math.log, costs)) / len(costs))
 
 
 def ccmap_insert(vm):
