@@ -144,11 +144,11 @@ cost_table! {
     /// [`CostItem::OrganizerBuffer`], its fold [`CostItem::DcgUpdate`]).
     /// Measured: a timer profile of a loop without calls (each tick one
     /// yieldpoint and one method sample), a tick every 2 us.
-    MethodSample = "method_sample", Sampling, 2.61;
+    MethodSample = "method_sample", Sampling, 2.36;
     /// An edge sample: the top frame's caller, call site and callee
     /// decoded and pushed into the buffer. Measured: cbs at stride 1 with
     /// two bursts.
-    EdgeSample = "edge_sample", Sampling, 24.80;
+    EdgeSample = "edge_sample", Sampling, 25.00;
     /// The exhaustive profile, per call and its return: the call-tracing
     /// interpreter's two hooks, the edge counted in a hash map, the
     /// callee's calls, the instructions attributed. Measured: exhaustive
@@ -172,36 +172,38 @@ cost_table! {
     /// ACCT for each frame they place, an incremental walk for each frame
     /// object it folds. Measured: a full walk at two stack depths, per
     /// frame.
-    FrameWalked = "frame_walked", Walking, 7.92;
+    FrameWalked = "frame_walked", Walking, 7.91;
     /// One frame marked by a walk and its node written into its slot
     /// (Whaley's downward phase; the ACCT's sampled bit). Measured: a
     /// marked walk against a full walk of the same frames.
-    FrameMarked = "frame_marked", Walking, 3.76;
+    FrameMarked = "frame_marked", Walking, 3.73;
     /// A trampoline: a return word saved and patched (Hofer et al.'s
     /// incremental walk; the ACCT's return-address sampled bit), and later
     /// the return through it (the interpreter's detour, the listener
     /// handing back the real word and capturing the caller) or its
     /// restoration at a retrieve. Measured: an incremental walk, per
     /// trampoline, less the frames it folds.
-    Trampoline = "trampoline", Walking, 40.51;
+    Trampoline = "trampoline", Walking, 36.33;
     /// What a PCCT adds to a frame walked and marked: the edge's weight and
     /// the node's time incremented and kept sorted in the hot lists
     /// (Whaley 2000, Figure 7's `update_sorted_pos`). Measured: the PCCT
-    /// against the marked CCT, per frame placed.
-    PcctStep = "pcct_step", Recording, 24.90;
+    /// against the marked CCT, per frame placed, on the eight programs of
+    /// the rate at the densest cbs (400 to 998 instructions: the hot lists
+    /// of a real tree); the geometric mean.
+    PcctStep = "pcct_step", Recording, 67.85;
     /// A PCCT purge (`--purge`), per node of the tree it looks at.
     /// Measured: `--purge` at two periods, per node looked at.
-    PcctPurge = "pcct_purge", Recording, 44.37;
+    PcctPurge = "pcct_purge", Recording, 17.19;
     /// The ACCT's splice, per sample: from the last sample's node up by
     /// the difference in depth to the last sampled frame's node (Arnold &
     /// Sweeney 2000, section 3). Measured: the ACCT against the marked CCT,
     /// per sample, less the frames placed.
-    AcctSplice = "acct_splice", Recording, 42.94;
+    AcctSplice = "acct_splice", Recording, 43.30;
     /// The CC-Map, on the thread: one frame walked and copied into the
     /// stack buffer (its method and call site). Measured: a full walk into
     /// the CC-Map of deep stacks, less its inserts (the same run counted
     /// by callgrind inside the repository's fold alone), per frame copied.
-    CcmapCopy = "ccmap_copy", Recording, 6.87;
+    CcmapCopy = "ccmap_copy", Recording, 7.06;
     /// The CC-Map, in the organizer (the paper's CC-Map manager): one node
     /// an insert finds or adds (one per frame of the stack, then one per
     /// call of each frame's sequence down to the top, section 3.1.4; for
@@ -209,7 +211,7 @@ cost_table! {
     /// of it). Measured: callgrind counting only inside the repository's
     /// fold, per node, on the eight programs of the rate (119 to 192
     /// instructions: the map's size matters); the geometric mean.
-    CcmapInsert = "ccmap_insert", Recording, 16.40;
+    CcmapInsert = "ccmap_insert", Recording, 16.26;
     /// The organizer folding one sample into the dynamic call graph (its
     /// hot methods or its edges). Measured: the organizer alone, full
     /// buffers against buffers of one sample.
@@ -217,11 +219,11 @@ cost_table! {
     /// The organizer receiving one buffer of samples from a thread and
     /// returning it to the pool (a thread hands one over every 512
     /// samples). Measured: the organizer alone, per buffer of one sample.
-    OrganizerBuffer = "organizer_buffer", Organizing, 12.03;
+    OrganizerBuffer = "organizer_buffer", Organizing, 11.40;
     /// The organizer merging one node of a thread's tree into the
     /// repository's (at the thread's end). Measured: the organizer alone,
     /// trees of two sizes.
-    MergeNode = "merge_node", Organizing, 47.09;
+    MergeNode = "merge_node", Organizing, 47.10;
     /// A profiling session's fixed cost, once per run: starting the
     /// organizer (and its channels and buffer pool), stopping it, and
     /// assembling the profile in memory at the end (writing its file is not
@@ -230,28 +232,28 @@ cost_table! {
     /// of a program that returns at once, with one method and with a
     /// thousand uncalled ones, against the same runs unprofiled; the two
     /// runs' equations give both.
-    Session = "session", Organizing, 7635.17;
+    Session = "session", Organizing, 7597.92;
     /// A profiling session's cost per method of the program: the
     /// organizer's per-method tables, and each method's entry in the
     /// profile. Measured with [`CostItem::Session`].
-    SessionMethod = "session_method", Organizing, 31.61;
+    SessionMethod = "session_method", Organizing, 31.97;
     /// `--tune`, per examination of the stack: the thread checking whether
     /// the executing activation was seen before and reporting it, the
     /// organizer's count and, every 1000 examinations, its decision (SSCLI
     /// section 3). Measured: cbs with `--tune` on a program of small calls,
     /// per examination.
-    TuneObservation = "tune_observation", Tuning, 14.82;
+    TuneObservation = "tune_observation", Tuning, 15.86;
     /// `--adaptive`: one wake-up of the controller, with its copy of the
     /// live DCG and its cost-benefit estimates (Whaley's model). Measured:
     /// cbs with `--adaptive` on a loop without calls (nothing to inline),
     /// per wake-up.
-    ControllerWakeup = "controller_wakeup", Controller, 937.26;
+    ControllerWakeup = "controller_wakeup", Controller, 989.83;
     /// `--adaptive`: one instruction of the module the controller's inliner
     /// produces (the simulated compilation: inlined, verified, loaded).
     /// Measured: `vm inline --policy=linear --emit` (which prints the
     /// module rather than loading it) against its profiling run alone, per
     /// instruction emitted.
-    CompileInstruction = "compile_instruction", Controller, 1212.02;
+    CompileInstruction = "compile_instruction", Controller, 1212.82;
     /// A self-sampling thread's ticket (Hofer et al. 2015, section 4):
     /// taking it and reporting its sample, two atomic updates and a
     /// counter. Latency: not separable in what hofer-fig11 measured; taken
