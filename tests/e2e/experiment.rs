@@ -242,6 +242,7 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
             "program",
             "iterations",
             "cycles",
+            "calls",
             "profile",
             "seed",
             "samples",
@@ -615,14 +616,14 @@ fn check_suite(rows: &[Vec<String>]) {
 }
 
 /// The quick run: three programs at 1 and 4 repetitions; four times the
-/// repetitions is four times the cycles, never fewer samples, and cbs
+/// repetitions is four times the cycles and the calls, more samples, and cbs
 /// takes more samples than the timer; overlaps in 0..=100.
 fn check_run_length(rows: &[Vec<String>]) {
     let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
     let get = |p: &str, k: &str, profile: &str| {
         rows[1..]
             .iter()
-            .find(|r| r[0] == p && r[1] == k && r[3] == profile)
+            .find(|r| r[0] == p && r[1] == k && r[4] == profile)
             .unwrap_or_else(|| panic!("no {p} x{k} {profile} row"))
     };
     for p in ["deltablue", "richards", "towers"] {
@@ -631,12 +632,14 @@ fn check_run_length(rows: &[Vec<String>]) {
         assert!((3.9..=4.01).contains(&ratio), "{p}: cycles x{ratio}");
         for profile in ["timer", "cbs"] {
             let (a, b) = (get(p, "1", profile), get(p, "4", profile));
-            assert!(f(b, 5) > f(a, 5), "{p} {profile}: samples {a:?} {b:?}");
+            assert!(f(b, 6) > f(a, 6), "{p} {profile}: samples {a:?} {b:?}");
         }
-        assert!(f(get(p, "4", "cbs"), 5) > f(get(p, "4", "timer"), 5), "{p}");
+        assert!(f(get(p, "4", "cbs"), 6) > f(get(p, "4", "timer"), 6), "{p}");
+        let calls = f(four, 3) / f(one, 3);
+        assert!((3.99..=4.01).contains(&calls), "{p}: calls x{calls}");
     }
     for r in &rows[1..] {
-        assert!((0.0..=100.0).contains(&f(r, 6)), "{r:?}");
+        assert!((0.0..=100.0).contains(&f(r, 7)), "{r:?}");
     }
 }
 

@@ -62,10 +62,11 @@ const PAPER_COUNT: [(&str, &str); 2] = [
 ];
 
 /// The CSV's columns.
-const COLUMNS: [&str; 7] = [
+const COLUMNS: [&str; 8] = [
     "program",
     "iterations",
     "cycles",
+    "calls",
     "profile",
     "seed",
     "samples",
@@ -146,6 +147,7 @@ pub fn run(ctx: &Context) -> Result<markdown::Page, Error> {
                 base[p / iterations.len()].name.clone(),
                 programs[p].set[0].1.to_string(),
                 exact[p].0.run.cycles.unwrap_or(0).to_string(),
+                common::calls(&exact[p].0).to_string(),
                 PROFILES[k].0.into(),
                 seed.to_string(),
                 s.samples.to_string(),
@@ -442,6 +444,40 @@ fn discussion(t: &Table) -> String {
             v.join(", ")
         }
     };
+    let never_rows: Vec<&(String, i64, f64, Vec<(f64, f64)>)> = m
+        .iter()
+        .filter(|x| x.1 == *hi && m.iter().filter(|y| y.0 == x.0).all(|y| y.3[0].1 == 0.0))
+        .collect();
+    let never: Vec<String> = never_rows.iter().map(|x| x.0.clone()).collect();
+    let never_cbs: Vec<String> = never_rows
+        .iter()
+        .map(|x| format!("{:.1} ({})", x.3[1].1, x.0))
+        .collect();
+    let per_tick: Vec<String> = never_rows
+        .iter()
+        .map(|x| {
+            let calls = t
+                .select(&[("program", &x.0), ("iterations", &hi.to_string())])
+                .first()
+                .map_or(f64::NAN, |r| r.num("calls"));
+            format!("{} {:.1}", x.0, calls / (x.2 / 1e6))
+        })
+        .collect();
+    let never_text = if never_rows.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " **Where more ticks do not help the timer:** it scores 0 at every length on {}, \
+             whose samples find none of the calls. Their calls per 1 ms tick ({}) are fewer \
+             than cbs's window of 48 calls after a tick: the timer's sample is the frame a \
+             tick finds, and a program that calls this seldom is almost never in a call when \
+             it ticks, however many ticks there are; cbs, which samples the calls after a \
+             tick, reaches {} on them at x{hi}.",
+            never.join(", "),
+            per_tick.join(", "),
+            never_cbs.join(", ")
+        )
+    };
     format!(
         "**More samples.** A run repeated {hi} times takes {hi} times the ticks: the timer's \
          mean samples go from {:.0} at x{lo} to {:.0} at x{hi}, cbs's from {:.0} to {:.0}. At \
@@ -450,7 +486,7 @@ fn discussion(t: &Table) -> String {
          3.3: \"for short running programs not enough samples are taken\"), with nothing \
          else changed: the same calls in the same proportions.\n\n\
          **Where the longest run is less accurate** than the shortest (by more than {SAME} \
-         point): timer {}; cbs {}. The paper's large inputs are other inputs, with other \
+         point): timer {}; cbs {}.{} The paper's large inputs are other inputs, with other \
          calls, so its per-benchmark changes mix run length with program behaviour (db's cbs \
          accuracy falls from 46 to 25); here only the length changes.",
         timer.first().map_or(0.0, |x| x.0),
@@ -461,6 +497,7 @@ fn discussion(t: &Table) -> String {
         none_at(1),
         fell(0),
         fell(1),
+        never_text,
     )
 }
 
