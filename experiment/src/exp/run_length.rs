@@ -538,9 +538,16 @@ fn draw(ctx: &Context, t: &Table) -> Result<Vec<std::path::PathBuf>, Error> {
         groups = e.iter().map(|x| x.0.clone()).collect();
         bars.push((key.to_string(), e.iter().map(|x| x.2 - x.1).collect()));
     }
+    let least = bars
+        .iter()
+        .flat_map(|b| b.1.iter().copied())
+        .filter(|v| v.is_finite())
+        .fold(0f64, f64::min);
+    let low = ((least / 50.0).floor() * 50.0).max(-100.0);
     let per = plot::Panel::Bars(plot::Bars::new(
         format!("per program: dcg-overlap at x{hi} minus at x{lo}"),
-        plot::Axis::auto("change in dcg-overlap (points)"),
+        // A change of a 0-100 measure: at most 100 points.
+        plot::Axis::fixed("change in dcg-overlap (points)", low, 100.0),
         groups,
         &bars,
     ));
@@ -550,4 +557,50 @@ fn draw(ctx: &Context, t: &Table) -> Result<Vec<std::path::PathBuf>, Error> {
         columns: 1,
     }
     .write(&ctx.out_file("svg"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full CSV of two programs at 1 and 64 repetitions, with the given
+    /// (timer, cbs) overlaps per program and length.
+    fn csv(acc: [[(f64, f64); 2]; 2]) -> Table {
+        let mut text = String::from("# settings: quick=false\n");
+        text.push_str(&COLUMNS.join(","));
+        text.push('\n');
+        for (p, per) in ["a", "b"].iter().zip(acc) {
+            for (k, (timer, cbs)) in [1, 64].iter().zip(per) {
+                for (profile, v) in [("timer", timer), ("cbs", cbs)] {
+                    text.push_str(&format!(
+                        "{p},{k},{},{},{profile},1,10,{v}\n",
+                        k * 1000,
+                        k * 10
+                    ));
+                }
+            }
+        }
+        Table::parse(&text)
+    }
+
+    #[test]
+    fn rising_accuracy_holds_and_falling_accuracy_does_not() {
+        let up = claims(&csv([
+            [(20.0, 60.0), (50.0, 90.0)],
+            [(30.0, 70.0), (60.0, 95.0)],
+        ]));
+        assert!(up.iter().all(|c| c.holds()), "{up:?}");
+        let down = claims(&csv([
+            [(50.0, 90.0), (20.0, 60.0)],
+            [(60.0, 95.0), (30.0, 70.0)],
+        ]));
+        for i in 0..4 {
+            assert!(!down[i].holds(), "{:?}", down[i]);
+        }
+        assert!(
+            down[4].holds(),
+            "cbs is still above the timer: {:?}",
+            down[4]
+        );
+    }
 }

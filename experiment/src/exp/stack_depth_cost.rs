@@ -400,3 +400,39 @@ fn draw(
     }
     .write(&ctx.out_file("svg"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full CSV of the given walk cycles per sample at stack depths 4,
+    /// 53 and 203.
+    fn csv(full: [f64; 3], marked: [f64; 3]) -> Table {
+        let mut text = String::from("# settings: quick=false\n");
+        text.push_str(&COLUMNS.join(","));
+        text.push('\n');
+        for (walk, v) in [("full", full), ("marked", marked), ("incremental", marked)] {
+            for (d, c) in [1, 50, 200].iter().zip(v) {
+                text.push_str(&format!("{walk},{d},{},1000,0,0,{c},0\n", d + 3));
+            }
+        }
+        Table::parse(&text)
+    }
+
+    #[test]
+    fn a_line_is_linear_and_a_flat_walk_is_flat() {
+        let t = csv([60.0, 900.0, 3480.0], [13.3, 13.4, 13.5]);
+        let c = claims(&t);
+        assert!(c.iter().all(|c| c.holds()), "{c:?}");
+        assert!((slope(&points(&t, "full")) - 17.1).abs() < 0.1);
+    }
+
+    #[test]
+    fn a_walk_that_grows_is_not_flat_and_a_curve_is_not_a_line() {
+        let t = csv([60.0, 70.0, 3480.0], [13.3, 30.0, 400.0]);
+        let c = claims(&t);
+        assert!(!c[0].holds(), "{:?}", c[0]);
+        assert!(!c[1].holds() && !c[2].holds(), "{c:?}");
+        assert!(!c[3].holds(), "{:?}", c[3]);
+    }
+}
