@@ -262,7 +262,7 @@ pub fn claims(t: &Table) -> Vec<Claim> {
     };
     let mut out = vec![Claim::judged(
         "a full walk's cost per sample grows linearly with the stack's depth (r^2 >= 0.99)",
-        "walking \"the entire stack on every sample\" (Whaley, section 2) costs every frame",
+        "other profilers \"walk the entire stack on every sample\" (Whaley, section 2.1.2)",
         format!(
             "{}; {:.2} cycles per frame, r^2 = {:.4}",
             range(&full),
@@ -286,7 +286,7 @@ pub fn claims(t: &Table) -> Vec<Claim> {
         out.push(
             Claim::judged(
                 format!(
-                    "a {key} walk's cost per sample stays flat on a steady stack (within {:.0}% over the depths)",
+                    "the {key} walk's cost per sample stays flat on a steady stack (within {:.0}% over the depths)",
                     100.0 * (FLAT - 1.0)
                 ),
                 paper,
@@ -304,7 +304,7 @@ pub fn claims(t: &Table) -> Vec<Claim> {
     out.push(
         Claim::judged(
             "on the deepest stack a marked walk costs under a tenth of a full walk",
-            "the reason for marked frames: \"avoid walking the entire stack\" (Whaley, section 3)",
+            "marking frames is \"able to avoid walking the entire stack\" (Whaley, section 2.2)",
             format!(
                 "full / marked = {ratio:.0} at depth {}",
                 f.map_or(0.0, |f| f.0)
