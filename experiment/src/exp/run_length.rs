@@ -199,7 +199,11 @@ fn method(base: &[Program], iterations: &[i64], seeds: usize) -> String {
 
 /// The medians over the seeds: `[(program, iterations, cycles, [(samples,
 /// overlap) per profile])]`, in the CSV's order.
-type Medians = Vec<(String, i64, f64, Vec<(f64, f64)>)>;
+type Medians = Vec<Median>;
+
+/// One program at one length: its name, repetitions, cycles and per
+/// profile (samples, overlap).
+type Median = (String, i64, f64, Vec<(f64, f64)>);
 
 /// The CSV's medians per program, repetitions and profile.
 fn medians(t: &Table) -> Medians {
@@ -444,45 +448,12 @@ fn discussion(t: &Table) -> String {
             v.join(", ")
         }
     };
-    let never_rows: Vec<&(String, i64, f64, Vec<(f64, f64)>)> = m
-        .iter()
-        .filter(|x| x.1 == *hi && m.iter().filter(|y| y.0 == x.0).all(|y| y.3[0].1 == 0.0))
-        .collect();
-    let never: Vec<String> = never_rows.iter().map(|x| x.0.clone()).collect();
-    let never_cbs: Vec<String> = never_rows
-        .iter()
-        .map(|x| format!("{:.1} ({})", x.3[1].1, x.0))
-        .collect();
-    let per_tick: Vec<String> = never_rows
-        .iter()
-        .map(|x| {
-            let calls = t
-                .select(&[("program", &x.0), ("iterations", &hi.to_string())])
-                .first()
-                .map_or(f64::NAN, |r| r.num("calls"));
-            format!("{} {:.1}", x.0, calls / (x.2 / 1e6))
-        })
-        .collect();
-    let never_text = if never_rows.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " **Where more ticks do not help the timer:** it scores 0 at every length on {}, \
-             whose samples find none of the calls. Their calls per 1 ms tick ({}) are fewer \
-             than cbs's window of 48 calls after a tick: the timer's sample is the frame a \
-             tick finds, and a program that calls this seldom is almost never in a call when \
-             it ticks, however many ticks there are; cbs, which samples the calls after a \
-             tick, reaches {} on them at x{hi}.",
-            never.join(", "),
-            per_tick.join(", "),
-            never_cbs.join(", ")
-        )
-    };
+    let never_text = timer_blind(t, &m, *hi);
     format!(
         "**More samples.** A run repeated {hi} times takes {hi} times the ticks: the timer's \
-         mean samples go from {:.0} at x{lo} to {:.0} at x{hi}, cbs's from {:.0} to {:.0}. At \
-         x{lo} some runs end before the first tick and take no sample at all, and score 0: \
-         the timer on {}, cbs on {}. This is the paper's first source of inaccuracy (section \
+         mean samples go from {:.0} at x{lo} to {:.0} at x{hi}, cbs's from {:.0} to {:.0}. Runs \
+         that end before the first tick take no sample at all and score 0; at x{lo}: the \
+         timer on {}, cbs on {}. This is the paper's first source of inaccuracy (section \
          3.3: \"for short running programs not enough samples are taken\"), with nothing \
          else changed: the same calls in the same proportions.\n\n\
          **Where the longest run is less accurate** than the shortest (by more than {SAME} \
@@ -498,6 +469,51 @@ fn discussion(t: &Table) -> String {
         fell(0),
         fell(1),
         never_text,
+    )
+}
+
+/// The programs the timer scores 0 on at every length, with their calls
+/// per tick and cbs's score at the longest (empty if there are none).
+fn timer_blind(t: &Table, m: &Medians, hi: i64) -> String {
+    let rows: Vec<&Median> = m
+        .iter()
+        .filter(|x| x.1 == hi && m.iter().filter(|y| y.0 == x.0).all(|y| y.3[0].1 == 0.0))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = rows.iter().map(|x| x.0.as_str()).collect();
+    let cbs: Vec<String> = rows
+        .iter()
+        .map(|x| format!("{:.1} ({})", x.3[1].1, x.0))
+        .collect();
+    let per_tick: Vec<(&str, f64)> = rows
+        .iter()
+        .map(|x| {
+            let calls = t
+                .select(&[("program", &x.0), ("iterations", &hi.to_string())])
+                .first()
+                .map_or(f64::NAN, |r| r.num("calls"));
+            (x.0.as_str(), calls / (x.2 / 1e6))
+        })
+        .collect();
+    let listed: Vec<String> = per_tick
+        .iter()
+        .map(|(n, c)| format!("{n} {c:.1}"))
+        .collect();
+    let few = if per_tick.iter().all(|x| x.1 < 48.0) {
+        ", fewer than cbs's window of 48 calls after a tick"
+    } else {
+        ""
+    };
+    format!(
+        " **Where more ticks do not help the timer:** it scores 0 at every length on {}, whose \
+         samples find none of the calls. Their calls per 1 ms tick: {}{few}; a program that \
+         calls this seldom is seldom in a call when it ticks, however many ticks there are; \
+         cbs, which samples the calls after a tick, reaches {} on them at x{hi}.",
+        names.join(", "),
+        listed.join(", "),
+        cbs.join(", ")
     )
 }
 
@@ -594,8 +610,8 @@ mod tests {
             [(50.0, 90.0), (20.0, 60.0)],
             [(60.0, 95.0), (30.0, 70.0)],
         ]));
-        for i in 0..4 {
-            assert!(!down[i].holds(), "{:?}", down[i]);
+        for c in &down[..4] {
+            assert!(!c.holds(), "{c:?}");
         }
         assert!(
             down[4].holds(),
