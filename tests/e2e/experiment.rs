@@ -236,6 +236,34 @@ const EXPERIMENTS: &[(&str, &[&str], bool)] = &[
         ],
         true,
     ),
+    (
+        "run-length",
+        &[
+            "program",
+            "iterations",
+            "cycles",
+            "calls",
+            "profile",
+            "seed",
+            "samples",
+            "dcg_overlap",
+        ],
+        true,
+    ),
+    (
+        "stack-depth-cost",
+        &[
+            "walk",
+            "depth",
+            "stack_depth",
+            "samples",
+            "frames_walked",
+            "walking_cycles",
+            "walk_cycles_per_sample",
+            "profiler_cycles_per_sample",
+        ],
+        true,
+    ),
 ];
 
 /// `hofer-fig9`'s columns on the simulated machine (the default).
@@ -458,6 +486,8 @@ fn every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly() {
             "record-sizes" => check_record_sizes(&rows),
             "hofer-latency" => check_hofer_latency(&rows),
             "suite-characterisation" => check_suite(&rows),
+            "run-length" => check_run_length(&rows),
+            "stack-depth-cost" => check_stack_depth_cost(&rows),
             _ => {}
         }
         // A deterministic CSV has nothing the fingerprint leaves out but
@@ -583,6 +613,62 @@ fn check_suite(rows: &[Vec<String>]) {
     // Towers recurses through two call sites: a context per call.
     let towers = &rows[3];
     assert!(n(towers, 7) > 1000.0 * n(towers, 2), "{towers:?}");
+}
+
+/// The quick run: three programs at 1 and 4 repetitions; four times the
+/// repetitions is four times the cycles and the calls, more samples, and cbs
+/// takes more samples than the timer; overlaps in 0..=100.
+fn check_run_length(rows: &[Vec<String>]) {
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
+    let get = |p: &str, k: &str, profile: &str| {
+        rows[1..]
+            .iter()
+            .find(|r| r[0] == p && r[1] == k && r[4] == profile)
+            .unwrap_or_else(|| panic!("no {p} x{k} {profile} row"))
+    };
+    for p in ["deltablue", "richards", "towers"] {
+        let (one, four) = (get(p, "1", "timer"), get(p, "4", "timer"));
+        let ratio = f(four, 2) / f(one, 2);
+        assert!((3.9..=4.01).contains(&ratio), "{p}: cycles x{ratio}");
+        for profile in ["timer", "cbs"] {
+            let (a, b) = (get(p, "1", profile), get(p, "4", profile));
+            assert!(f(b, 6) > f(a, 6), "{p} {profile}: samples {a:?} {b:?}");
+        }
+        assert!(f(get(p, "4", "cbs"), 6) > f(get(p, "4", "timer"), 6), "{p}");
+        let calls = f(four, 3) / f(one, 3);
+        assert!((3.99..=4.01).contains(&calls), "{p}: calls x{calls}");
+    }
+    for r in &rows[1..] {
+        assert!((0.0..=100.0).contains(&f(r, 7)), "{r:?}");
+    }
+}
+
+/// The quick run: three walks at depths 1, 10 and 50; the stack is the
+/// recursion plus three frames; a full walk reads at least the stack per
+/// sample, a marked one about a frame; the cycles per sample are the
+/// walking cycles over the samples.
+fn check_stack_depth_cost(rows: &[Vec<String>]) {
+    let f = |r: &Vec<String>, i: usize| -> f64 { r[i].parse().unwrap() };
+    assert_eq!(rows.len(), 1 + 9, "{rows:?}");
+    for r in &rows[1..] {
+        assert_eq!(f(r, 2), f(r, 1) + 3.0, "{r:?}");
+        assert!(f(r, 3) > 100.0, "{r:?}");
+        let per = f(r, 5) / f(r, 3);
+        assert!((f(r, 6) - per).abs() < 0.01, "{r:?}");
+        let frames = f(r, 4) / f(r, 3);
+        match r[0].as_str() {
+            "full" => assert!(frames >= f(r, 2), "{r:?}"),
+            "marked" => assert!(frames < 2.0, "{r:?}"),
+            "incremental" => assert!(frames < 4.0, "{r:?}"),
+            w => panic!("unknown walk {w}"),
+        }
+    }
+    let at = |w: &str, d: &str| {
+        let r = rows[1..].iter().find(|r| r[0] == w && r[1] == d).unwrap();
+        f(r, 6)
+    };
+    assert!(at("full", "50") > 10.0 * at("marked", "50"));
+    assert!(at("full", "50") > 5.0 * at("full", "1"));
 }
 
 /// Figure 1's point: exact 50/50; the timer sees call_1 hot.

@@ -19,9 +19,11 @@ pub mod hofer_fig9_sim;
 pub mod hofer_latency;
 pub mod independent;
 pub mod record_sizes;
+pub mod run_length;
 pub mod sscli_cost;
 pub mod sscli_table1;
 pub mod sscli_table1_reading;
+pub mod stack_depth_cost;
 pub mod suite_chars;
 pub mod whaley;
 pub mod whaley_cost;
@@ -184,5 +186,23 @@ pub static REGISTRY: &[Experiment] = &[
         takes_wall_clock: false,
         run: suite_chars::run,
         claims: suite_chars::claims,
+    },
+    Experiment {
+        name: "run-length",
+        reproduces: "Arnold & Grove 2005, Table 3 (small and large inputs)",
+        measures: "per benchmark at 1, 4, 16, 64 repetitions of its default size: dcg-overlap of timer and cbs against exact",
+        takes_cores: false,
+        takes_wall_clock: false,
+        run: run_length::run,
+        claims: run_length::claims,
+    },
+    Experiment {
+        name: "stack-depth-cost",
+        reproduces: "Whaley 2000, section 5.2 (marked frames); Hofer et al. 2015, section 5",
+        measures: "walk cycles per sample (cost model) of full, marked and incremental walks against stack depth",
+        takes_cores: false,
+        takes_wall_clock: false,
+        run: stack_depth_cost::run,
+        claims: stack_depth_cost::claims,
     },
 ];
