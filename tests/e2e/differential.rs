@@ -4,7 +4,9 @@
 //! with the same status under every `--profile` as without one. Programs
 //! whose threads print in a free order (header `; sort-stdout: yes`) are
 //! compared as sorted lines. The long-running programs (benchmarks, GC
-//! stress, Havlak) run once per profile kind, the others under several
+//! stress, Havlak) run under a rotating two of one configuration per
+//! profile kind (each configuration still meets several of them), the
+//! others under several
 //! settings of each, stack walks (`--walk=full|marked|incremental` into
 //! `--record=cct`), the PCCT and the ACCT (with its return-address
 //! trampolines) included, and `--adaptive` (recompiled code installed while
@@ -223,6 +225,24 @@ fn is_long(path: &Path) -> bool {
             && name.is_some_and(|n| LONG_AWFY.iter().any(|l| n == *l)))
 }
 
+/// How many of [`ONE_PER_KIND`] each long-running program runs under: a
+/// share each, rotating (the `k`th long program starts at `k * LONG_SHARE`),
+/// so that every configuration still runs several long programs while each
+/// costs a fifth of running them all (docs/PERFORMANCE.md, "Build time").
+const LONG_SHARE: usize = 2;
+
+/// `share` configurations of `all`, starting at the `k * share`th, wrapping.
+fn rotating<'a>(all: &[&'a [&'a str]], k: usize, share: usize) -> Vec<&'a [&'a str]> {
+    (0..share.min(all.len()))
+        .map(|j| all[(k * share + j) % all.len()])
+        .collect()
+}
+
+/// How many long-running programs come before the `i`th of `programs`.
+fn long_seen(programs: &[PathBuf], i: usize) -> usize {
+    programs[..i].iter().filter(|p| is_long(p)).count()
+}
+
 fn all_programs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The Are We Fast Yet suite (docs/AWFY.md) early, so that Havlak, its
@@ -315,12 +335,12 @@ fn profiling_never_changes_output_or_status() {
                     }
                 };
                 let profiles = if is_long(path) {
-                    ONE_PER_KIND
+                    rotating(ONE_PER_KIND, long_seen(&programs, i), LONG_SHARE)
                 } else {
-                    PROFILES
+                    PROFILES.to_vec()
                 };
                 let budget = (plain * SLOWDOWN_BUDGET).max(harness::DEFAULT_TIMEOUT);
-                for profile in profiles {
+                for profile in &profiles {
                     match outcome(path, profile, budget).map(|(o, _)| o) {
                         Ok(o) if o == reference => {}
                         Ok(o) => failures.lock().unwrap().push(format!(
@@ -346,5 +366,28 @@ fn profiling_never_changes_output_or_status() {
         "{} differences:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The rotation leaves no configuration of [`ONE_PER_KIND`] without long
+/// programs: each runs at least two of them, and each long program runs
+/// [`LONG_SHARE`] different ones.
+#[test]
+fn every_configuration_still_runs_several_long_programs() {
+    let programs = all_programs();
+    let mut runs = vec![0usize; ONE_PER_KIND.len()];
+    for (i, p) in programs.iter().enumerate().filter(|(_, p)| is_long(p)) {
+        let mine = rotating(ONE_PER_KIND, long_seen(&programs, i), LONG_SHARE);
+        let mut distinct = mine.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), LONG_SHARE, "{}: {mine:?}", p.display());
+        for c in mine {
+            runs[ONE_PER_KIND.iter().position(|x| *x == c).unwrap()] += 1;
+        }
+    }
+    assert!(
+        runs.iter().all(|&n| n >= 2),
+        "long programs per configuration: {runs:?}"
     );
 }
