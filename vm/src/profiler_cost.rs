@@ -395,15 +395,17 @@ mod tests {
         w.charge(CostItem::FrameWalked, 4);
         w.charge(CostItem::FrameWalked, 1);
         assert_eq!(w.count(CostItem::FrameWalked), 5);
-        let sampling = 10 * CostItem::YieldpointTaken.centicycles() / 100;
-        let walking = 5 * CostItem::FrameWalked.centicycles() / 100;
-        assert_eq!(w.cycles_of(CostKind::Sampling), sampling);
-        assert_eq!(w.cycles_of(CostKind::Walking), walking);
-        assert_eq!(w.cycles(), sampling + walking);
+        let sampling_centi = 10 * CostItem::YieldpointTaken.centicycles();
+        let walking_centi = 5 * CostItem::FrameWalked.centicycles();
+        assert_eq!(w.cycles_of(CostKind::Sampling), sampling_centi / 100);
+        assert_eq!(w.cycles_of(CostKind::Walking), walking_centi / 100);
+        // The hundredths are summed before rounding down.
+        let centi = sampling_centi + walking_centi;
+        assert_eq!(w.cycles(), centi / 100);
         let mut sum = Work::default();
         sum.add(&w);
         sum.add(&w);
-        assert_eq!(sum.cycles(), 2 * w.cycles());
+        assert_eq!(sum.cycles(), 2 * centi / 100);
         assert_eq!(sum.count(CostItem::YieldpointTaken), 20);
     }
 
