@@ -10,6 +10,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use vm::profiler_cost::CostItem;
+
 use crate::harness;
 
 const CORES: [&str; 3] = ["--cores=1", "--cores=2", "--cores=8"];
@@ -431,11 +433,19 @@ fn virtual_time_is_what_the_cores_make_of_the_cycles() {
         let p = json(&dir.join("p.json"));
         let wall = p["run"]["wall_ns"].as_u64().expect("wall_ns");
         // The profiler's work (here the exhaustive profile's counting)
-        // takes the threads' time too.
+        // takes the threads' time too; the session's own start and end
+        // (`session`, `session_method`) run on no program thread.
+        let work = &p["run"]["profiler_work"];
+        let count = |item: CostItem| work[item.name()].as_u64().unwrap_or(0);
+        let session = (count(CostItem::Session) * CostItem::Session.centicycles()
+            + count(CostItem::SessionMethod) * CostItem::SessionMethod.centicycles())
+            / 100;
+        assert!(session > 0, "{work}");
         let cycles = p["run"]["cycles"].as_u64().expect("cycles")
             + p["run"]["profiler_cycles"]
                 .as_u64()
-                .expect("profiler_cycles");
+                .expect("profiler_cycles")
+            - session;
         length.push((wall, cycles));
     }
     let (one, cycles) = length[0];

@@ -103,11 +103,14 @@ fn the_cycles_of_a_tiny_program_are_those_computed_by_hand() {
             assert!(lines[1].starts_with("vm: profiler: "), "{lines:?}");
         }
         // The exhaustive profile counts every call and every instruction:
-        // tiny.bc's 2 calls and the 21 instructions of the first line.
+        // tiny.bc's 2 calls and the 21 instructions of the first line;
+        // and the session, once, and its 2 methods.
         if extra == ["--profile=exhaustive"] {
             assert_eq!(
                 lines.get(2),
-                Some(&"vm: profiler work: exact_call 2, exact_instruction 21"),
+                Some(
+                    &"vm: profiler work: exact_call 2, exact_instruction 21, session 1, session_method 2"
+                ),
                 "{lines:?}"
             );
             assert!(lines[0].ends_with("instructions: 21"), "{lines:?}");
