@@ -441,13 +441,7 @@ fn purge_claims(t: &Table, small: bool, why: &str) -> Vec<Claim> {
                 larger == "none" && !purged.is_empty(),
             )
             .unless_small(small, why);
-            // At the longer period one program's purged tree ends larger:
-            // a known gap the page explains.
-            if *n == PURGES[0] {
-                claim.gap()
-            } else {
-                claim
-            }
+            claim
         })
         .collect()
 }
