@@ -284,24 +284,30 @@ impl Figure {
     /// Writes the figure; returns the files written.
     pub fn write(&self, path: &Path) -> Result<Vec<PathBuf>, Error> {
         let cols = self.columns.max(1);
-        let per_file = cols * ROWS_PER_FILE;
         let files = self.files(path);
-        let chunks: Vec<&[Panel]> = if self.panels.is_empty() {
-            vec![&[]]
-        } else {
-            self.panels.chunks(per_file).collect()
-        };
-        for (k, (file, panels)) in files.iter().zip(chunks).enumerate() {
+        for (k, (file, (panels, rows))) in files.iter().zip(self.pages()).enumerate() {
             let title = if files.len() > 1 {
                 format!("{} ({} of {})", self.title, k + 1, files.len())
             } else {
                 self.title.clone()
             };
-            let rows = self.panels.len().div_ceil(cols).clamp(1, ROWS_PER_FILE);
             let doc = draw_page(&title, panels, cols, rows);
             crate::write_file(file, &doc)?;
         }
         Ok(files)
+    }
+
+    /// The panels of each file and its rows: each file's own, so that a
+    /// last file of one row fills its slide rather than half of it.
+    fn pages(&self) -> Vec<(&[Panel], usize)> {
+        let cols = self.columns.max(1);
+        if self.panels.is_empty() {
+            return vec![(&[], 1)];
+        }
+        self.panels
+            .chunks(cols * ROWS_PER_FILE)
+            .map(|c| (c, c.len().div_ceil(cols).clamp(1, ROWS_PER_FILE)))
+            .collect()
     }
 }
 
@@ -383,5 +389,8 @@ mod tests {
             files,
             vec![PathBuf::from("/x/NAME.svg"), PathBuf::from("/x/NAME-2.svg")]
         );
+        // Four panels in two rows, then one in a row of its own.
+        let pages: Vec<(usize, usize)> = f.pages().iter().map(|(p, r)| (p.len(), *r)).collect();
+        assert_eq!(pages, vec![(4, 2), (1, 1)]);
     }
 }
