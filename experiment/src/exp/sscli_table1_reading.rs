@@ -90,15 +90,28 @@ pub(super) fn gaps(t: &Table, programs: &[Program], exact: &[Profile]) -> String
     let falls = sb.iter().filter(|x| x.1).count();
     let shortest = sb.iter().filter(|x| x.2 == FIXED_US[0] as f64).count();
     let mut s = endings(t) + &turned_back(t, programs, exact);
-    if !traj.is_empty() {
+    if let Some(first) = traj.first() {
+        // A command to paste: the first such program, from eight times
+        // the start.
+        let shown = programs.iter().find(|p| p.name == first.0);
+        let command = shown.map_or(String::new(), |p| {
+            format!(
+                " `vm run {} {} --profile=timer --clock=virtual --tune --interval={}us \
+                 --profile-out=p.json` (the profile's `run.interval_changes`) shows the count \
+                 follow the start.",
+                p.path.display(),
+                p.set_args().join(" "),
+                INITIAL_US * 8
+            )
+        });
         s.push_str(&format!(
             "**The number of changes.** On {straight} of {} runs that reached an evaluation the \
              tuner walked straight from {INITIAL_US} us to its final interval, one doubling or \
              halving per change and none undone: the count of changes is the distance from the \
              start to the repetition band (1% to 15%), in factors of 2, not a property of the \
              tuner. The paper started from 50 ms and took 1-2 halvings; ours start at \
-             {INITIAL_US} us, and each program's band lies where its own call pattern puts it. `vm run PROG.bc --profile=timer --clock=virtual --tune \
-             --interval=US` from another start shows the count follow the start.\n\n",
+             {INITIAL_US} us, and each program's band lies where its own call pattern puts \
+             it.{command}\n\n",
             traj.len()
         ));
     }
