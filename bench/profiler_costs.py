@@ -350,7 +350,7 @@ def pcct_step(vm, known):
                 residual -= (work_p.get(other, 0) - work_m.get(other, 0)) * known[other]
         costs.append(residual / work_p["pcct_step"])
         print(f"  pcct_step {name}: {costs[-1]:.1f} instructions per step", file=sys.stderr)
-    return math.exp(sum(map(math.log, costs)) / len(costs))
+    return geomean(costs)
 
 
 def ccmap_insert(vm):
@@ -369,7 +369,7 @@ def ccmap_insert(vm):
             costs.append(n / steps)
             print(f"  ccmap_insert {name}: {n / steps:.1f} instructions per node",
                   file=sys.stderr)
-    return math.exp(sum(map(math.log, costs)) / len(costs))
+    return geomean(costs)
 
 
 def compile_cost(vm):
@@ -396,6 +396,11 @@ def count_instructions(path):
         if text and not text.startswith("."):
             n += 1
     return n
+
+
+def geomean(values):
+    """The geometric mean of positive `values`."""
+    return math.exp(sum(map(math.log, values)) / len(values))
 
 
 def solve(rows):
