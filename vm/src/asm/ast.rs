@@ -65,6 +65,19 @@ pub struct MethodDecl {
     pub malformed: bool,
 }
 
+impl MethodDecl {
+    /// The method without its body (instructions, labels, catches): what
+    /// name resolution needs to know of a method before any body is resolved.
+    pub fn header(self) -> MethodDecl {
+        MethodDecl {
+            body: Vec::new(),
+            labels: Vec::new(),
+            catches: Vec::new(),
+            ..self
+        }
+    }
+}
+
 /// `.catch FROM TO HANDLER`.
 #[derive(Clone, Debug)]
 pub struct CatchDecl {

@@ -13,11 +13,27 @@ use crate::opcode::{Opcode, OperandKind};
 /// Parses lexed lines into an [`Ast`], appending errors to `diags` (the
 /// lexer's among them), one line at a time ([`lexer::lines`]).
 pub fn parse(lines: impl IntoIterator<Item = Line>, diags: &mut Vec<Diagnostic>) -> Ast {
+    let mut methods = Vec::new();
+    let mut ast = parse_each(lines, diags, &mut |m| methods.push(m));
+    ast.methods = methods;
+    ast
+}
+
+/// Parses like [`parse`], but hands each method to `on_method` as soon as
+/// its `.end` (or the end of the file) is read, in file order, instead of
+/// keeping it: the returned [`Ast`] has no methods. A caller that resolves
+/// each method as it comes holds one method's syntax tree at a time.
+pub fn parse_each(
+    lines: impl IntoIterator<Item = Line>,
+    diags: &mut Vec<Diagnostic>,
+    on_method: &mut dyn FnMut(MethodDecl),
+) -> Ast {
     let mut p = Parser {
         ast: Ast::default(),
         diags,
         state: State::Top,
         eof: Pos::new(1, 1),
+        on_method,
     };
     let mut count = 0u32;
     for mut line in lines {
@@ -47,6 +63,8 @@ struct Parser<'d> {
     diags: &'d mut Vec<Diagnostic>,
     state: State,
     eof: Pos,
+    /// Where each finished method goes ([`parse_each`]).
+    on_method: &'d mut dyn FnMut(MethodDecl),
 }
 
 /// A cursor over one line's tokens.
@@ -291,12 +309,7 @@ impl Parser<'_> {
                     State::Class(class, _) => self.ast.classes.push(class),
                     State::Method(mut m) => {
                         m.end = pos;
-                        // The file's methods are held together until
-                        // they are resolved: without a vector's spare
-                        // room (a quarter of a body, on average).
-                        m.body.shrink_to_fit();
-                        m.labels.shrink_to_fit();
-                        self.ast.methods.push(*m);
+                        (self.on_method)(*m);
                     }
                 }
             }
@@ -330,7 +343,7 @@ impl Parser<'_> {
             State::Class(class, _) => self.ast.classes.push(class),
             State::Method(mut m) => {
                 m.end = at;
-                self.ast.methods.push(*m);
+                (self.on_method)(*m);
             }
         }
     }

@@ -17,8 +17,24 @@ use crate::module::Module;
 /// Assembles and verifies `src` (the text of `file`).
 pub fn assemble(file: &str, src: &str) -> Result<Module, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    let ast = asm::parser::parse(asm::lexer::lines(src), &mut diags);
-    let (mut module, clean) = resolve::resolve(file, ast, &mut diags);
+    // Two passes over the text, so that the syntax tree of the whole file is
+    // never held at once (a method calls methods declared after it). The
+    // first keeps the declarations: each method's body is parsed and dropped
+    // at its `.end`. Its diagnostics are the parse's.
+    let mut headers = Vec::new();
+    let mut decls = asm::parser::parse_each(asm::lexer::lines(src), &mut diags, &mut |m| {
+        headers.push(m.header())
+    });
+    decls.methods = headers;
+    let mut declared = resolve::Declared::new(file, &decls, &mut diags);
+    drop(decls);
+    // The second parses the same text again (its diagnostics repeat the
+    // first's) and resolves each body as soon as it is parsed.
+    let mut repeated = Vec::new();
+    asm::parser::parse_each(asm::lexer::lines(src), &mut repeated, &mut |m| {
+        declared.body(m)
+    });
+    let (mut module, clean) = declared.finish();
     for (i, ok) in clean.iter().enumerate() {
         if *ok {
             if let Some(h) = stack::check_method(&module, &module.methods[i], &mut diags) {

@@ -18,36 +18,74 @@ use crate::opcode::Opcode;
 /// Resolves `ast`. Returns the module and whether each method resolved
 /// cleanly (the stack check runs only on those).
 pub fn resolve(file: &str, ast: Ast, diags: &mut Vec<Diagnostic>) -> (Module, Vec<bool>) {
-    let mut r = Resolver {
-        diags,
-        module: Module {
-            file: file.to_string(),
-            ..Module::default()
-        },
-        strings: HashMap::new(),
-        order: ClassOrder::default(),
-        field_decls: HashMap::new(),
-    };
-    let globals = r.globals(&ast.globals);
-    let classes = r.classes(&ast.classes);
-    let (statics, selectors) = r.method_headers(&ast.methods, &classes);
-    let names = Names {
-        globals,
-        classes,
-        statics,
-        selectors,
-    };
-    let mut clean = Vec::with_capacity(ast.methods.len());
-    // Each method's syntax tree is dropped once resolved: the tree of a
-    // big file and its module are not held whole at once.
-    for (i, decl) in ast.methods.into_iter().enumerate() {
+    let mut declared = Declared::new(file, &ast, diags);
+    // Each method's syntax tree is dropped once resolved.
+    for decl in ast.methods {
+        declared.body(decl);
+    }
+    declared.finish()
+}
+
+/// A file's declarations resolved (globals, classes and their fields, method
+/// headers), ready to resolve method bodies one at a time, in file order.
+///
+/// This is what lets a big file load without its whole syntax tree:
+/// `verify::assemble` reads the declarations in a first pass, then parses
+/// the file again and resolves each body as soon as it is parsed.
+pub struct Declared<'d> {
+    r: Resolver<'d>,
+    names: Names,
+    /// Per method resolved so far: whether it resolved cleanly.
+    clean: Vec<bool>,
+}
+
+impl<'d> Declared<'d> {
+    /// Resolves the declarations of `ast`; its methods' bodies are not
+    /// looked at (they may be empty: only the headers are needed).
+    pub fn new(file: &str, ast: &Ast, diags: &'d mut Vec<Diagnostic>) -> Self {
+        let mut r = Resolver {
+            diags,
+            module: Module {
+                file: file.to_string(),
+                ..Module::default()
+            },
+            strings: HashMap::new(),
+            order: ClassOrder::default(),
+            field_decls: HashMap::new(),
+        };
+        let globals = r.globals(&ast.globals);
+        let classes = r.classes(&ast.classes);
+        let (statics, selectors) = r.method_headers(&ast.methods, &classes);
+        let clean = Vec::with_capacity(ast.methods.len());
+        let names = Names {
+            globals,
+            classes,
+            statics,
+            selectors,
+        };
+        Declared { r, names, clean }
+    }
+
+    /// Resolves the body of the next method (the methods come in the order
+    /// of the declarations given to [`Declared::new`]).
+    pub fn body(&mut self, decl: ast::MethodDecl) {
+        let i = self.clean.len();
         // A method with a skipped line is resolved (its unknown names are
         // real errors) but not height-checked (see `MethodDecl::malformed`).
-        let resolved = r.body(i, &decl, &names);
-        clean.push(resolved && !decl.malformed);
+        let resolved = self.r.body(i, &decl, &self.names);
+        self.clean.push(resolved && !decl.malformed);
     }
-    r.main(&names);
-    (r.module, clean)
+
+    /// The module, and whether each method resolved cleanly.
+    pub fn finish(mut self) -> (Module, Vec<bool>) {
+        assert_eq!(
+            self.clean.len(),
+            self.r.module.methods.len(),
+            "every declared method's body is resolved"
+        );
+        self.r.main(&self.names);
+        (self.r.module, self.clean)
+    }
 }
 
 struct Resolver<'d> {
@@ -241,6 +279,7 @@ impl Resolver<'_> {
         let mut statics: HashMap<String, u32> = HashMap::new();
         let mut virtuals: HashSet<(u32, String)> = HashSet::new();
         let mut selectors: HashMap<String, u32> = HashMap::new();
+        self.module.methods.reserve_exact(decls.len());
         for (i, d) in decls.iter().enumerate() {
             let mut class = None;
             let mut selector = None;
