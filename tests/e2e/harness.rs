@@ -898,3 +898,14 @@ pub fn assert_generator_valid(name: &str, program: impl Fn(u64) -> String) {
         r.assert_status(0);
     }
 }
+
+/// The peak resident memory, in KiB, that `vm ... --stats` printed on
+/// `stderr` (`peak-rss-kb N`).
+pub fn peak_rss_kb(stderr: &str) -> u64 {
+    stderr
+        .split("peak-rss-kb ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("--stats gives the peak resident memory:\n{}", clip(stderr)))
+}
