@@ -14,7 +14,7 @@ set -eu
 cd "$(dirname "$0")/.."
 cargo build --release
 if [ "${1:-}" = "--index" ]; then
-    UPDATE_EXPERIMENTS=1 cargo test --release --test e2e -- experiment_results::the_index
+    UPDATE_EXPERIMENTS=1 cargo test --profile quicktest --test e2e -- experiment_results::the_index
     exit 0
 fi
 if [ $# -gt 0 ]; then
@@ -27,6 +27,6 @@ for n in $names; do
     nice target/release/vm experiment "$n" --out docs/experiments >/dev/null
 done
 list=$(echo $names | tr ' ' ',')
-UPDATE_FINGERPRINTS="$list" cargo test --release --test e2e -- \
+UPDATE_FINGERPRINTS="$list" cargo test --profile quicktest --test e2e -- \
     experiment::every_experiment_runs_quick_and_the_deterministic_ones_repeat_exactly
-UPDATE_EXPERIMENTS=1 cargo test --release --test e2e -- experiment_results::the_index
+UPDATE_EXPERIMENTS=1 cargo test --profile quicktest --test e2e -- experiment_results::the_index

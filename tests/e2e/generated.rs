@@ -52,7 +52,7 @@
 //! A failure names the seed, the configuration and the exact command, run
 //! in the seed's directory under the scratch directory
 //! (`target/tmp/e2e/generated/sSEED`), where the program stays as
-//! `genSEED.bc`. `VM_GEN_SEED=N cargo test --release --test e2e generated`
+//! `genSEED.bc`. `VM_GEN_SEED=N cargo test --profile quicktest --test e2e generated`
 //! checks only seed N (the assertions over all seeds are then skipped);
 //! `VM_GEN_SEEDS=N` checks seeds 0 to N-1 instead of the default
 //! [`PROGRAMS`].
@@ -726,7 +726,7 @@ fn check_program(dir: &Path, seed: u64) -> Result<Checked, String> {
     let name = format!("gen{seed}.bc");
     write_program(dir, &name, &Gen::program(seed));
     let replay = format!(
-        "replay: VM_GEN_SEED={seed} cargo test --release --test e2e generated; \
+        "replay: VM_GEN_SEED={seed} cargo test --profile quicktest --test e2e generated; \
          the program is {}",
         dir.join(&name).display()
     );

@@ -1,7 +1,6 @@
 //! The VM library's integration tests, in one test binary: one module per
-//! file. (Each test binary of `cargo test --release` is linked on its own,
-//! with the release profile's link-time optimization, so five binaries cost
-//! five links of the whole VM; docs/PERFORMANCE.md, "Build time".)
+//! file. (Each test binary is linked on its own, so five binaries cost five
+//! links of the whole VM; docs/PERFORMANCE.md, "Build time".)
 
 mod body_counts;
 mod panics;
