@@ -201,8 +201,8 @@ fn deep_recursion_stays_near_its_limit() {
 }
 
 /// Loading a 4 MB source of long method bodies holds one method's syntax
-/// tree at a time (`verify::assemble` reads the declarations first, then
-/// resolves each body as soon as it is parsed), so the peak of `vm run`
+/// tree at a time (from 1 MiB on, `verify::assemble` reads the
+/// declarations first, then resolves each body as soon as it is parsed), so the peak of `vm run`
 /// is about 7 times the source: the source, the module, the loaded code
 /// and the binary. It was 48 times when every line's tokens and the whole
 /// tree were held at once, and 10.5 times when the tree was.

@@ -60,6 +60,8 @@ pub mod schedule;
 pub mod simsample;
 pub mod stdio;
 pub mod superinstr;
+#[cfg(test)]
+mod test_programs;
 pub mod thread;
 pub mod translate;
 pub mod value;

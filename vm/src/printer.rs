@@ -417,7 +417,6 @@ mod tests {
     use crate::diag::Pos;
     use crate::module::{Catch, Insn};
     use crate::verify::assemble;
-    use std::path::{Path, PathBuf};
 
     /// The instructions of a module with string operands spelled out (the
     /// assembler numbers strings in order of first use).
@@ -453,31 +452,6 @@ mod tests {
         out
     }
 
-    fn programs() -> Vec<PathBuf> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut found = Vec::new();
-        let mut dirs = vec![
-            root.join("programs/examples"),
-            root.join("programs/bench"),
-            root.join("tests/programs"),
-        ];
-        while let Some(d) = dirs.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "bc") {
-                    found.push(p);
-                }
-            }
-        }
-        found.sort();
-        found
-    }
-
     fn round_trip(name: &str, src: &str) -> Option<String> {
         let original = assemble(name, src).ok()?;
         let text = print(&original).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -492,7 +466,7 @@ mod tests {
 
     #[test]
     fn every_program_round_trips() {
-        let files = programs();
+        let files = crate::test_programs::all();
         assert!(files.len() > 20, "found only {} programs", files.len());
         let mut verified = 0;
         for f in &files {
