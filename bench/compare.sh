@@ -37,7 +37,8 @@
 # LuaJIT twins are the separate files in peers/luajit/), writes
 # RESULTS_DIR/P.json, and at the end prints a markdown table: each median
 # time, and each ratio vm / twin as the median of the per-round ratios,
-# with their geometric means (also written to RESULTS_DIR/summary.md). Every command's output is first
+# with their geometric means, in wall-clock time and again in CPU time
+# (also written to RESULTS_DIR/summary.md). Every command's output is first
 # checked: against P.out for a programs/bench program, against the VM's
 # output for a benchmark that checks its own result. That checking run is
 # also measured with `/usr/bin/time -f %M`: each command's peak memory (max
@@ -175,8 +176,9 @@ python3 - "$results" "$rounds" "$times" "${programs[@]}" <<'PY' | tee "$summary"
 import json, math, os, sys
 results, rounds, timed, programs = sys.argv[1], sys.argv[2], sys.argv[3] != "0", sys.argv[4:]
 peers = ("lua", "luajit", "python")
-def times_table():
-    print(f"Median wall-clock times (ms) over {rounds} interleaved rounds, and the ratio "
+def times_table(kind="wall"):
+    what = "wall-clock times" if kind == "wall" else "CPU times (user + system)"
+    print(f"Median {what} (ms) over {rounds} interleaved rounds, and the ratio "
           "vm / twin: the median of the per-round ratios (below 1: the VM is faster).\n")
     print("| program | vm | lua5.4 | vm/lua | luajit -joff | vm/luajit | python3 | vm/python |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -191,12 +193,12 @@ def times_table():
             c = json.load(open(j))["commands"]
         else:
             name += " (FAILED)"
-        cells = [f"{c['vm']['median_wall_s'] * 1000:.1f}" if "vm" in c else "-"]
+        cells = [f"{c['vm'][f'median_{kind}_s'] * 1000:.1f}" if "vm" in c else "-"]
         for k in peers:
             if "vm" in c and k in c:
-                r = 100 / (100 + c[k]["wall_pct"])   # twin / vm per round, inverted
+                r = 100 / (100 + c[k][f"{kind}_pct"])   # twin / vm per round, inverted
                 logs[k].append(math.log(r))
-                cells += [f"{c[k]['median_wall_s'] * 1000:.1f}", f"{r:.2f}"]
+                cells += [f"{c[k][f'median_{kind}_s'] * 1000:.1f}", f"{r:.2f}"]
             else:
                 cells += ["-", "-"]
         print(f"| {name} | " + " | ".join(cells) + " |")
@@ -208,6 +210,8 @@ def times_table():
 
 if timed:
     times_table()
+    print()
+    times_table("cpu")
 
 def pairs(p, ext):
     # NAME VALUE lines (a run that printed no number is left out).
