@@ -364,7 +364,8 @@ def reads(ins, slot):
 
 # The fusion rules, by name: what each would make one instruction.
 ARGS = "argument moves: a call that names its arguments' slots"
-OPERAND = "a local or constant named by its consumer, not moved to a temporary"
+OPERAND = "a local or constant named by arithmetic, a compare or a return, not moved"
+OPERAND_STORE = "a local or constant named by a store or another consumer, not moved"
 CMPBR = "a compare and the branch on its result"
 RESULT = "a result written to its local, not moved there"
 FIELD_BRANCH = "a field read into a compare-and-branch"
@@ -398,7 +399,7 @@ def fusions(block, fused):
                     fused[ARGS] += min(block[j][1], cb)
                     j -= 1
                 continue
-            rule = OPERAND
+            rule = OPERAND if op_b in ARITH | CMP | CMPJ | {"jz", "jnz", "ret"} else OPERAND_STORE
         elif op_b == "move" and kind(a[1] or "") == "T" and b[3] == [a[1]] and kind(b[1]) == "L":
             rule = RESULT
         elif op_a in CMP and op_b in ("jz", "jnz") and reads(b, a[1]):

@@ -23,8 +23,10 @@ import sys
 LUAJIT = {
     "argument moves: a call that names its arguments' slots":
         "MOV per local argument too (`MOV; TGETS; MOV; CALL` for `self:m(x)`)",
-    "a local or constant named by its consumer, not moved to a temporary":
-        "one: ADDVN, SUBVV, ISLT, ISEQN, TGETV, TSETV, RET1 name locals and constants",
+    "a local or constant named by arithmetic, a compare or a return, not moved":
+        "one: ADDVN, SUBVV, ISEQN, RET1 name locals and numbers (ISLT: slots)",
+    "a local or constant named by a store or another consumer, not moved":
+        "two: KPRI or KSHORT; TSETV (`flags[k] = false`)",
     "a compare and the branch on its result": "one: ISLT/ISGE... with its JMP",
     "a result written to its local, not moved there": "CALL's result lands in its slot",
     "a field read into a compare-and-branch": "two: TGETS; ISLT",
@@ -34,6 +36,40 @@ LUAJIT = {
     "an unconditional jump (a loop whose test is not an integer compare)":
         "LOOP and a JMP per `while` iteration too",
 }
+
+
+# What LuaJIT's interpreter executes for the source of a pair or triple,
+# by pattern over its shape (from `luajit -bl` on the twins: towers.lua's
+# move_top_disk, queens.lua's place_queen and get_row_column, bounce.lua's
+# Ball:bounce, list.lua's is_shorter_than, sieve.lua's sieve).
+LUAJIT_SEQ = (
+    (r"^(T = [LK] ; )+T = call", "MOV or KSHORT per argument, TGETS for the method, CALL"),
+    (r"^T = [LK] ; T = [LK]", "MOV or KSHORT per argument (a call's)"),
+    (r"^T = getfield this.f ; T = arith @,K ; putfield", "TGETS; ADDVN; TSETS"),
+    (r"^T = getfield this.f ; T = arith @,K$", "TGETS; ADDVN"),
+    (r"^T = arith T,K ; putfield this.f, @$", "ADDVN; TSETS"),
+    (r"^T = getfield \w+.f ; T = getfield", "TGETS; TGETS"),
+    (r"^L = getfield L.f ; L = getfield L.f ; jmp", "TGETS; TGETS; JMP (then LOOP, ISF)"),
+    (r"^L = getfield L.f ; L = getfield L.f", "TGETS; TGETS"),
+    (r"^L = getfield L.f ; jmp", "TGETS; JMP"),
+    (r"^T = getfield this.f ; jcmp @,K", "TGETS; KSHORT; ISGE (ISLT to ISGE compare two slots)"),
+    (r"^T = getfield this.f ; jcmp", "TGETS; ISLT"),
+    (r"^T = K ; astore", "KPRI or KSHORT; TSETV"),
+    (r"^T = arith L,K ; T = K ; astore", "KPRI; TSETV (1-based: no k - 1)"),
+    (r"^T = arith L,L ; L = arith @,K", "MULVV: doubles (the fixed point's mul; shr)"),
+    (r"^L = arith L,K ; (L = arith L,K|loop jcmp L,K)",
+     "none: math.sqrt, one call (the fixed point's square root loop)"),
+    (r"^putfield this.f, T ; T = getfield this.f", "TSETS; TGETS"),
+    (r"^T = getfield this.f ; T = aload @", "TGETS; TGETV"),
+    (r"aload T,L ; jz @", "TGETV; ISF"),
+)
+
+
+def luajit_for(seq):
+    for pat, text in LUAJIT_SEQ:
+        if re.search(pat, seq):
+            return text
+    return ""
 
 
 def family(s):
@@ -106,13 +142,14 @@ def main():
     for k, n in (("pairs", top), ("triples", max(5, top // 2))):
         print(f"\nThe {n} most executed {k} (suite: mean share over the {len(names)} benchmarks; "
               "per benchmark: those where the share is at least 0.5%).\n")
-        print("| # | executed sequence | what it is | suite % | per benchmark % |")
-        print("|---:|---|---|---:|---|")
+        print("| # | executed sequence | what it is | suite % | per benchmark % | LuaJIT |")
+        print("|---:|---|---|---:|---|---|")
         ranked = sorted(share[k].items(), key=lambda x: -mean(x[1]))[:n]
         for i, (s, per) in enumerate(ranked, 1):
             big = sorted(((w, b) for b, w in per.items() if w >= 0.005), reverse=True)
             cells = ", ".join(f"{b} {100 * w:.1f}" for w, b in big)
-            print(f"| {i} | `{s}` | {gloss(s)} | {100 * mean(per):.2f} | {cells} |")
+            print(f"| {i} | `{s}` | {gloss(s)} | {100 * mean(per):.2f} | {cells} "
+                  f"| {luajit_for(s)} |")
 
     print("\nFusions: the executed instructions each rule would remove (greedy, one rule per "
           "instruction; bench/sequences.py `fusions`), and what LuaJIT's interpreter executes "
