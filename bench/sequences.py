@@ -441,6 +441,25 @@ def luajit_bytecodes(prog, inner):
     return int(re.search(r"bytecodes (\d+)", err).group(1))
 
 
+def machine_instructions(cmd):
+    """callgrind's count of the machine instructions `cmd` executes."""
+    err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd,
+                         capture_output=True, text=True, check=True).stderr
+    return int(re.search(r"Collected : (\d+)", err).group(1))
+
+
+def per_dispatch(vm, prog, inner, twin_bytecodes):
+    """With CALLGRIND=1: machine instructions of a run of the VM and of
+    `luajit -joff` on the twin (none counted), the same size."""
+    if os.environ.get("CALLGRIND") != "1":
+        return {}
+    twin = os.path.join(os.path.dirname(prog), "peers", "luajit", os.path.basename(prog)[:-3] + ".lua")
+    out = {"vm_machine": machine_instructions([vm, "run", prog, "--set", f"inner={inner}"])}
+    if twin_bytecodes:
+        out["luajit_machine"] = machine_instructions(["luajit", "-joff", twin, "1", str(inner)])
+    return out
+
+
 def main():
     vm, out_json = sys.argv[1], sys.argv[2]
     progs = sys.argv[3:]
@@ -452,6 +471,7 @@ def main():
         want, total, seqs, fused = measure(vm, prog, inner)
         result[name] = {"inner": int(inner), "source_instructions": want, "executed": total,
                         "luajit_bytecodes": luajit_bytecodes(prog, inner),
+                        **per_dispatch(vm, prog, inner, True),
                         "singles": dict(seqs[0]), "pairs": dict(seqs[1]),
                         "triples": dict(seqs[2]), "fusions": dict(fused)}
     json.dump(result, open(out_json, "w"), indent=0)

@@ -12,13 +12,17 @@
 #
 # Environment:
 #   VM=PATH       use this vm binary instead of building the release one
+#   CALLGRIND=1   also count machine instructions (callgrind) of a plain
+#                 run of the VM and of `luajit -joff` on the twin at the same
+#                 size: machine instructions per executed instruction
 #   TOP=N         rows of each table (default 15)
 #   RESULTS_DIR   where sequences.json goes (default bench-results/)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
-need python3
+need python3 luajit
+[[ "${CALLGRIND:-0}" == 0 ]] || need valgrind
 results="${RESULTS_DIR:-$root/bench-results}"
 mkdir -p "$results"
 if [[ -n "${VM:-}" ]]; then vm="$VM"; else build_vm; fi

@@ -139,6 +139,19 @@ def main():
               f"| {lj:,} | {r} | {ra} |" if lj else
               f"| {b} | {v['inner']} | {v['source_instructions']:,} | {v['executed']:,} | - | - | - |")
 
+    if all("vm_machine" in v and "luajit_machine" in v for v in res.values()):
+        print("\nMachine instructions (callgrind, a run at the same size without the counting) "
+              "per executed instruction: the VM's per register-form instruction, LuaJIT's per "
+              "bytecode.\n")
+        print("| benchmark | vm machine instructions | per executed | luajit -joff machine "
+              "instructions | per bytecode | vm / luajit |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for b, v in res.items():
+            lj = v["luajit_bytecodes"]
+            print(f"| {b} | {v['vm_machine']:,} | {v['vm_machine'] / v['executed']:.1f} "
+                  f"| {v['luajit_machine']:,} | {v['luajit_machine'] / lj:.1f} "
+                  f"| {v['vm_machine'] / v['luajit_machine']:.2f} |")
+
     for k, n in (("pairs", top), ("triples", max(5, top // 2))):
         print(f"\nThe {n} most executed {k} (suite: mean share over the {len(names)} benchmarks; "
               "per benchmark: those where the share is at least 0.5%).\n")
