@@ -703,7 +703,10 @@ fn results_are_masked_only_for_the_float_twins() {
         results_masked("nbody", vm),
         results_masked("nbody", "NBody\n1\n999\n-2836819\n")
     );
-    assert_ne!(results_masked("nbody", vm), results_masked("nbody", "NBody\n1\n1000\n"));
+    assert_ne!(
+        results_masked("nbody", vm),
+        results_masked("nbody", "NBody\n1\n1000\n")
+    );
     assert_ne!(
         results_masked("mandelbrot", "Mandelbrot\n1\n100\n28\n"),
         results_masked("mandelbrot", &format!("Mandelbrot\n1\n100\n{FAILED}\n"))
@@ -730,7 +733,8 @@ fn awfy_peers_print_the_same_lines() {
             };
             ran += 1;
             let stdout = String::from_utf8_lossy(&out.stdout);
-            if !out.status.success() || results_masked(&name, &stdout) != results_masked(&name, &want)
+            if !out.status.success()
+                || results_masked(&name, &stdout) != results_masked(&name, &want)
             {
                 let _ = writeln!(
                     report,
