@@ -38,9 +38,10 @@ luajit) need luajit ;;
 lua) need lua5.4 ;;
 python)
     need python3
-    # The real interpreter, not a pyenv shim (a shell script callgrind
-    # would count instead).
-    python="$(python3 -c 'import sys; print(sys.executable)')" ;;
+    # The distribution's CPython (as bench/compare.sh), the interpreter
+    # itself, not a pyenv shim (a shell script callgrind would count).
+    py=python3; [[ -x /usr/bin/python3 ]] && py=/usr/bin/python3
+    python="$("$py" -c 'import os, sys; print(os.path.realpath(sys.executable))')" ;;
 *) die "PEER must be luajit, lua or python (got '$peer')" ;;
 esac
 if [[ -n "${INNER:-}" ]]; then positive INNER "$INNER"; fi

@@ -7,15 +7,6 @@ local harness = require("harness")
 
 local Queens = harness.Benchmark.subclass()
 
--- A table indexed 0..n-1, each element `value`.
-local function filled_array(n, value)
-    local a = {}
-    for i = 0, n - 1 do
-        a[i] = value
-    end
-    return a
-end
-
 function Queens:benchmark()
     local result = true
     for _ = 1, 10 do
@@ -29,19 +20,22 @@ function Queens:verify_result(result)
 end
 
 function Queens:queens()
-    self.free_rows = filled_array(8, true)
-    self.free_maxs = filled_array(16, true)
-    self.free_mins = filled_array(16, true)
-    self.queen_rows = filled_array(8, -1)
-    return self:place_queen(0)
+    -- 1-based table constructors, as the suite's Lua builds them
+    self.free_rows = { true, true, true, true, true, true, true, true }
+    self.free_maxs = { true, true, true, true, true, true, true, true,
+        true, true, true, true, true, true, true, true }
+    self.free_mins = { true, true, true, true, true, true, true, true,
+        true, true, true, true, true, true, true, true }
+    self.queen_rows = { -1, -1, -1, -1, -1, -1, -1, -1 }
+    return self:place_queen(1)
 end
 
 function Queens:place_queen(c)
-    for r = 0, 7 do
+    for r = 1, 8 do
         if self:get_row_column(r, c) then
             self.queen_rows[r] = c
             self:set_row_column(r, c, false)
-            if c == 7 then
+            if c == 8 then
                 return true
             end
             if self:place_queen(c + 1) then
@@ -54,13 +48,13 @@ function Queens:place_queen(c)
 end
 
 function Queens:get_row_column(r, c)
-    return self.free_rows[r] and self.free_maxs[c + r] and self.free_mins[c - r + 7]
+    return self.free_rows[r] and self.free_maxs[c + r] and self.free_mins[c - r + 8]
 end
 
 function Queens:set_row_column(r, c, v)
     self.free_rows[r] = v
     self.free_maxs[c + r] = v
-    self.free_mins[c - r + 7] = v
+    self.free_mins[c - r + 8] = v
 end
 
 harness.run(Queens, "Queens", 1)

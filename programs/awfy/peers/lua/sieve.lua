@@ -19,15 +19,16 @@ function Sieve:verify_result(result)
     return result == harness.expect(669)
 end
 
--- flags[k] says whether k may still be prime (Lua arrays count from 1).
+-- flags[k - 1] says whether k may still be prime: the suite's Lua indexes
+-- the flags as its other versions do, one below the number (flags[1] is 2).
 function Sieve:sieve(flags, size)
     local prime_count = 0
     for i = 2, size do
-        if flags[i] then
+        if flags[i - 1] then
             prime_count = prime_count + 1
             local k = i + i
             while k <= size do
-                flags[k] = false
+                flags[k - 1] = false
                 k = k + i
             end
         end

@@ -19,25 +19,21 @@ function Storage:verify_result(result)
     return result == harness.expect(5461)
 end
 
--- An array of n elements (Lua tables grow; fill them to have the size).
-local function new_array(n)
-    local a = {}
-    for i = 1, n do
-        a[i] = false
-    end
-    return a
-end
-
+-- As the suite's Lua builds the tree: a leaf is a table that records the
+-- size its array would have (Lua cannot allocate an array of a size), an
+-- inner node a table constructor of its four subtrees.
 function Storage:build_tree_depth(depth, random)
     self.count = self.count + 1
     if depth == 1 then
-        return new_array(random:next() % 10 + 1)
+        return { n = random:next() % 10 + 1 }
     end
-    local arr = new_array(4)
-    for i = 1, 4 do
-        arr[i] = self:build_tree_depth(depth - 1, random)
-    end
-    return arr
+    return {
+        n = 4,
+        self:build_tree_depth(depth - 1, random),
+        self:build_tree_depth(depth - 1, random),
+        self:build_tree_depth(depth - 1, random),
+        self:build_tree_depth(depth - 1, random),
+    }
 end
 
 harness.run(Storage, "Storage", 1)

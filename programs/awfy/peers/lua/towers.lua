@@ -5,16 +5,14 @@
 package.path = (arg[0]:match("^(.*/)") or "./") .. "?.lua;" .. package.path
 local harness = require("harness")
 
-local TowersDisk = {}
-TowersDisk.__index = TowersDisk
-
-function TowersDisk.new(size)
-    return setmetatable({ size = size, next = false }, TowersDisk)
+-- A disk is a plain table, as in the suite's Lua (no class of its own).
+local function new_disk(size)
+    return { size = size, next = nil }
 end
 
 local Towers = harness.Benchmark.subclass()
 
--- piles are indexed 0..2 as in the other versions
+-- piles are indexed 1..3, as in the suite's Lua
 function Towers:push_disk(disk, pile)
     local top = self.piles[pile]
     if top and disk.size >= top.size then
@@ -30,7 +28,7 @@ function Towers:pop_disk_from(pile)
         error("no disk to take from an empty pile")
     end
     self.piles[pile] = top.next
-    top.next = false
+    top.next = nil
     return top
 end
 
@@ -40,8 +38,8 @@ function Towers:move_top_disk(from_pile, to_pile)
 end
 
 function Towers:build_tower_at(pile, disks)
-    for i = disks, 0, -1 do
-        self:push_disk(TowersDisk.new(i), pile)
+    for i = disks, 1, -1 do
+        self:push_disk(new_disk(i), pile)
     end
 end
 
@@ -49,7 +47,7 @@ function Towers:move_disks(disks, from_pile, to_pile)
     if disks == 1 then
         self:move_top_disk(from_pile, to_pile)
     else
-        local other_pile = (3 - from_pile) - to_pile
+        local other_pile = 6 - from_pile - to_pile
         self:move_disks(disks - 1, from_pile, other_pile)
         self:move_top_disk(from_pile, to_pile)
         self:move_disks(disks - 1, other_pile, to_pile)
@@ -57,10 +55,10 @@ function Towers:move_disks(disks, from_pile, to_pile)
 end
 
 function Towers:benchmark()
-    self.piles = { [0] = false, false, false }
-    self:build_tower_at(0, 13)
+    self.piles = {}
+    self:build_tower_at(1, 13)
     self.moves_done = 0
-    self:move_disks(13, 0, 1)
+    self:move_disks(13, 1, 2)
     return self.moves_done
 end
 

@@ -20,13 +20,19 @@ class Storage(Benchmark):
     def verify_result(self, result):
         return result == expect(5461)
 
+    # As the suite's Python builds the tree: a leaf is a list of its size
+    # filled one append at a time, an inner node a list of four subtrees
+    # appended one by one.
     def build_tree_depth(self, depth, random):
         self.count += 1
         if depth == 1:
-            return [None] * (random.next() % 10 + 1)
-        arr = [None] * 4
-        for i in range(4):
-            arr[i] = self.build_tree_depth(depth - 1, random)
+            leaf = []
+            for _ in range(random.next() % 10 + 1):
+                leaf.append(True)
+            return leaf
+        arr = []
+        for _ in range(4):
+            arr.append(self.build_tree_depth(depth - 1, random))
         return arr
 
 
