@@ -40,33 +40,30 @@ impl WallTimer {
         let stop = Arc::new(StopSignal::default());
         let stopped = stop.clone();
         let period = move || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
-        let handle = std::thread::Builder::new()
-            .name("vm-timer".into())
-            .spawn(move || {
-                crate::priority::run_ahead_of_the_application();
-                let mut ticks = 0u64;
-                let mut next = Instant::now() + period();
-                loop {
-                    if stopped.sleep_until(next) {
-                        return ticks;
-                    }
-                    for t in threads.lock().iter() {
-                        if t.state() == ThreadState::Running {
-                            t.request(request::TICK);
-                        }
-                    }
-                    ticks += 1;
-                    let interval = period();
-                    next += interval;
-                    let now = Instant::now();
-                    if next < now {
-                        // Fell behind (the machine was busy): ticks coalesce,
-                        // as timer interrupts setting one flag do.
-                        next = now + interval;
+        let handle = crate::spawn::start("the profiler's timer thread", "vm-timer", move || {
+            crate::priority::run_ahead_of_the_application();
+            let mut ticks = 0u64;
+            let mut next = Instant::now() + period();
+            loop {
+                if stopped.sleep_until(next) {
+                    return ticks;
+                }
+                for t in threads.lock().iter() {
+                    if t.state() == ThreadState::Running {
+                        t.request(request::TICK);
                     }
                 }
-            })
-            .map_err(StartError::refused("the profiler's timer thread"))?;
+                ticks += 1;
+                let interval = period();
+                next += interval;
+                let now = Instant::now();
+                if next < now {
+                    // Fell behind (the machine was busy): ticks coalesce,
+                    // as timer interrupts setting one flag do.
+                    next = now + interval;
+                }
+            }
+        })?;
         Ok(WallTimer {
             stop,
             handle: Some(handle),

@@ -78,9 +78,10 @@ pub fn spawn(
     pool: Sender<Vec<Sample>>,
     setup: Setup,
 ) -> Result<std::thread::JoinHandle<Repositories>, StartError> {
-    std::thread::Builder::new()
-        .name("vm-organizer".into())
-        .spawn(move || {
+    crate::spawn::start(
+        "the profiler's organizer thread",
+        "vm-organizer",
+        move || {
             let Setup {
                 methods,
                 record,
@@ -137,8 +138,8 @@ pub fn spawn(
                 trajectory,
             });
             r
-        })
-        .map_err(StartError::refused("the profiler's organizer thread"))
+        },
+    )
 }
 
 /// A thread ended: its totals, and (exhaustive profiles) its exact counts

@@ -254,49 +254,43 @@ impl SamplerThread {
         let held_at_start = vm.parked_ns();
         let handle = {
             let (counters, weak) = (counters.clone(), weak.clone());
-            std::thread::Builder::new()
-                .name("vm-sampler".into())
-                .spawn(move || {
-                    crate::priority::run_ahead_of_the_application();
-                    let mut rng = StdRng::seed_from_u64(seed ^ 0x5A3F_11E5);
-                    let interval =
-                        || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
-                    let mut next = Instant::now() + interval();
-                    loop {
-                        if stopped.sleep_until(next) {
-                            return;
-                        }
-                        let Some(vm) = weak.upgrade() else { return };
-                        // Late from when the tick was due, or from when the
-                        // program started if it was due before (nothing is
-                        // late before the program starts): a sampler that
-                        // oversleeps while the program loads is not late
-                        // for the run.
-                        let late = vm.started_at().map_or(Duration::ZERO, |start| {
-                            Instant::now().saturating_duration_since(start.max(next))
-                        });
-                        // A wake-up that oversleeps past the program's end
-                        // (a loaded machine) is no late tick of the run.
-                        if vm.threads.count() > 0 && vm.threads.all_finished() {
-                            return;
-                        }
-                        counters
-                            .late_ns
-                            .fetch_add(late.as_nanos() as u64, Ordering::Relaxed);
-                        tick(&vm, kind, partial, &mut rng, &counters);
-                        drop(vm);
-                        // Keep to the interval, counting the time the last
-                        // sample took (section 7); if behind, start afresh.
-                        next += interval();
-                        let now = Instant::now();
-                        if next < now {
-                            next = now + interval();
-                        }
+            crate::spawn::start("the profiler's sampler thread", "vm-sampler", move || {
+                crate::priority::run_ahead_of_the_application();
+                let mut rng = StdRng::seed_from_u64(seed ^ 0x5A3F_11E5);
+                let interval = || Duration::from_nanos(interval_ns.load(Ordering::Relaxed).max(1));
+                let mut next = Instant::now() + interval();
+                loop {
+                    if stopped.sleep_until(next) {
+                        return;
                     }
-                })
-                .map_err(crate::spawn::StartError::refused(
-                    "the profiler's sampler thread",
-                ))?
+                    let Some(vm) = weak.upgrade() else { return };
+                    // Late from when the tick was due, or from when the
+                    // program started if it was due before (nothing is
+                    // late before the program starts): a sampler that
+                    // oversleeps while the program loads is not late
+                    // for the run.
+                    let late = vm.started_at().map_or(Duration::ZERO, |start| {
+                        Instant::now().saturating_duration_since(start.max(next))
+                    });
+                    // A wake-up that oversleeps past the program's end
+                    // (a loaded machine) is no late tick of the run.
+                    if vm.threads.count() > 0 && vm.threads.all_finished() {
+                        return;
+                    }
+                    counters
+                        .late_ns
+                        .fetch_add(late.as_nanos() as u64, Ordering::Relaxed);
+                    tick(&vm, kind, partial, &mut rng, &counters);
+                    drop(vm);
+                    // Keep to the interval, counting the time the last
+                    // sample took (section 7); if behind, start afresh.
+                    next += interval();
+                    let now = Instant::now();
+                    if next < now {
+                        next = now + interval();
+                    }
+                }
+            })?
         };
         Ok(SamplerThread {
             stop,

@@ -42,6 +42,30 @@ impl StartError {
     }
 }
 
+/// Starts the service thread `what` (named `name` for debuggers) running
+/// `body`, or says why it could not: the system refused it, or (under
+/// `ulimit -v`) too little address space is left for it to start without
+/// the risk of an abort inside it (`vm::memory::address_space`).
+pub fn start<T: Send + 'static>(
+    what: &'static str,
+    name: &str,
+    body: impl FnOnce() -> T + Send + 'static,
+) -> Result<std::thread::JoinHandle<T>, StartError> {
+    if !vm::memory::address_space::room_for_a_thread() {
+        return Err(StartError {
+            what,
+            source: std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                "too little address space left for its stack (ulimit -v)",
+            ),
+        });
+    }
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(body)
+        .map_err(StartError::refused(what))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

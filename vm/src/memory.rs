@@ -28,6 +28,8 @@
 //! a refusal there comes back as a failed `try_reserve`, which the VM
 //! reports at once, and leaves the reserve alone.
 
+pub mod address_space;
+
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -415,10 +415,14 @@ impl Vm {
         }
         let vm = self.clone();
         let t = shared.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("vm-thread-{}", shared.id))
-            .spawn(move || vm.thread_main(&t, method, args));
-        if spawned.is_err() {
+        // Under `ulimit -v`, a thread the OS would refuse only once started
+        // is refused here instead (see `memory::address_space`).
+        let spawned = crate::memory::address_space::room_for_a_thread()
+            && std::thread::Builder::new()
+                .name(format!("vm-thread-{}", shared.id))
+                .spawn(move || vm.thread_main(&t, method, args))
+                .is_ok();
+        if !spawned {
             shared.finish(ThreadResult::Stopped);
             if let Some(s) = &self.sched {
                 s.never_started(shared.id);

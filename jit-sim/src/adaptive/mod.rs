@@ -371,9 +371,10 @@ impl AdaptiveController {
         let (stop, stopped) = bounded::<()>(1);
         let vm = Arc::clone(vm);
         let profiler = Arc::clone(profiler);
-        let handle = std::thread::Builder::new()
-            .name("vm-controller".into())
-            .spawn(move || {
+        let handle = profiler::spawn::start(
+            "the adaptive controller's thread",
+            "vm-controller",
+            move || {
                 let start = Instant::now();
                 let mut c = Controller::new(&vm, options, print);
                 // Wake every period until told to stop (or the VM is gone).
@@ -389,8 +390,8 @@ impl AdaptiveController {
                     c.measure(&end, start.elapsed());
                 }
                 c.report
-            })
-            .map_err(StartError::refused("the adaptive controller's thread"))?;
+            },
+        )?;
         Ok(AdaptiveController { stop, handle })
     }
 
