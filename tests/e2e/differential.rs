@@ -1,16 +1,22 @@
 //! Profiling never changes what a program does: every program we have (the
 //! examples, the benchmarks, the Are We Fast Yet suite at its default
 //! sizes, and every running test program) prints the same stdout and exits
-//! with the same status under every `--profile` as without one. Programs
-//! whose threads print in a free order (header `; sort-stdout: yes`) are
-//! compared as sorted lines. The long-running programs (benchmarks, GC
-//! stress, Havlak) run under a rotating two of one configuration per
-//! profile kind (each configuration still meets several of them), the
-//! others under several
-//! settings of each, stack walks (`--walk=full|marked|incremental` into
+//! with the same status under profiling as without it. Programs whose
+//! threads print in a free order (header `; sort-stdout: yes`) are
+//! compared as sorted lines.
+//!
+//! The configurations ([`PROFILES`]) are several settings of each
+//! `--profile` kind, stack walks (`--walk=full|marked|incremental` into
 //! `--record=cct`), the PCCT and the ACCT (with its return-address
-//! trampolines) included, and `--adaptive` (recompiled code installed while
-//! the program runs). Random programs under every walk are in
+//! trampolines), the samplers, `--tune` and `--adaptive` (recompiled code
+//! installed while the program runs). Each program runs under a share of
+//! them, in turn, so that every configuration meets many programs while
+//! the test costs a fraction of the whole matrix: a short program under
+//! every [`SHORT_EVERY`]th configuration (starting at its own index), a
+//! long-running one (benchmarks, GC stress, Havlak) under a rotating
+//! [`LONG_SHARE`] of [`ONE_PER_KIND`]. `DIFFERENTIAL=all` runs every
+//! program under every configuration (a few minutes; do it after changing
+//! the profiler, docs/TESTING.md). Random programs under every walk are in
 //! `incremental.rs`.
 
 use std::path::{Path, PathBuf};
@@ -225,6 +231,39 @@ fn is_long(path: &Path) -> bool {
             && name.is_some_and(|n| LONG_AWFY.iter().any(|l| n == *l)))
 }
 
+/// A short program runs under every `SHORT_EVERY`th of [`PROFILES`],
+/// starting at its index among the short programs (modulo `SHORT_EVERY`):
+/// a third of them, so that each configuration still meets a third of the
+/// short programs (about 60) while the test costs a third of running them
+/// all (docs/PERFORMANCE.md, "Build time").
+const SHORT_EVERY: usize = 3;
+
+/// The configurations the `k`th short program runs under.
+fn short_share(k: usize) -> Vec<&'static [&'static str]> {
+    PROFILES
+        .iter()
+        .enumerate()
+        .filter(|(c, _)| c % SHORT_EVERY == k % SHORT_EVERY)
+        .map(|(_, p)| *p)
+        .collect()
+}
+
+/// Is the whole matrix asked for (`DIFFERENTIAL=all`)?
+fn whole_matrix() -> bool {
+    std::env::var("DIFFERENTIAL").is_ok_and(|v| v == "all")
+}
+
+/// The configurations the `i`th of `programs` runs under.
+fn configurations(programs: &[PathBuf], i: usize) -> Vec<&'static [&'static str]> {
+    let long = is_long(&programs[i]);
+    match (whole_matrix(), long) {
+        (true, true) => ONE_PER_KIND.to_vec(),
+        (true, false) => PROFILES.to_vec(),
+        (false, true) => rotating(ONE_PER_KIND, long_seen(programs, i), LONG_SHARE),
+        (false, false) => short_share(i - long_seen(programs, i)),
+    }
+}
+
 /// How many of [`ONE_PER_KIND`] each long-running program runs under: a
 /// share each, rotating (the `k`th long program starts at `k * LONG_SHARE`),
 /// so that every configuration still runs several long programs while each
@@ -334,11 +373,7 @@ fn profiling_never_changes_output_or_status() {
                         continue;
                     }
                 };
-                let profiles = if is_long(path) {
-                    rotating(ONE_PER_KIND, long_seen(&programs, i), LONG_SHARE)
-                } else {
-                    PROFILES.to_vec()
-                };
+                let profiles = configurations(&programs, i);
                 let budget = (plain * SLOWDOWN_BUDGET).max(harness::DEFAULT_TIMEOUT);
                 for profile in &profiles {
                     match outcome(path, profile, budget).map(|(o, _)| o) {
@@ -366,6 +401,31 @@ fn profiling_never_changes_output_or_status() {
         "{} differences:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The short programs' shares leave no configuration of [`PROFILES`]
+/// with fewer than 50 short programs, and give each short program at
+/// least 9 configurations.
+#[test]
+fn every_configuration_still_runs_many_short_programs() {
+    let programs = all_programs();
+    let mut runs = vec![0usize; PROFILES.len()];
+    for (i, p) in programs.iter().enumerate().filter(|(_, p)| !is_long(p)) {
+        let mine = configurations(&programs, i);
+        assert!(
+            mine.len() >= 9,
+            "{}: {} configurations",
+            p.display(),
+            mine.len()
+        );
+        for c in mine {
+            runs[PROFILES.iter().position(|x| *x == c).unwrap()] += 1;
+        }
+    }
+    assert!(
+        runs.iter().all(|&n| n >= 50),
+        "short programs per configuration: {runs:?}"
     );
 }
 
