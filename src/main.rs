@@ -2,12 +2,14 @@
 //! `profiler` and `jit-sim` crates: it parses arguments (every flag is
 //! documented in `cli/args.rs` and in docs/CLI.md), loads the program, and
 //! hands it to the libraries. Exit statuses follow docs/LANGUAGE.md.
-//! The process allocates through [`alloc::Guarded`], so that the system
+//! The process allocates through [`vm::memory::process_allocator::Guarded`],
+//! so that the system
 //! refusing memory ends a run with a message and its profile, not an
 //! abort.
 
-mod alloc;
 mod cli;
+
+use vm::memory::process_allocator as alloc;
 
 #[global_allocator]
 static GLOBAL: alloc::Guarded = alloc::Guarded;

@@ -89,7 +89,7 @@ fn read_like_a_file(data: &[u8], streamed: Option<Profile>) -> Option<Profile> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let streamed = Profile::read_streaming(Trickle::new(data), Some(data.len() as u64))
+    let streamed = Profile::read_streaming(&mut Trickle::new(data), Some(data.len() as u64))
         .expect("reading from a slice cannot fail");
     let general = std::str::from_utf8(data)
         .ok()
@@ -104,7 +104,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(s, g, "the streaming reader reads another profile");
     }
     // Also whole, in one read: the same answer as in pieces.
-    let whole = Profile::read_streaming(data, None).expect("reading from a slice cannot fail");
+    let whole = Profile::read_streaming(&mut &data[..], None).expect("reading from a slice cannot fail");
     assert_eq!(
         whole, streamed,
         "the streaming reader's answer depends on how the bytes arrive"

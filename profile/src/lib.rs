@@ -380,6 +380,10 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+/// The buffer [`Profile::write_json`] writes through: the file is written
+/// in blocks of this many bytes.
+pub const WRITE_BLOCK: usize = 1 << 20;
+
 impl Profile {
     /// The profile as pretty-printed JSON text (ending in a newline).
     pub fn to_json(&self) -> String {
@@ -389,10 +393,16 @@ impl Profile {
     }
 
     /// Writes the profile as [`Profile::to_json`] does, streaming (a CCT of
-    /// millions of contexts is not built as one string first).
-    pub fn write_json(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer_pretty(&mut *w, self).map_err(std::io::Error::other)?;
-        w.write_all(b"\n")
+    /// millions of contexts is not built as one string first), through a
+    /// buffer of its own of [`WRITE_BLOCK`] bytes: hand it an unbuffered
+    /// writer. Not generic, so that the serializer is compiled here,
+    /// optimized, whatever the caller's build (the tests' build leaves the
+    /// `vm` command's own crate unoptimized: Cargo.toml, `quicktest`).
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::with_capacity(WRITE_BLOCK, w);
+        serde_json::to_writer_pretty(&mut w, self).map_err(std::io::Error::other)?;
+        std::io::Write::write_all(&mut w, b"\n")?;
+        std::io::Write::flush(&mut w)
     }
 
     /// Writes the profile as [`Profile::write_json`] would with `cct` as
@@ -401,9 +411,10 @@ impl Profile {
     /// never a list in memory.
     pub fn write_json_with_cct(
         &self,
-        cct: impl Iterator<Item = CctNode>,
-        w: &mut impl std::io::Write,
+        cct: &mut dyn Iterator<Item = CctNode>,
+        w: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::with_capacity(WRITE_BLOCK, w);
         let out = ProfileOut {
             format: &self.format,
             program: &self.program,
@@ -414,8 +425,9 @@ impl Profile {
             cct: Some(Streamed(std::cell::RefCell::new(Some(cct)))),
             hot: self.hot.as_ref(),
         };
-        serde_json::to_writer_pretty(&mut *w, &out).map_err(std::io::Error::other)?;
-        w.write_all(b"\n")
+        serde_json::to_writer_pretty(&mut w, &out).map_err(std::io::Error::other)?;
+        std::io::Write::write_all(&mut w, b"\n")?;
+        std::io::Write::flush(&mut w)
     }
 
     /// Parses a profile from JSON text.
@@ -451,7 +463,7 @@ impl Profile {
     /// [`Profile::from_bytes`] then, which reads it or says what is wrong
     /// (the same result and messages as if this had not been tried).
     pub fn read_streaming(
-        r: impl std::io::Read,
+        r: &mut dyn std::io::Read,
         size: Option<u64>,
     ) -> std::io::Result<Option<Profile>> {
         Ok(stream::parse(r, size)?.and_then(|p| p.checked().ok()))
@@ -468,8 +480,8 @@ impl Profile {
     /// than its child's; a caller then reads the file another way. `each`
     /// may have been handed contexts before a file is given up.
     pub fn read_streaming_each(
-        r: impl std::io::Read,
-        each: impl FnMut(CctNode) -> bool,
+        r: &mut dyn std::io::Read,
+        each: &mut dyn FnMut(CctNode) -> bool,
     ) -> std::io::Result<Option<Profile>> {
         Ok(stream::each(r, each)?.and_then(|p| p.checked().ok()))
     }
@@ -508,7 +520,7 @@ impl Profile {
     pub fn read(path: &std::path::Path) -> Result<Profile, ReadError> {
         let file = std::fs::File::open(path).map_err(ReadError::Io)?;
         let size = file.metadata().ok().map(|m| m.len());
-        if let Some(p) = Profile::read_streaming(&file, size).map_err(ReadError::Io)? {
+        if let Some(p) = Profile::read_streaming(&mut &file, size).map_err(ReadError::Io)? {
             return Ok(p);
         }
         let file = std::fs::File::open(path).map_err(ReadError::Io)?;
@@ -718,7 +730,7 @@ mod tests {
             },
         ];
         let mut streamed = Vec::new();
-        p.write_json_with_cct(nodes.clone().into_iter(), &mut streamed)
+        p.write_json_with_cct(&mut nodes.clone().into_iter(), &mut streamed)
             .unwrap();
         p.cct = Some(nodes);
         let mut written = Vec::new();
@@ -849,13 +861,13 @@ mod tests {
         assert_eq!(Profile::read(&good).unwrap(), p);
         let text = p.to_json();
         assert_eq!(
-            Profile::read_streaming(text.as_bytes(), None).unwrap(),
+            Profile::read_streaming(&mut text.as_bytes(), None).unwrap(),
             Some(p.clone())
         );
         // Good JSON but a bad tree: given up, from_bytes says why.
         let backwards = text.replace("\"parent\": 0", "\"parent\": 1");
         assert_eq!(
-            Profile::read_streaming(backwards.as_bytes(), None).unwrap(),
+            Profile::read_streaming(&mut backwards.as_bytes(), None).unwrap(),
             None
         );
         assert!(matches!(Profile::from_bytes(backwards.as_bytes()),

@@ -484,12 +484,13 @@ pub struct FinishedProfile {
 
 impl FinishedProfile {
     /// Writes the whole profile as JSON ([`Profile::to_json`]'s text),
-    /// the `cct` node by node.
-    pub fn write_json(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    /// the `cct` node by node, through a buffer of its own
+    /// ([`profile::WRITE_BLOCK`]).
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         match &self.tree {
             Some(t) => self
                 .profile
-                .write_json_with_cct(t.flat_iter(|m| self.names[m as usize].clone()), w),
+                .write_json_with_cct(&mut t.flat_iter(|m| self.names[m as usize].clone()), w),
             None => self.profile.write_json(w),
         }
     }

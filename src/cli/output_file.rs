@@ -104,13 +104,24 @@ impl OutputFile {
     /// Writes the file with `write` (handed a buffered writer) and puts it
     /// in place; on a failure the target is left as it was.
     pub fn commit_with(
-        mut self,
-        write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
+        self,
+        write: impl FnOnce(&mut io::BufWriter<&mut File>) -> io::Result<()>,
     ) -> io::Result<()> {
-        let file = self.file.take().expect("committed once");
-        let mut w = io::BufWriter::with_capacity(1 << 20, file);
-        write(&mut w)?;
-        w.into_inner().map_err(|e| e.into_error())?;
+        self.commit_unbuffered(|file| {
+            let mut w = io::BufWriter::with_capacity(1 << 20, file);
+            write(&mut w)?;
+            w.into_inner().map(|_| ()).map_err(|e| e.into_error())
+        })
+    }
+
+    /// [`OutputFile::commit_with`] for a `write` that buffers its own
+    /// writes (as [`profile::Profile::write_json`] does).
+    pub fn commit_unbuffered(
+        mut self,
+        write: impl FnOnce(&mut File) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut file = self.file.take().expect("committed once");
+        write(&mut file)?;
         if let Some((tmp, target)) = self.rename.take() {
             if let Err(e) = std::fs::rename(&tmp, target) {
                 let _ = std::fs::remove_file(&tmp);

@@ -56,10 +56,10 @@ pub fn stream_to_file(
     };
     // Removed should a signal end the process first (`super::signals`).
     let _removal = super::signals::Removal::file(&partial);
-    let Ok(w) = File::create(&partial) else {
+    let Ok(mut w) = File::create(&partial) else {
         return Ok(false);
     };
-    let done = stream(file, max_source, max_depth, w).and_then(|whole| {
+    let done = stream(file, max_source, max_depth, &mut w).and_then(|whole| {
         if whole {
             std::fs::rename(&partial, out).map(|()| true)
         } else {
@@ -111,7 +111,7 @@ fn stream_or_take_back(
     out: &File,
     start: u64,
 ) -> io::Result<bool> {
-    if let Ok(true) = stream(file, max_source, max_depth, out) {
+    if let Ok(true) = stream(file, max_source, max_depth, &mut &*out) {
         return Ok(true);
     }
     out.set_len(start)?;
@@ -125,10 +125,10 @@ fn stream_or_take_back(
 /// read, found good and written; `Ok(false)` when the streaming reader
 /// gave up (or met a context deeper than `max_depth`); an error when
 /// writing failed.
-fn stream(file: File, max_source: u64, max_depth: usize, w: impl Write) -> io::Result<bool> {
+fn stream(file: File, max_source: u64, max_depth: usize, w: &mut dyn Write) -> io::Result<bool> {
     let mut bounded = file.take(max_source.saturating_add(1));
     let mut lines = Streamer::new(w).max_depth(max_depth);
-    let read = Profile::read_streaming_each(&mut bounded, |n| lines.push(&n));
+    let read = Profile::read_streaming_each(&mut bounded, &mut |n| lines.push(&n));
     let whole = matches!(read, Ok(Some(_))) && bounded.limit() > 0;
     match lines.finish() {
         Ok(()) => Ok(whole),

@@ -218,8 +218,8 @@ fn open_outputs(a: &RunArgs) -> Result<(Option<OutputFile>, Option<OutputFile>),
         .map(OutputFile::create)
         .transpose()?;
     // Should the system refuse memory past the emergency reserve, the
-    // unfinished file is removed (src/alloc.rs).
-    crate::alloc::writing_profile(
+    // unfinished file is removed (vm::memory::process_allocator).
+    vm::memory::process_allocator::writing_profile(
         profile_file
             .as_ref()
             .and_then(|f| Some((f.temporary()?, f.path()))),
@@ -240,7 +240,7 @@ fn open_outputs(a: &RunArgs) -> Result<(Option<OutputFile>, Option<OutputFile>),
 fn not_started(a: &RunArgs, e: &profiler::StartError) -> Failure {
     let mut f = Failure::not_started(e);
     if let Some(path) = &a.profile.profile_out {
-        crate::alloc::writing_profile(None);
+        vm::memory::process_allocator::writing_profile(None);
         f.message += &format!("; the profile `{}` was not written", path.display());
     }
     f
@@ -253,8 +253,8 @@ fn not_started(a: &RunArgs, e: &profiler::StartError) -> Failure {
 #[inline(never)]
 fn write_profile(file: OutputFile, finished: &FinishedProfile) -> bool {
     let path = file.path().to_path_buf();
-    let written = file.commit_with(|w| finished.write_json(w));
-    crate::alloc::writing_profile(None);
+    let written = file.commit_unbuffered(|w| finished.write_json(w));
+    vm::memory::process_allocator::writing_profile(None);
     match written {
         Ok(()) => true,
         Err(e) => {

@@ -516,7 +516,7 @@ fn run_then_starve(dir: &std::path::Path, prog: &str) -> (Option<i32>, String) {
     (status.code(), reader.join().expect("stderr reader"))
 }
 
-/// Issue 16, item 3: the allocator's last word (src/alloc.rs). When the
+/// Issue 16, item 3: the allocator's last word (vm/src/memory/process_allocator.rs). When the
 /// system refuses memory again after the 16 MiB reserve has been given
 /// back, the process prints one last line (what was refused, that the
 /// reserve is spent, that the profile was not written, what to do),

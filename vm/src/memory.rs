@@ -18,7 +18,7 @@
 //!
 //! The operating system may refuse memory before the budget is spent
 //! (`ulimit -v`, overcommit turned off). The binary's global allocator
-//! (src/alloc.rs) notes such a refusal here with [`note_system_refusal`]
+//! ([`process_allocator`]) notes such a refusal here with [`note_system_refusal`]
 //! (it gives back an emergency reserve and retries, so the allocation
 //! itself goes through); the VM turns the note into the runtime error `out
 //! of memory: the system refused N bytes` at its next safe point: a heap's
@@ -29,6 +29,7 @@
 //! reports at once, and leaves the reserve alone.
 
 pub mod address_space;
+pub mod process_allocator;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};

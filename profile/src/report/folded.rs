@@ -27,7 +27,7 @@ const BLOCK: usize = 1 << 20;
 
 /// Writes the collapsed stacks of `cct` (a profile's list, each parent
 /// before its children, the root first) to `w`.
-pub fn write(cct: &[CctNode], w: &mut impl Write) -> io::Result<()> {
+pub fn write(cct: &[CctNode], w: &mut dyn Write) -> io::Result<()> {
     if depth_first(cct) {
         let mut s = Streamer::new(w);
         for n in cct {
@@ -74,8 +74,8 @@ fn depth_first(cct: &[CctNode]) -> bool {
 /// of a depth-first list, the root first, through a buffer of [`BLOCK`]
 /// bytes. Holds the path from the root to the last context: a stack of
 /// (context id, length of its stack's text).
-pub struct Streamer<W: Write> {
-    out: BufWriter<W>,
+pub struct Streamer<'w> {
+    out: BufWriter<&'w mut dyn Write>,
     stack: Vec<(u64, usize)>,
     path: Vec<u8>,
     failed: Option<io::Error>,
@@ -87,9 +87,10 @@ pub struct Streamer<W: Write> {
     too_deep: bool,
 }
 
-impl<W: Write> Streamer<W> {
-    /// A streamer writing to `w`.
-    pub fn new(w: W) -> Streamer<W> {
+impl<'w> Streamer<'w> {
+    /// A streamer writing to `w`. Not generic: its code is compiled here,
+    /// optimized, whatever the caller's build.
+    pub fn new(w: &'w mut dyn Write) -> Streamer<'w> {
         Streamer {
             out: BufWriter::with_capacity(BLOCK, w),
             stack: Vec::new(),
@@ -104,7 +105,7 @@ impl<W: Write> Streamer<W> {
     /// Gives up (as for a list out of order) at a context more than
     /// `depth` levels below the root: its caller then collapses the
     /// recursion of the whole tree first ([`super::recursion`]).
-    pub fn max_depth(mut self, depth: usize) -> Streamer<W> {
+    pub fn max_depth(mut self, depth: usize) -> Streamer<'w> {
         self.max_depth = depth;
         self
     }
@@ -173,7 +174,7 @@ impl<W: Write> Streamer<W> {
 }
 
 /// One line, `stack weight`, without formatting machinery or allocation.
-pub(super) fn line(w: &mut impl Write, stack: &[u8], weight: u64) -> io::Result<()> {
+pub(super) fn line(w: &mut (impl Write + ?Sized), stack: &[u8], weight: u64) -> io::Result<()> {
     let mut digits = [0u8; 22];
     let mut at = digits.len() - 1;
     digits[at] = b'\n';
@@ -288,7 +289,8 @@ mod tests {
         assert!(!s.push(&node(6, Some(4), "E", 6)), "and nothing more");
         let e = s.finish().unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidData);
-        let mut s = Streamer::new(Vec::new());
+        let mut out = Vec::new();
+        let mut s = Streamer::new(&mut out);
         assert!(s.push(&node(0, None, "<root>", 0)));
         assert!(!s.push(&node(1, None, "<root>", 0)), "a second root");
         assert!(s.finish().is_err());
@@ -305,7 +307,8 @@ mod tests {
                 Ok(())
             }
         }
-        let mut s = Streamer::new(DiskFull);
+        let mut disk = DiskFull;
+        let mut s = Streamer::new(&mut disk);
         assert!(s.push(&node(0, None, "<root>", 0)));
         assert!(s.push(&node(1, Some(0), "main", 1)));
         assert_eq!(s.finish().unwrap_err().to_string(), "disk full");

@@ -122,7 +122,7 @@ impl<'a> Full<'a> {
     /// Writes one collapsed-stack line (`main;A;B 42`) per context whose
     /// self weight is not 0, depth first, as it goes: nothing but the
     /// current path is held.
-    pub fn write_folded(&self, w: &mut impl Write) -> io::Result<()> {
+    pub fn write_folded(&self, w: &mut dyn Write) -> io::Result<()> {
         if self.cct.is_empty() {
             return Ok(());
         }

@@ -1,4 +1,6 @@
-//! The process's global allocator: the system allocator with an emergency
+//! The `vm` command's global allocator (installed by its `main.rs`; a
+//! library module so that it is compiled optimized in every build, the
+//! tests' included): the system allocator with an emergency
 //! reserve, so that the operating system refusing memory (`ulimit -v`,
 //! overcommit turned off) never aborts the process without a word.
 //!
@@ -7,7 +9,7 @@
 //! profile. Here, [`keep_reserve`] maps [`RESERVE`] bytes of address space
 //! when the process starts (never touched, so they cost no resident
 //! memory). On the first refusal the allocator unmaps them, notes the
-//! refusal where the VM looks for it ([`vm::memory::note_system_refusal`])
+//! refusal where the VM looks for it ([`crate::memory::note_system_refusal`])
 //! and tries again, so the allocation goes through; the VM then stops the
 //! program at its next safe point with the runtime error `out of memory:
 //! the system refused N bytes ...` (status 70), its trace, and the profile
@@ -17,7 +19,7 @@
 //! status 70.
 //!
 //! An allocation the VM can do without (an array, a stack's growth, the
-//! cell table; see [`vm::memory::fallibly`]) is simply refused: the VM
+//! cell table; see [`crate::memory::fallibly`]) is simply refused: the VM
 //! reports it where it happened, and the reserve stays for later.
 //!
 //! Some refusals end in an abort no process can turn back: glibc's
@@ -124,10 +126,10 @@ unsafe impl GlobalAlloc for Guarded {
 #[cold]
 #[inline(never)]
 fn refused(bytes: usize, retry: impl FnOnce() -> *mut u8) -> *mut u8 {
-    if vm::memory::in_fallible_allocation() {
+    if crate::memory::in_fallible_allocation() {
         return std::ptr::null_mut();
     }
-    vm::memory::note_system_refusal(bytes);
+    crate::memory::note_system_refusal(bytes);
     give_back_reserve();
     // Retried even if another thread gave the reserve back a moment ago.
     let p = retry();
