@@ -287,6 +287,7 @@ impl<'vm> Interp<'vm> {
         let prog = self.prog;
         let control = &self.shared.control;
         let frame_limit = &self.shared.frame_limit;
+        let loop_trip = &self.shared.loop_trip;
         let max_frames = self.vm.max_frames;
         // The pc a call enters its callee at: past the prologue yieldpoint,
         // which every body of a program loaded with yieldpoints has at pc 0
@@ -454,20 +455,48 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // A rotated loop test with the backward jump's yieldpoint: the loop
+        // trip and the counter's type tag in one test (`tag | trip == 0`,
+        // `crate::thread`), the fast path as `loop_test!`. Else (the trip
+        // set, or the counter not an integer) the yieldpoint's real test,
+        // then on to the loop's test at `t`, which does the rest.
+        macro_rules! loop_test_y {
+            ($a:expr, $b:expr, $t:expr, |$x:ident, $y:ident| $leave:expr) => {{
+                let a: Value = $a;
+                if matches!(a, Value::Int(_)) & (loop_trip.load(Ordering::Relaxed) == 0) {
+                    loop_test!(a, $b, $t, |$x, $y| $leave)
+                } else {
+                    if self.loop_tripped() {
+                        self.pc = cur_pc!();
+                        if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Backedge) {
+                            return exit;
+                        }
+                        resync!();
+                    }
+                    // `t` is before this jump (1).
+                    jump!($t);
+                }
+            }};
+        }
         // A counted loop's `inc a 1` and its rotated loop test in one
         // dispatch (`crate::superinstr`). The loop's jump is the next
         // instruction: the fast path skips it, or goes on at `t + 1`; if
         // the test's operand is not an integer, or (`$yieldpoint`) the
-        // jump's backedge yieldpoint is to be taken, it goes on at the
-        // jump, which does the rest as it would have after the `inc`.
+        // loop trip is set, it goes on at the jump, which does the rest as
+        // it would have after the `inc`. The trip is tested with the
+        // counter's type tag, in one test (`crate::thread`).
         macro_rules! count_loop {
             ($a:expr, $b:expr, $t:expr, $yieldpoint:expr, |$x:ident, $y:ident| $leave:expr) => {{
                 debug_assert!(!M::COUNT, "superinstructions are not counted");
-                let $x = int!(get!($a), "inc").wrapping_add(1);
-                set!($a, Value::Int($x));
-                // The yieldpoint's test first, so that the arms with and
-                // without it differ by the test alone.
-                if !$yieldpoint || control.load(Ordering::Relaxed) <= 0 {
+                let v: Value = get!($a);
+                let trip = if $yieldpoint {
+                    loop_trip.load(Ordering::Relaxed)
+                } else {
+                    0
+                };
+                if matches!(v, Value::Int(_)) & (trip == 0) {
+                    let $x = int!(v, "inc").wrapping_add(1);
+                    set!($a, Value::Int($x));
                     if let Value::Int($y) = $b {
                         if $leave {
                             // SAFETY: the jump is not the body's last
@@ -478,6 +507,9 @@ impl<'vm> Interp<'vm> {
                             jump!($t + 1);
                         }
                     }
+                } else {
+                    let $x = int!(v, "inc").wrapping_add(1);
+                    set!($a, Value::Int($x));
                 }
             }};
         }
@@ -884,48 +916,40 @@ impl<'vm> Interp<'vm> {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)
                 }
                 Instr::LoopLtRRY { a, b, t } => {
-                    backedge!();
-                    loop_test!(get!(a), get!(b), t, |x, y| x < y)
+                    loop_test_y!(get!(a), get!(b), t, |x, y| x < y)
                 }
                 Instr::LoopLtRIY { a, imm, t } => {
-                    backedge!();
-                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)
+                    loop_test_y!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)
                 }
                 Instr::LoopLeRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x <= y),
                 Instr::LoopLeRI { a, imm, t } => {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x <= y)
                 }
                 Instr::LoopLeRRY { a, b, t } => {
-                    backedge!();
-                    loop_test!(get!(a), get!(b), t, |x, y| x <= y)
+                    loop_test_y!(get!(a), get!(b), t, |x, y| x <= y)
                 }
                 Instr::LoopLeRIY { a, imm, t } => {
-                    backedge!();
-                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x <= y)
+                    loop_test_y!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x <= y)
                 }
                 Instr::LoopGtRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x > y),
                 Instr::LoopGtRI { a, imm, t } => {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x > y)
                 }
                 Instr::LoopGtRRY { a, b, t } => {
-                    backedge!();
-                    loop_test!(get!(a), get!(b), t, |x, y| x > y)
+                    loop_test_y!(get!(a), get!(b), t, |x, y| x > y)
                 }
                 Instr::LoopGtRIY { a, imm, t } => {
-                    backedge!();
-                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x > y)
+                    loop_test_y!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x > y)
                 }
                 Instr::LoopGeRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x >= y),
                 Instr::LoopGeRI { a, imm, t } => {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
                 }
                 Instr::LoopGeRRY { a, b, t } => {
-                    backedge!();
-                    loop_test!(get!(a), get!(b), t, |x, y| x >= y)
+                    loop_test_y!(get!(a), get!(b), t, |x, y| x >= y)
                 }
                 Instr::LoopGeRIY { a, imm, t } => {
-                    backedge!();
-                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
+                    loop_test_y!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
                 }
                 // Counted loops (the plain interpreter's `exec` only).
                 Instr::CountLoopGtRR { a, b, t } => {
@@ -1025,11 +1049,13 @@ impl<'vm> Interp<'vm> {
                         resync!();
                     }
                     ret!(a, {
-                        let top = self.frames.len().wrapping_sub(1);
-                        debug_assert!(top < self.frames.len(), "a frame to return from");
-                        // SAFETY: the frame list is not empty: the check
-                        // above (`return_tripped` panics on an empty list),
-                        // and a yieldpoint leaves the frames as they were.
+                        // `top` as tested, not the length reloaded: one
+                        // instruction a call fewer (callgrind).
+                        debug_assert_eq!(top + 1, self.frames.len(), "a frame to return from");
+                        // SAFETY: `top` is the last index of the frame list:
+                        // the check above (`return_tripped` panics on an
+                        // empty list), and a yieldpoint leaves the frames as
+                        // they were.
                         unsafe {
                             self.frames.set_len(top);
                             *self.frames.as_ptr().add(top)
@@ -1268,6 +1294,22 @@ impl<'vm> Interp<'vm> {
             return Err(RuntimeError::StackOverflow { limit: max_frames });
         }
         Ok(self.limit_tripped())
+    }
+
+    /// A loop test's slow path, taken when the loop trip was set or the
+    /// loop's counter is not an integer (see [`crate::thread`]): whether
+    /// the backedge yieldpoint is to be taken (the control word is
+    /// positive); else a trip set late is cleared.
+    #[cold]
+    #[inline(never)]
+    fn loop_tripped(&self) -> bool {
+        if self.shared.control.load(Ordering::SeqCst) > 0 {
+            return true;
+        }
+        if self.shared.loop_trip.load(Ordering::SeqCst) != 0 {
+            self.shared.rearm_loops();
+        }
+        false
     }
 
     /// A `ret`'s slow path, taken when its depth check against the frame

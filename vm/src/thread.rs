@@ -17,6 +17,14 @@
 //!   prologue and epilogue yieldpoints (`!= 0`) cost no test of their own.
 //!   Only the thread raises the limit again (to `--max-frames`, which only
 //!   it knows), when it restores the control word to 0;
+//! - the **loop trip** ([`ThreadShared::loop_trip`]), the same trick for
+//!   backedges: whoever makes the control word positive also sets the trip
+//!   non-zero, and a loop's fused test (`crate::superinstr`) tests it in one
+//!   test with the type tag of the counter it reads anyway (`tag | trip ==
+//!   0`), so its backedge yieldpoint costs the trip's load and no branch of
+//!   its own. Only the thread clears the trip, when it restores the word to
+//!   a value that is not positive, or when it finds the trip set with the
+//!   word not positive (a requester's late store);
 //! - the **request bits** ([`ThreadShared::requests`]) saying *why* the
 //!   thread should stop at its next yieldpoint (a sample tick, a safepoint,
 //!   a collection, the program stopping). A requester sets its bit and then
@@ -132,6 +140,10 @@ pub struct ThreadShared {
     /// `--max-frames` while the control word is 0, else 0 (see the module
     /// docs). Starts at 0, so the thread's first call sets it.
     pub(crate) frame_limit: AtomicUsize,
+    /// Non-zero whenever the control word is positive (a backedge
+    /// yieldpoint is to be taken), and 0 while the thread is not asked to
+    /// take one, bar a requester's late store (see the module docs).
+    pub(crate) loop_trip: AtomicU32,
     /// Pending request bits (see [`request`]).
     pub requests: AtomicU32,
     state: AtomicU8,
@@ -162,6 +174,7 @@ impl ThreadShared {
             entry,
             control: AtomicI64::new(0),
             frame_limit: AtomicUsize::new(0),
+            loop_trip: AtomicU32::new(0),
             requests: AtomicU32::new(0),
             state: AtomicU8::new(ThreadState::Running as u8),
             waiting_on: AtomicI64::new(-1),
@@ -186,23 +199,29 @@ impl ThreadShared {
     /// Sets the control word (another thread, or a hook before the thread
     /// runs; a listener uses [`crate::hooks::ThreadCtx::set_control`]). A
     /// non-zero word lowers the frame limit, so that the thread's next call
-    /// or return notices it; 0 leaves the limit to the thread.
+    /// or return notices it, and a positive one sets the loop trip, so
+    /// that its next loop test notices it; 0 leaves both to the thread.
     pub fn set_control_word(&self, value: i64) {
         self.control.store(value, Ordering::SeqCst);
         if value != 0 {
             self.frame_limit.store(0, Ordering::SeqCst);
         }
+        if value > 0 {
+            self.loop_trip.store(1, Ordering::SeqCst);
+        }
     }
 
     /// The thread itself, after a yieldpoint: the control word back to
-    /// `base`, the frame limit back to `max_frames` if that is 0, and both
-    /// asking again if requests came in meanwhile. (A requester sets its
+    /// `base`, the frame limit back to `max_frames` if that is 0, the loop
+    /// trip cleared unless `base` is positive, and all asking again if
+    /// requests came in meanwhile. (A requester sets its
     /// bits before the word and the limit: either this load sees the bits,
     /// or the requester's stores come after these.)
     pub(crate) fn restore_control(&self, base: i64, max_frames: usize) {
         self.control.store(base, Ordering::SeqCst);
         let limit = if base == 0 { max_frames } else { 0 };
         self.frame_limit.store(limit, Ordering::SeqCst);
+        self.loop_trip.store(u32::from(base > 0), Ordering::SeqCst);
         if self.requests.load(Ordering::SeqCst) != 0 {
             self.set_control_word(1);
         }
@@ -217,6 +236,17 @@ impl ThreadShared {
         self.frame_limit.store(max_frames, Ordering::SeqCst);
         if self.control.load(Ordering::SeqCst) != 0 {
             self.frame_limit.store(0, Ordering::SeqCst);
+        }
+    }
+
+    /// The thread itself, when a loop test found the loop trip set but the
+    /// control word not positive (a requester's late store of the trip
+    /// after the thread had served its request): clears the trip, unless
+    /// the word became positive meanwhile.
+    pub(crate) fn rearm_loops(&self) {
+        self.loop_trip.store(0, Ordering::SeqCst);
+        if self.control.load(Ordering::SeqCst) > 0 {
+            self.loop_trip.store(1, Ordering::SeqCst);
         }
     }
 
