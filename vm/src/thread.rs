@@ -405,6 +405,36 @@ mod tests {
     }
 
     #[test]
+    fn the_loop_trip_follows_a_positive_word_and_only_the_thread_clears_it() {
+        let t = ThreadShared::new(0, 0);
+        let trip = |t: &ThreadShared| t.loop_trip.load(Ordering::SeqCst);
+        assert_eq!(trip(&t), 0);
+        // Prologue and epilogue yieldpoints only: loops go on.
+        t.set_control_word(-1);
+        assert_eq!(trip(&t), 0);
+        t.request(request::TICK);
+        assert_eq!(trip(&t), 1, "a request trips the loops");
+        // A requester's word of 0 leaves the trip to the thread.
+        t.set_control_word(0);
+        assert_eq!(trip(&t), 1);
+        t.rearm_loops();
+        assert_eq!(trip(&t), 0, "cleared once the word is not positive");
+        t.set_control_word(1);
+        t.rearm_loops();
+        assert_eq!(trip(&t), 1, "kept while the word asks");
+        // Served: back to a base of -1 or 0 clears it, unless requests
+        // came in meanwhile.
+        t.requests.store(0, Ordering::SeqCst);
+        t.restore_control(-1, 50);
+        assert_eq!(trip(&t), 0);
+        t.restore_control(1, 50);
+        assert_eq!(trip(&t), 1);
+        t.requests.fetch_or(request::GC, Ordering::SeqCst);
+        t.restore_control(0, 50);
+        assert_eq!((t.control_word(), trip(&t)), (1, 1));
+    }
+
+    #[test]
     fn registry_numbers_threads_in_order() {
         let r = ThreadRegistry::default();
         assert_eq!(r.register(0).id, 0);
