@@ -623,8 +623,14 @@ impl<'vm> Interp<'vm> {
                 ret_value!(get!($a), $pop)
             };
         }
+        // Returns `v` from the frame `$pop` pops. `$caller_known`: the
+        // frame list still holds a caller after the pop (tested before it),
+        // so the test for the thread's last return is skipped.
         macro_rules! ret_value {
-            ($v:expr, $pop:expr) => {{
+            ($v:expr, $pop:expr) => {
+                ret_value!($v, $pop, false)
+            };
+            ($v:expr, $pop:expr, $caller_known:expr) => {{
                 let v: Value = $v;
                 if M::TRACE_CALLS {
                     self.pc = cur_pc!();
@@ -638,8 +644,17 @@ impl<'vm> Interp<'vm> {
                 if ret.is_trampoline() {
                     ret = self.through_trampoline(ret, false);
                 }
-                let Some(caller) = self.frames.last() else {
-                    return Exit::Returned(v);
+                let caller = if $caller_known {
+                    debug_assert!(!self.frames.is_empty(), "a caller");
+                    // SAFETY: the list held a caller below the popped
+                    // frame, and a listener (`through_trampoline`) sees
+                    // the frames as a slice, which it cannot shorten.
+                    unsafe { self.frames.last().unwrap_unchecked() }
+                } else {
+                    let Some(caller) = self.frames.last() else {
+                        return Exit::Returned(v);
+                    };
+                    caller
                 };
                 let stack = self.stack.as_mut_ptr();
                 // The result lands where the call's arguments began,
@@ -654,6 +669,22 @@ impl<'vm> Interp<'vm> {
                 ip = unsafe { code_start.add(ret.pc() as usize) };
                 // SAFETY: the caller's base is inside the stack (2).
                 fp = unsafe { stack.add(caller.base as usize) };
+            }};
+        }
+        // The frame a return pops when the frame list holds `depth >= 2`
+        // frames (tested by the caller of the macro).
+        macro_rules! pop_to_caller {
+            ($depth:expr) => {{
+                let depth: usize = $depth;
+                debug_assert!(
+                    depth >= 2 && depth == self.frames.len(),
+                    "a frame and a caller"
+                );
+                // SAFETY: the list holds `depth >= 2` frames: pop the last.
+                unsafe {
+                    self.frames.set_len(depth - 1);
+                    *self.frames.as_ptr().add(depth - 1)
+                }
             }};
         }
         macro_rules! reload {
@@ -1004,63 +1035,75 @@ impl<'vm> Interp<'vm> {
                     }
                     enter_body!(target, base)
                 }
-                Instr::Ret { a } => ret!(a, self.frames.pop().expect("a frame to return from")),
+                // Every return tests its rare cases at once: no frame, or
+                // no caller (the thread's last return), and with an
+                // epilogue yieldpoint one that may be due. The fast path
+                // knows a caller is there.
+                Instr::Ret { a } => {
+                    let depth = self.frames.len();
+                    if depth >= 2 {
+                        ret_value!(get!(a), pop_to_caller!(depth), true)
+                    } else {
+                        ret!(a, self.frames.pop().expect("a frame to return from"))
+                    }
+                }
                 // A constant's return (the plain interpreter's `exec`
                 // only, `crate::superinstr`): the `ret` follows at the
                 // next pc, and the one with a yieldpoint goes on there
                 // when the frame limit trips, as it does for the epilogue.
                 Instr::RetInt { d, v } => {
                     let _ = d;
-                    ret_value!(
-                        Value::Int(i64::from(v)),
-                        self.frames.pop().expect("a frame to return from")
-                    )
+                    let depth = self.frames.len();
+                    if depth >= 2 {
+                        ret_value!(Value::Int(i64::from(v)), pop_to_caller!(depth), true)
+                    } else {
+                        ret_value!(
+                            Value::Int(i64::from(v)),
+                            self.frames.pop().expect("a frame to return from")
+                        )
+                    }
                 }
                 Instr::RetIntY { d, v } => {
-                    let top = self.frames.len().wrapping_sub(1);
-                    if top >= frame_limit.load(Ordering::Relaxed) {
+                    let depth = self.frames.len();
+                    let limit = frame_limit.load(Ordering::Relaxed);
+                    if depth.wrapping_sub(2) < limit {
+                        ret_value!(Value::Int(i64::from(v)), pop_to_caller!(depth), true)
+                    } else if depth.wrapping_sub(1) >= limit {
                         set!(d, Value::Int(i64::from(v)));
                     } else {
-                        ret_value!(Value::Int(i64::from(v)), {
-                            debug_assert!(top < self.frames.len(), "a frame to return from");
-                            // SAFETY: `top` is the length minus 1, which
-                            // wraps to `usize::MAX` for an empty list, above
-                            // any limit; below the limit the list is not
-                            // empty and `top` is its last index.
-                            unsafe {
-                                self.frames.set_len(top);
-                                *self.frames.as_ptr().add(top)
-                            }
-                        })
+                        ret_value!(
+                            Value::Int(i64::from(v)),
+                            self.frames.pop().expect("a frame to return from")
+                        )
                     }
                 }
                 Instr::RetY { a } => {
-                    // The epilogue yieldpoint's test is the frame pop's own
-                    // check that there is a frame: `depth - 1` wraps for an
-                    // empty list, and is below the frame limit unless a
-                    // request lowered it to 0 (see `crate::thread`).
-                    let top = self.frames.len().wrapping_sub(1);
-                    let take = top >= frame_limit.load(Ordering::Relaxed) && self.return_tripped();
-                    if take || (M::COUNT && self.cycles >= self.next_event) {
-                        self.pc = cur_pc!();
-                        if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Epilogue) {
-                            return exit;
+                    // One test for the three rare cases: an epilogue
+                    // yieldpoint may be due (a request lowered the frame
+                    // limit to 0, and `depth - 2 >= 0`), the frame is the
+                    // thread's last (`depth - 2` wraps), or there is none
+                    // (wraps too). With the limit raised the depth is at
+                    // most `--max-frames`, the limit (calls check it), so
+                    // below it a caller is there (see `crate::thread`).
+                    let depth = self.frames.len();
+                    let rare = depth.wrapping_sub(2) >= frame_limit.load(Ordering::Relaxed);
+                    if !rare && !(M::COUNT && self.cycles >= self.next_event) {
+                        ret_value!(get!(a), pop_to_caller!(depth), true)
+                    } else {
+                        // The epilogue yieldpoint's own test: `depth - 1`,
+                        // which wraps for an empty list, against the limit.
+                        let top = depth.wrapping_sub(1);
+                        let take =
+                            top >= frame_limit.load(Ordering::Relaxed) && self.return_tripped();
+                        if take || (M::COUNT && self.cycles >= self.next_event) {
+                            self.pc = cur_pc!();
+                            if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Epilogue) {
+                                return exit;
+                            }
+                            resync!();
                         }
-                        resync!();
+                        ret!(a, self.frames.pop().expect("a frame to return from"))
                     }
-                    ret!(a, {
-                        // `top` as tested, not the length reloaded: one
-                        // instruction a call fewer (callgrind).
-                        debug_assert_eq!(top + 1, self.frames.len(), "a frame to return from");
-                        // SAFETY: `top` is the last index of the frame list:
-                        // the check above (`return_tripped` panics on an
-                        // empty list), and a yieldpoint leaves the frames as
-                        // they were.
-                        unsafe {
-                            self.frames.set_len(top);
-                            *self.frames.as_ptr().add(top)
-                        }
-                    })
                 }
                 Instr::New { d, class } => {
                     let nfields = prog.classes[class as usize].nfields as usize;

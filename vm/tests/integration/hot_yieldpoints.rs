@@ -147,7 +147,10 @@ fn held_at(entry: &str, rounds: usize) -> Vec<(String, u32)> {
         })
     };
     let status = vm.run().status;
-    let seen = coordinator.join().expect("coordinator did not panic").unwrap();
+    let seen = coordinator
+        .join()
+        .expect("coordinator did not panic")
+        .unwrap();
     assert_eq!(status, 0, "{entry}: stopped with status 0");
     assert_eq!(seen.len(), rounds, "{entry}: one thread held each time");
     seen
@@ -157,9 +160,23 @@ fn held_at(entry: &str, rounds: usize) -> Vec<(String, u32)> {
 fn the_hot_loops_run_their_fused_tests() {
     // The tests below are about these forms: check that they are there.
     let p = program("count_up");
-    let exec = |name: &str| body(&p, name).exec.iter().map(|i| i.name()).collect::<Vec<_>>();
-    assert!(exec("count_up").contains(&"CountLoopGeRRY"), "{:?}", exec("count_up"));
-    assert!(exec("step_two").contains(&"LoopGeRRY"), "{:?}", exec("step_two"));
+    let exec = |name: &str| {
+        body(&p, name)
+            .exec
+            .iter()
+            .map(|i| i.name())
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        exec("count_up").contains(&"CountLoopGeRRY"),
+        "{:?}",
+        exec("count_up")
+    );
+    assert!(
+        exec("step_two").contains(&"LoopGeRRY"),
+        "{:?}",
+        exec("step_two")
+    );
     assert!(!exec("step_two").contains(&"CountLoopGeRRY"));
     assert!(exec("one").contains(&"RetIntY"), "{:?}", exec("one"));
     assert!(exec("same").contains(&"RetY"), "{:?}", exec("same"));
@@ -172,7 +189,10 @@ fn a_counted_loop_stops_at_its_backedge_each_time() {
     assert_eq!(backedges.len(), 1, "one backward jump to the test");
     for (method, pc) in held_at("count_up", 5) {
         assert_eq!(method, "count_up");
-        assert!(backedges.contains(&pc), "held at pc {pc}, not {backedges:?}");
+        assert!(
+            backedges.contains(&pc),
+            "held at pc {pc}, not {backedges:?}"
+        );
     }
 }
 
@@ -183,7 +203,10 @@ fn a_rotated_loop_stops_at_its_backedge_each_time() {
     assert_eq!(backedges.len(), 1);
     for (method, pc) in held_at("step_two", 5) {
         assert_eq!(method, "step_two");
-        assert!(backedges.contains(&pc), "held at pc {pc}, not {backedges:?}");
+        assert!(
+            backedges.contains(&pc),
+            "held at pc {pc}, not {backedges:?}"
+        );
     }
 }
 
@@ -198,7 +221,10 @@ fn hot_calls_stop_at_prologues_epilogues_and_the_backedge() {
             "held in {method} at pc {pc}, not a yieldpoint: {:?}",
             yieldpoints(&method)
         );
-        kinds.insert(format!("{:?}", body(&p, &method).code[pc as usize].yield_kind()));
+        kinds.insert(format!(
+            "{:?}",
+            body(&p, &method).code[pc as usize].yield_kind()
+        ));
     }
     // Most of the time goes to the calls: both of their yieldpoints hold it.
     assert!(kinds.len() >= 2, "held only at {kinds:?}");
