@@ -11,17 +11,26 @@
 //! exhaustive profiles) and call tracing (exhaustive profiles) are compiled
 //! in only where asked for.
 //!
-//! A backedge yieldpoint's fast path is one load of the control word and
-//! one branch; everything else ([`Interp::yieldpoint_taken`]) is out of
-//! line. Prologue and epilogue yieldpoints have no test of their own: they
-//! ride on the depth checks a call and a `ret` make anyway, against the
-//! thread's frame limit, which a request lowers to 0 (V8's stack guard; see
-//! [`crate::thread`]). Only the prologue yieldpoint is an instruction of its
-//! own, and calls do it inline, entering past it, instead of dispatching to
-//! it; backedge and epilogue yieldpoints are fused into their jump or `ret`
-//! (see [`crate::instr`]). So a loop iteration pays for its yieldpoint a
-//! load and a predictable branch, a call nothing, and no yieldpoint costs a
-//! dispatch.
+//! No yieldpoint has a test of its own on a fast path; each rides on a
+//! test its instruction makes anyway, against a per-thread word that a
+//! request changes (see [`crate::thread`]), and everything else
+//! ([`Interp::yieldpoint_taken`]) is out of line:
+//!
+//! - a call's prologue yieldpoint on its depth check, against the frame
+//!   limit, which a request lowers to 0 (V8's stack guard); the call does
+//!   the prologue inline and enters past it, instead of dispatching to it;
+//! - a return's epilogue yieldpoint on its test for a frame and a caller,
+//!   `depth - 2` against the same limit: one compare, as a plain `ret`
+//!   makes (`depth >= 2`), plus the limit's load;
+//! - a fused loop test's backedge yieldpoint (the plain interpreter's
+//!   `Loop…Y` and `CountLoop…Y`, [`crate::superinstr`]) on the type test
+//!   of the loop's counter: `tag | loop_trip == 0`, the loop trip set by a
+//!   request, so an iteration pays the trip's load and no branch. A
+//!   backward jump that is not a fused loop test (and every backedge of
+//!   the counting interpreters) loads the control word and branches.
+//!
+//! Backedge and epilogue yieldpoints are fused into their jump or `ret`
+//! (see [`crate::instr`]), so no yieldpoint costs a dispatch.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -1086,8 +1095,9 @@ impl<'vm> Interp<'vm> {
                     // most `--max-frames`, the limit (calls check it), so
                     // below it a caller is there (see `crate::thread`).
                     let depth = self.frames.len();
-                    let rare = depth.wrapping_sub(2) >= frame_limit.load(Ordering::Relaxed);
-                    if !rare && !(M::COUNT && self.cycles >= self.next_event) {
+                    let rare = depth.wrapping_sub(2) >= frame_limit.load(Ordering::Relaxed)
+                        || (M::COUNT && self.cycles >= self.next_event);
+                    if !rare {
                         ret_value!(get!(a), pop_to_caller!(depth), true)
                     } else {
                         // The epilogue yieldpoint's own test: `depth - 1`,

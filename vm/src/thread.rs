@@ -6,14 +6,15 @@
 //! - the **yieldpoint control word** ([`ThreadShared::control`]), overloaded
 //!   as in Arnold & Grove 2005, section 5.1: `0` means take no yieldpoint,
 //!   `-1` take prologue and epilogue yieldpoints, `1` take every yieldpoint.
-//!   Backedge yieldpoints test `> 0`: the fast path is one load and one
-//!   branch;
+//!   Backedge yieldpoints are taken for `> 0`: a backward jump tests the
+//!   word (one load and one branch), a fused loop test the loop trip below;
 //! - the **frame limit** ([`ThreadShared::frame_limit`]), V8's *stack
 //!   guard*: whoever makes the control word non-zero also lowers the limit
 //!   to 0, so the depth check a call makes anyway (frames against
 //!   `--max-frames`) trips, and the call's slow path tells a real overflow
 //!   from a request and takes the prologue yieldpoint. A `ret` with its
-//!   epilogue yieldpoint compares its depth against the same limit. So the
+//!   epilogue yieldpoint compares its depth less 2 against the same limit,
+//!   one test for a frame, a caller and a request. So the
 //!   prologue and epilogue yieldpoints (`!= 0`) cost no test of their own.
 //!   Only the thread raises the limit again (to `--max-frames`, which only
 //!   it knows), when it restores the control word to 0;
