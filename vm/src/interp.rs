@@ -296,6 +296,7 @@ impl<'vm> Interp<'vm> {
         let prog = self.prog;
         let control = &self.shared.control;
         let frame_limit = &self.shared.frame_limit;
+        let return_floor = &self.shared.return_floor;
         let loop_trip = &self.shared.loop_trip;
         let max_frames = self.vm.max_frames;
         // The pc a call enters its callee at: past the prologue yieldpoint,
@@ -1074,37 +1075,27 @@ impl<'vm> Interp<'vm> {
                 }
                 Instr::RetIntY { d, v } => {
                     let depth = self.frames.len();
-                    let limit = frame_limit.load(Ordering::Relaxed);
-                    if depth.wrapping_sub(2) < limit {
+                    if depth > return_floor.load(Ordering::Relaxed) {
                         ret_value!(Value::Int(i64::from(v)), pop_to_caller!(depth), true)
-                    } else if depth.wrapping_sub(1) >= limit {
-                        set!(d, Value::Int(i64::from(v)));
                     } else {
-                        ret_value!(
-                            Value::Int(i64::from(v)),
-                            self.frames.pop().expect("a frame to return from")
-                        )
+                        // On at the `ret`, which does the rest.
+                        set!(d, Value::Int(i64::from(v)));
                     }
                 }
                 Instr::RetY { a } => {
-                    // One test for the three rare cases: an epilogue
-                    // yieldpoint may be due (a request lowered the frame
-                    // limit to 0, and `depth - 2 >= 0`), the frame is the
-                    // thread's last (`depth - 2` wraps), or there is none
-                    // (wraps too). With the limit raised the depth is at
-                    // most `--max-frames`, the limit (calls check it), so
-                    // below it a caller is there (see `crate::thread`).
+                    // One test for the rare cases: an epilogue yieldpoint
+                    // may be due (a request raised the return floor to
+                    // `usize::MAX`), the frame is the thread's last, or
+                    // there is none (see `crate::thread`).
                     let depth = self.frames.len();
-                    let rare = depth.wrapping_sub(2) >= frame_limit.load(Ordering::Relaxed)
+                    let rare = depth <= return_floor.load(Ordering::Relaxed)
                         || (M::COUNT && self.cycles >= self.next_event);
                     if !rare {
                         ret_value!(get!(a), pop_to_caller!(depth), true)
                     } else {
-                        // The epilogue yieldpoint's own test: `depth - 1`,
-                        // which wraps for an empty list, against the limit.
-                        let top = depth.wrapping_sub(1);
-                        let take =
-                            top >= frame_limit.load(Ordering::Relaxed) && self.return_tripped();
+                        // Whether the yieldpoint is to be taken (the word
+                        // non-zero), else the floor and limit re-armed.
+                        let take = self.return_tripped();
                         if take || (M::COUNT && self.cycles >= self.next_event) {
                             self.pc = cur_pc!();
                             if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Epilogue) {
@@ -1365,8 +1356,9 @@ impl<'vm> Interp<'vm> {
         false
     }
 
-    /// A `ret`'s slow path, taken when its depth check against the frame
-    /// limit tripped: whether the epilogue yieldpoint is to be taken.
+    /// A `RetY`'s slow path, taken when its depth was not above the return
+    /// floor (see [`crate::thread`]): whether the epilogue yieldpoint is
+    /// to be taken (else the floor and the limit are re-armed).
     #[cold]
     #[inline(never)]
     fn return_tripped(&self) -> bool {
@@ -1374,15 +1366,16 @@ impl<'vm> Interp<'vm> {
         self.limit_tripped()
     }
 
-    /// The frame limit tripped: the yieldpoint is to be taken if the
-    /// program has yieldpoints and the control word is non-zero (taking it
-    /// restores the limit); else the limit goes back up.
+    /// The frame limit or the return floor tripped: the yieldpoint is to
+    /// be taken if the program has yieldpoints and the control word is
+    /// non-zero (taking it restores both); else both are re-armed.
     fn limit_tripped(&self) -> bool {
         let max_frames = self.vm.max_frames;
         if !self.prog.yieldpoints {
             // No yieldpoint will serve a request: the limit is only the
             // overflow check.
             self.shared.frame_limit.store(max_frames, Ordering::SeqCst);
+            self.shared.return_floor.store(1, Ordering::SeqCst);
             return false;
         }
         if self.shared.control_word() != 0 {

@@ -12,9 +12,12 @@
 //!   guard*: whoever makes the control word non-zero also lowers the limit
 //!   to 0, so the depth check a call makes anyway (frames against
 //!   `--max-frames`) trips, and the call's slow path tells a real overflow
-//!   from a request and takes the prologue yieldpoint. A `ret` with its
-//!   epilogue yieldpoint compares its depth less 2 against the same limit,
-//!   one test for a frame, a caller and a request. So the
+//!   from a request and takes the prologue yieldpoint. Its companion for
+//!   returns is the **return floor** ([`ThreadShared::return_floor`]): 1
+//!   while the word is 0, raised to `usize::MAX` with the limit; a `ret`
+//!   with its epilogue yieldpoint goes on at once if its depth is above
+//!   it, the one test a plain `ret` makes anyway against 1 (a frame to pop
+//!   and a caller to return to). So the
 //!   prologue and epilogue yieldpoints (`!= 0`) cost no test of their own.
 //!   Only the thread raises the limit again (to `--max-frames`, which only
 //!   it knows), when it restores the control word to 0;
@@ -141,6 +144,10 @@ pub struct ThreadShared {
     /// `--max-frames` while the control word is 0, else 0 (see the module
     /// docs). Starts at 0, so the thread's first call sets it.
     pub(crate) frame_limit: AtomicUsize,
+    /// The depth above which a `ret` with its epilogue yieldpoint goes on
+    /// at once: 1 while the control word is 0, else `usize::MAX` (see the
+    /// module docs). Starts at `usize::MAX`, like the limit at 0.
+    pub(crate) return_floor: AtomicUsize,
     /// Non-zero whenever the control word is positive (a backedge
     /// yieldpoint is to be taken), and 0 while the thread is not asked to
     /// take one, bar a requester's late store (see the module docs).
@@ -175,6 +182,7 @@ impl ThreadShared {
             entry,
             control: AtomicI64::new(0),
             frame_limit: AtomicUsize::new(0),
+            return_floor: AtomicUsize::new(usize::MAX),
             loop_trip: AtomicU32::new(0),
             requests: AtomicU32::new(0),
             state: AtomicU8::new(ThreadState::Running as u8),
@@ -206,6 +214,7 @@ impl ThreadShared {
         self.control.store(value, Ordering::SeqCst);
         if value != 0 {
             self.frame_limit.store(0, Ordering::SeqCst);
+            self.return_floor.store(usize::MAX, Ordering::SeqCst);
         }
         if value > 0 {
             self.loop_trip.store(1, Ordering::SeqCst);
@@ -220,8 +229,13 @@ impl ThreadShared {
     /// or the requester's stores come after these.)
     pub(crate) fn restore_control(&self, base: i64, max_frames: usize) {
         self.control.store(base, Ordering::SeqCst);
-        let limit = if base == 0 { max_frames } else { 0 };
+        let (limit, floor) = if base == 0 {
+            (max_frames, 1)
+        } else {
+            (0, usize::MAX)
+        };
         self.frame_limit.store(limit, Ordering::SeqCst);
+        self.return_floor.store(floor, Ordering::SeqCst);
         self.loop_trip.store(u32::from(base > 0), Ordering::SeqCst);
         if self.requests.load(Ordering::SeqCst) != 0 {
             self.set_control_word(1);
@@ -229,14 +243,16 @@ impl ThreadShared {
     }
 
     /// The thread itself, when a call or return found the frame limit
-    /// lowered but the control word 0 (a requester's late store of the
-    /// limit after the thread had served its request, or the thread's
-    /// first call): raises the limit to `max_frames`, unless the word
-    /// changed meanwhile.
+    /// lowered or the return floor raised but the control word 0 (a
+    /// requester's late store after the thread had served its request, or
+    /// the thread's first call): raises the limit to `max_frames` and
+    /// lowers the floor to 1, unless the word changed meanwhile.
     pub(crate) fn rearm(&self, max_frames: usize) {
         self.frame_limit.store(max_frames, Ordering::SeqCst);
+        self.return_floor.store(1, Ordering::SeqCst);
         if self.control.load(Ordering::SeqCst) != 0 {
             self.frame_limit.store(0, Ordering::SeqCst);
+            self.return_floor.store(usize::MAX, Ordering::SeqCst);
         }
     }
 
@@ -403,6 +419,26 @@ mod tests {
         );
         t.rearm(50);
         assert_eq!(t.frame_limit.load(Ordering::SeqCst), 50);
+    }
+
+    #[test]
+    fn the_return_floor_moves_with_the_limit() {
+        let t = ThreadShared::new(0, 0);
+        let floor = |t: &ThreadShared| t.return_floor.load(Ordering::SeqCst);
+        assert_eq!(floor(&t), usize::MAX, "a new thread's first return trips");
+        t.rearm(50);
+        assert_eq!(floor(&t), 1);
+        t.set_control_word(-1);
+        assert_eq!(floor(&t), usize::MAX, "epilogues asked for");
+        t.rearm(50);
+        assert_eq!(floor(&t), usize::MAX, "kept while the word asks");
+        t.restore_control(0, 50);
+        assert_eq!(floor(&t), 1);
+        t.restore_control(-1, 50);
+        assert_eq!(floor(&t), usize::MAX);
+        t.requests.fetch_or(request::TICK, Ordering::SeqCst);
+        t.restore_control(0, 50);
+        assert_eq!(floor(&t), usize::MAX, "requests came in meanwhile");
     }
 
     #[test]
