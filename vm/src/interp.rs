@@ -19,9 +19,10 @@
 //! - a call's prologue yieldpoint on its depth check, against the frame
 //!   limit, which a request lowers to 0 (V8's stack guard); the call does
 //!   the prologue inline and enters past it, instead of dispatching to it;
-//! - a return's epilogue yieldpoint on its test for a frame and a caller,
-//!   `depth - 2` against the same limit: one compare, as a plain `ret`
-//!   makes (`depth >= 2`), plus the limit's load;
+//! - a return's epilogue yieldpoint on its test for a frame and a caller:
+//!   a plain `ret` goes on at once if `depth > 1`, a `RetY` if `depth >
+//!   return_floor`, the floor 1 but `usize::MAX` once a request asks for
+//!   epilogues; one compare either way, plus the floor's load;
 //! - a fused loop test's backedge yieldpoint (the plain interpreter's
 //!   `Loop…Y` and `CountLoop…Y`, [`crate::superinstr`]) on the type test
 //!   of the loop's counter: `tag | loop_trip == 0`, the loop trip set by a
@@ -1060,7 +1061,7 @@ impl<'vm> Interp<'vm> {
                 // A constant's return (the plain interpreter's `exec`
                 // only, `crate::superinstr`): the `ret` follows at the
                 // next pc, and the one with a yieldpoint goes on there
-                // when the frame limit trips, as it does for the epilogue.
+                // when its depth is not above the return floor.
                 Instr::RetInt { d, v } => {
                     let _ = d;
                     let depth = self.frames.len();

@@ -53,8 +53,8 @@
 //! The third is the **constant's return**: `d = v; ret d` (a method
 //! returning `0`, `1`, a flag) becomes `Instr::RetInt` at the constant's
 //! pc, which returns `v` at once. With an epilogue yieldpoint
-//! (`Instr::RetIntY`) it goes on at the `ret`, after writing `d`, when the
-//! frame limit trips, so the yieldpoint is taken at the `ret`'s pc as
+//! (`Instr::RetIntY`) it goes on at the `ret`, after writing `d`, when its
+//! depth is not above the return floor (`crate::thread`), so the yieldpoint is taken at the `ret`'s pc as
 //! before.
 
 use crate::instr::{Instr, YieldKind};
