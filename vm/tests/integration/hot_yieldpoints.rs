@@ -19,7 +19,9 @@ use vm::safepoint::{Selection, Walkers};
 /// its yieldpoints fails the test when it ends, instead of hanging it): a
 /// counted loop (`inc i 1` and the rotated `jge` fused), a loop
 /// stepping by 2 (the rotated test alone), and a loop of calls to a method
-/// returning a constant and one returning its argument.
+/// returning a constant and one returning its argument, and a loop of
+/// calls to a method of 400 straight-line instructions, where a request
+/// mostly finds the thread on its way to the epilogue.
 const PROGRAM: &str = r#"
 .method count_up()
   .locals i n
@@ -70,6 +72,427 @@ loop:
   jge done
   call one
   call same
+  pop
+  inc i 1
+  jmp loop
+done:
+  load i
+  ret
+.end
+.method long()
+  .locals x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  push 1
+  add
+  store x
+  load x
+  ret
+.end
+.method calls_long()
+  .locals i n
+  push 2000000000
+  store n
+loop:
+  load i
+  load n
+  jge done
+  call long
   pop
   inc i 1
   jmp loop
@@ -228,4 +651,21 @@ fn hot_calls_stop_at_prologues_epilogues_and_the_backedge() {
     }
     // Most of the time goes to the calls: both of their yieldpoints hold it.
     assert!(kinds.len() >= 2, "held only at {kinds:?}");
+}
+
+#[test]
+fn a_long_method_stops_at_its_epilogue() {
+    let p = program("calls_long");
+    let epilogue = pcs(&p, "long", |i| {
+        i.yield_kind() == Some(vm::instr::YieldKind::Epilogue)
+    });
+    assert_eq!(epilogue.len(), 1);
+    let held = held_at("calls_long", 10);
+    let at_epilogue = held
+        .iter()
+        .filter(|(m, pc)| m == "long" && epilogue.contains(pc))
+        .count();
+    // Most of the time goes to `long`'s body, whose next yieldpoint is its
+    // epilogue (the return floor).
+    assert!(at_epilogue >= 3, "held at {held:?}");
 }
