@@ -453,3 +453,94 @@ fn the_profile_names_its_sampler() {
     assert!(p.run.samples_taken.is_none() && p.run.held_ns.is_none());
     assert!(p.run.late_ns.is_none());
 }
+
+/// Method name to self samples of a wall-clock timer profile of `text`
+/// (`main` calling `ENTRY`, which the caller names).
+fn timer_selfs(name: &str, text: &str) -> std::collections::BTreeMap<String, u64> {
+    let dir = harness::scratch(&format!("samplers-hot-{name}"));
+    harness::write_program(&dir, "hot.bc", text);
+    let out = dir.join("p.json").display().to_string();
+    let args = [
+        "run",
+        "hot.bc",
+        "--profile=timer",
+        "--interval=100us",
+        "--profile-out",
+        &out,
+    ];
+    let r = run_vm_in(&dir, &args, Duration::from_secs(120));
+    r.assert_status(0);
+    let p = Profile::read(Path::new(&out)).expect("a profile");
+    p.methods
+        .iter()
+        .flatten()
+        .map(|m| (m.name.clone(), m.self_))
+        .collect()
+}
+
+#[test]
+fn timer_ticks_stop_hot_loops_at_their_backedges_and_hot_calls_at_theirs() {
+    // A loop whose only yieldpoint in the loop is its backward jump, run
+    // as the plain interpreter's fused counted loop (`inc` and the
+    // rotated test in one dispatch, which notices a tick through the loop
+    // trip): ticks land in `spin`, not only at its prologue and epilogue.
+    let spin = r#"
+.method spin()
+  .locals i n
+  push 200000000
+  store n
+loop:
+  load i
+  load n
+  jge done
+  inc i 1
+  jmp loop
+done:
+  load i
+  ret
+.end
+.method main()
+  call spin
+  print
+  push 0
+  ret
+.end
+"#;
+    let selfs = timer_selfs("spin", spin);
+    let in_spin = selfs.get("spin").copied().unwrap_or(0);
+    assert!(in_spin >= 20, "ticks in the loop: {selfs:?}");
+    // A loop of calls to a leaf: the leaf's prologue and epilogue
+    // yieldpoints (the frame limit) take ticks too.
+    let calls = r#"
+.method leaf(x)
+  load x
+  ret
+.end
+.method calls()
+  .locals i n
+  push 20000000
+  store n
+loop:
+  load i
+  load n
+  jge done
+  load i
+  call leaf
+  pop
+  inc i 1
+  jmp loop
+done:
+  load i
+  ret
+.end
+.method main()
+  call calls
+  print
+  push 0
+  ret
+.end
+"#;
+    let selfs = timer_selfs("calls", calls);
+    let in_leaf = selfs.get("leaf").copied().unwrap_or(0);
+    assert!(in_leaf >= 5, "ticks in the leaf: {selfs:?}");
+}

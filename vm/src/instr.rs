@@ -691,8 +691,9 @@ instrs! {
     /// `d = v`, then `ret d`: the constant returned without a dispatch of
     /// its own (`d` is written only where the `ret` is to run after all).
     RetInt { d: Dst, v: Imm } [] => "{d} = {v}; ret {d}";
-    /// [`Instr::RetInt`] with the `ret`'s epilogue yieldpoint: where the
-    /// frame limit trips, it writes `d` and goes on at the `ret`.
+    /// [`Instr::RetInt`] with the `ret`'s epilogue yieldpoint: where its
+    /// depth is not above the return floor (`crate::thread`), it writes
+    /// `d` and goes on at the `ret`.
     RetIntY { d: Dst, v: Imm } [fuses(Epilogue, RetInt)];
 }
 

@@ -11,17 +11,27 @@
 //! exhaustive profiles) and call tracing (exhaustive profiles) are compiled
 //! in only where asked for.
 //!
-//! A backedge yieldpoint's fast path is one load of the control word and
-//! one branch; everything else ([`Interp::yieldpoint_taken`]) is out of
-//! line. Prologue and epilogue yieldpoints have no test of their own: they
-//! ride on the depth checks a call and a `ret` make anyway, against the
-//! thread's frame limit, which a request lowers to 0 (V8's stack guard; see
-//! [`crate::thread`]). Only the prologue yieldpoint is an instruction of its
-//! own, and calls do it inline, entering past it, instead of dispatching to
-//! it; backedge and epilogue yieldpoints are fused into their jump or `ret`
-//! (see [`crate::instr`]). So a loop iteration pays for its yieldpoint a
-//! load and a predictable branch, a call nothing, and no yieldpoint costs a
-//! dispatch.
+//! No yieldpoint has a test of its own on a fast path; each rides on a
+//! test its instruction makes anyway, against a per-thread word that a
+//! request changes (see [`crate::thread`]), and everything else
+//! ([`Interp::yieldpoint_taken`]) is out of line:
+//!
+//! - a call's prologue yieldpoint on its depth check, against the frame
+//!   limit, which a request lowers to 0 (V8's stack guard); the call does
+//!   the prologue inline and enters past it, instead of dispatching to it;
+//! - a return's epilogue yieldpoint on its test for a frame and a caller:
+//!   a plain `ret` goes on at once if `depth > 1`, a `RetY` if `depth >
+//!   return_floor`, the floor 1 but `usize::MAX` once a request asks for
+//!   epilogues; one compare either way, plus the floor's load;
+//! - a fused loop test's backedge yieldpoint (the plain interpreter's
+//!   `Loop…Y` and `CountLoop…Y`, [`crate::superinstr`]) on the type test
+//!   of the loop's counter: `tag | loop_trip == 0`, the loop trip set by a
+//!   request, so an iteration pays the trip's load and no branch. A
+//!   backward jump that is not a fused loop test (and every backedge of
+//!   the counting interpreters) loads the control word and branches.
+//!
+//! Backedge and epilogue yieldpoints are fused into their jump or `ret`
+//! (see [`crate::instr`]), so no yieldpoint costs a dispatch.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -287,6 +297,8 @@ impl<'vm> Interp<'vm> {
         let prog = self.prog;
         let control = &self.shared.control;
         let frame_limit = &self.shared.frame_limit;
+        let return_floor = &self.shared.return_floor;
+        let loop_trip = &self.shared.loop_trip;
         let max_frames = self.vm.max_frames;
         // The pc a call enters its callee at: past the prologue yieldpoint,
         // which every body of a program loaded with yieldpoints has at pc 0
@@ -454,20 +466,48 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // A rotated loop test with the backward jump's yieldpoint: the loop
+        // trip and the counter's type tag in one test (`tag | trip == 0`,
+        // `crate::thread`), the fast path as `loop_test!`. Else (the trip
+        // set, or the counter not an integer) the yieldpoint's real test,
+        // then on to the loop's test at `t`, which does the rest.
+        macro_rules! loop_test_y {
+            ($a:expr, $b:expr, $t:expr, |$x:ident, $y:ident| $leave:expr) => {{
+                let a: Value = $a;
+                if matches!(a, Value::Int(_)) & (loop_trip.load(Ordering::Relaxed) == 0) {
+                    loop_test!(a, $b, $t, |$x, $y| $leave)
+                } else {
+                    if self.loop_tripped() {
+                        self.pc = cur_pc!();
+                        if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Backedge) {
+                            return exit;
+                        }
+                        resync!();
+                    }
+                    // `t` is before this jump (1).
+                    jump!($t);
+                }
+            }};
+        }
         // A counted loop's `inc a 1` and its rotated loop test in one
         // dispatch (`crate::superinstr`). The loop's jump is the next
         // instruction: the fast path skips it, or goes on at `t + 1`; if
         // the test's operand is not an integer, or (`$yieldpoint`) the
-        // jump's backedge yieldpoint is to be taken, it goes on at the
-        // jump, which does the rest as it would have after the `inc`.
+        // loop trip is set, it goes on at the jump, which does the rest as
+        // it would have after the `inc`. The trip is tested with the
+        // counter's type tag, in one test (`crate::thread`).
         macro_rules! count_loop {
             ($a:expr, $b:expr, $t:expr, $yieldpoint:expr, |$x:ident, $y:ident| $leave:expr) => {{
                 debug_assert!(!M::COUNT, "superinstructions are not counted");
-                let $x = int!(get!($a), "inc").wrapping_add(1);
-                set!($a, Value::Int($x));
-                // The yieldpoint's test first, so that the arms with and
-                // without it differ by the test alone.
-                if !$yieldpoint || control.load(Ordering::Relaxed) <= 0 {
+                let v: Value = get!($a);
+                let trip = if $yieldpoint {
+                    loop_trip.load(Ordering::Relaxed)
+                } else {
+                    0
+                };
+                if matches!(v, Value::Int(_)) & (trip == 0) {
+                    let $x = int!(v, "inc").wrapping_add(1);
+                    set!($a, Value::Int($x));
                     if let Value::Int($y) = $b {
                         if $leave {
                             // SAFETY: the jump is not the body's last
@@ -478,6 +518,9 @@ impl<'vm> Interp<'vm> {
                             jump!($t + 1);
                         }
                     }
+                } else {
+                    let $x = int!(v, "inc").wrapping_add(1);
+                    set!($a, Value::Int($x));
                 }
             }};
         }
@@ -591,8 +634,14 @@ impl<'vm> Interp<'vm> {
                 ret_value!(get!($a), $pop)
             };
         }
+        // Returns `v` from the frame `$pop` pops. `$caller_known`: the
+        // frame list still holds a caller after the pop (tested before it),
+        // so the test for the thread's last return is skipped.
         macro_rules! ret_value {
-            ($v:expr, $pop:expr) => {{
+            ($v:expr, $pop:expr) => {
+                ret_value!($v, $pop, false)
+            };
+            ($v:expr, $pop:expr, $caller_known:expr) => {{
                 let v: Value = $v;
                 if M::TRACE_CALLS {
                     self.pc = cur_pc!();
@@ -606,8 +655,17 @@ impl<'vm> Interp<'vm> {
                 if ret.is_trampoline() {
                     ret = self.through_trampoline(ret, false);
                 }
-                let Some(caller) = self.frames.last() else {
-                    return Exit::Returned(v);
+                let caller = if $caller_known {
+                    debug_assert!(!self.frames.is_empty(), "a caller");
+                    // SAFETY: the list held a caller below the popped
+                    // frame, and a listener (`through_trampoline`) sees
+                    // the frames as a slice, which it cannot shorten.
+                    unsafe { self.frames.last().unwrap_unchecked() }
+                } else {
+                    let Some(caller) = self.frames.last() else {
+                        return Exit::Returned(v);
+                    };
+                    caller
                 };
                 let stack = self.stack.as_mut_ptr();
                 // The result lands where the call's arguments began,
@@ -622,6 +680,22 @@ impl<'vm> Interp<'vm> {
                 ip = unsafe { code_start.add(ret.pc() as usize) };
                 // SAFETY: the caller's base is inside the stack (2).
                 fp = unsafe { stack.add(caller.base as usize) };
+            }};
+        }
+        // The frame a return pops when the frame list holds `depth >= 2`
+        // frames (tested by the caller of the macro).
+        macro_rules! pop_to_caller {
+            ($depth:expr) => {{
+                let depth: usize = $depth;
+                debug_assert!(
+                    depth >= 2 && depth == self.frames.len(),
+                    "a frame and a caller"
+                );
+                // SAFETY: the list holds `depth >= 2` frames: pop the last.
+                unsafe {
+                    self.frames.set_len(depth - 1);
+                    *self.frames.as_ptr().add(depth - 1)
+                }
             }};
         }
         macro_rules! reload {
@@ -884,48 +958,40 @@ impl<'vm> Interp<'vm> {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)
                 }
                 Instr::LoopLtRRY { a, b, t } => {
-                    backedge!();
-                    loop_test!(get!(a), get!(b), t, |x, y| x < y)
+                    loop_test_y!(get!(a), get!(b), t, |x, y| x < y)
                 }
                 Instr::LoopLtRIY { a, imm, t } => {
-                    backedge!();
-                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)
+                    loop_test_y!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)
                 }
                 Instr::LoopLeRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x <= y),
                 Instr::LoopLeRI { a, imm, t } => {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x <= y)
                 }
                 Instr::LoopLeRRY { a, b, t } => {
-                    backedge!();
-                    loop_test!(get!(a), get!(b), t, |x, y| x <= y)
+                    loop_test_y!(get!(a), get!(b), t, |x, y| x <= y)
                 }
                 Instr::LoopLeRIY { a, imm, t } => {
-                    backedge!();
-                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x <= y)
+                    loop_test_y!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x <= y)
                 }
                 Instr::LoopGtRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x > y),
                 Instr::LoopGtRI { a, imm, t } => {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x > y)
                 }
                 Instr::LoopGtRRY { a, b, t } => {
-                    backedge!();
-                    loop_test!(get!(a), get!(b), t, |x, y| x > y)
+                    loop_test_y!(get!(a), get!(b), t, |x, y| x > y)
                 }
                 Instr::LoopGtRIY { a, imm, t } => {
-                    backedge!();
-                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x > y)
+                    loop_test_y!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x > y)
                 }
                 Instr::LoopGeRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x >= y),
                 Instr::LoopGeRI { a, imm, t } => {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
                 }
                 Instr::LoopGeRRY { a, b, t } => {
-                    backedge!();
-                    loop_test!(get!(a), get!(b), t, |x, y| x >= y)
+                    loop_test_y!(get!(a), get!(b), t, |x, y| x >= y)
                 }
                 Instr::LoopGeRIY { a, imm, t } => {
-                    backedge!();
-                    loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
+                    loop_test_y!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x >= y)
                 }
                 // Counted loops (the plain interpreter's `exec` only).
                 Instr::CountLoopGtRR { a, b, t } => {
@@ -980,61 +1046,66 @@ impl<'vm> Interp<'vm> {
                     }
                     enter_body!(target, base)
                 }
-                Instr::Ret { a } => ret!(a, self.frames.pop().expect("a frame to return from")),
+                // Every return tests its rare cases at once: no frame, or
+                // no caller (the thread's last return), and with an
+                // epilogue yieldpoint one that may be due. The fast path
+                // knows a caller is there.
+                Instr::Ret { a } => {
+                    let depth = self.frames.len();
+                    if depth >= 2 {
+                        ret_value!(get!(a), pop_to_caller!(depth), true)
+                    } else {
+                        ret!(a, self.frames.pop().expect("a frame to return from"))
+                    }
+                }
                 // A constant's return (the plain interpreter's `exec`
                 // only, `crate::superinstr`): the `ret` follows at the
                 // next pc, and the one with a yieldpoint goes on there
-                // when the frame limit trips, as it does for the epilogue.
+                // when its depth is not above the return floor.
                 Instr::RetInt { d, v } => {
                     let _ = d;
-                    ret_value!(
-                        Value::Int(i64::from(v)),
-                        self.frames.pop().expect("a frame to return from")
-                    )
+                    let depth = self.frames.len();
+                    if depth >= 2 {
+                        ret_value!(Value::Int(i64::from(v)), pop_to_caller!(depth), true)
+                    } else {
+                        ret_value!(
+                            Value::Int(i64::from(v)),
+                            self.frames.pop().expect("a frame to return from")
+                        )
+                    }
                 }
                 Instr::RetIntY { d, v } => {
-                    let top = self.frames.len().wrapping_sub(1);
-                    if top >= frame_limit.load(Ordering::Relaxed) {
-                        set!(d, Value::Int(i64::from(v)));
+                    let depth = self.frames.len();
+                    if depth > return_floor.load(Ordering::Relaxed) {
+                        ret_value!(Value::Int(i64::from(v)), pop_to_caller!(depth), true)
                     } else {
-                        ret_value!(Value::Int(i64::from(v)), {
-                            debug_assert!(top < self.frames.len(), "a frame to return from");
-                            // SAFETY: `top` is the length minus 1, which
-                            // wraps to `usize::MAX` for an empty list, above
-                            // any limit; below the limit the list is not
-                            // empty and `top` is its last index.
-                            unsafe {
-                                self.frames.set_len(top);
-                                *self.frames.as_ptr().add(top)
-                            }
-                        })
+                        // On at the `ret`, which does the rest.
+                        set!(d, Value::Int(i64::from(v)));
                     }
                 }
                 Instr::RetY { a } => {
-                    // The epilogue yieldpoint's test is the frame pop's own
-                    // check that there is a frame: `depth - 1` wraps for an
-                    // empty list, and is below the frame limit unless a
-                    // request lowered it to 0 (see `crate::thread`).
-                    let top = self.frames.len().wrapping_sub(1);
-                    let take = top >= frame_limit.load(Ordering::Relaxed) && self.return_tripped();
-                    if take || (M::COUNT && self.cycles >= self.next_event) {
-                        self.pc = cur_pc!();
-                        if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Epilogue) {
-                            return exit;
+                    // One test for the rare cases: an epilogue yieldpoint
+                    // may be due (a request raised the return floor to
+                    // `usize::MAX`), the frame is the thread's last, or
+                    // there is none (see `crate::thread`).
+                    let depth = self.frames.len();
+                    let rare = depth <= return_floor.load(Ordering::Relaxed)
+                        || (M::COUNT && self.cycles >= self.next_event);
+                    if !rare {
+                        ret_value!(get!(a), pop_to_caller!(depth), true)
+                    } else {
+                        // Whether the yieldpoint is to be taken (the word
+                        // non-zero), else the floor and limit re-armed.
+                        let take = self.return_tripped();
+                        if take || (M::COUNT && self.cycles >= self.next_event) {
+                            self.pc = cur_pc!();
+                            if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Epilogue) {
+                                return exit;
+                            }
+                            resync!();
                         }
-                        resync!();
+                        ret!(a, self.frames.pop().expect("a frame to return from"))
                     }
-                    ret!(a, {
-                        let top = self.frames.len().wrapping_sub(1);
-                        debug_assert!(top < self.frames.len(), "a frame to return from");
-                        // SAFETY: the frame list is not empty: the check
-                        // above (`return_tripped` panics on an empty list),
-                        // and a yieldpoint leaves the frames as they were.
-                        unsafe {
-                            self.frames.set_len(top);
-                            *self.frames.as_ptr().add(top)
-                        }
-                    })
                 }
                 Instr::New { d, class } => {
                     let nfields = prog.classes[class as usize].nfields as usize;
@@ -1270,8 +1341,25 @@ impl<'vm> Interp<'vm> {
         Ok(self.limit_tripped())
     }
 
-    /// A `ret`'s slow path, taken when its depth check against the frame
-    /// limit tripped: whether the epilogue yieldpoint is to be taken.
+    /// A loop test's slow path, taken when the loop trip was set or the
+    /// loop's counter is not an integer (see [`crate::thread`]): whether
+    /// the backedge yieldpoint is to be taken (the control word is
+    /// positive); else a trip set late is cleared.
+    #[cold]
+    #[inline(never)]
+    fn loop_tripped(&self) -> bool {
+        if self.shared.control.load(Ordering::SeqCst) > 0 {
+            return true;
+        }
+        if self.shared.loop_trip.load(Ordering::SeqCst) != 0 {
+            self.shared.rearm_loops();
+        }
+        false
+    }
+
+    /// A `RetY`'s slow path, taken when its depth was not above the return
+    /// floor (see [`crate::thread`]): whether the epilogue yieldpoint is
+    /// to be taken (else the floor and the limit are re-armed).
     #[cold]
     #[inline(never)]
     fn return_tripped(&self) -> bool {
@@ -1279,15 +1367,16 @@ impl<'vm> Interp<'vm> {
         self.limit_tripped()
     }
 
-    /// The frame limit tripped: the yieldpoint is to be taken if the
-    /// program has yieldpoints and the control word is non-zero (taking it
-    /// restores the limit); else the limit goes back up.
+    /// The frame limit or the return floor tripped: the yieldpoint is to
+    /// be taken if the program has yieldpoints and the control word is
+    /// non-zero (taking it restores both); else both are re-armed.
     fn limit_tripped(&self) -> bool {
         let max_frames = self.vm.max_frames;
         if !self.prog.yieldpoints {
             // No yieldpoint will serve a request: the limit is only the
             // overflow check.
             self.shared.frame_limit.store(max_frames, Ordering::SeqCst);
+            self.shared.return_floor.store(1, Ordering::SeqCst);
             return false;
         }
         if self.shared.control_word() != 0 {

@@ -42,11 +42,19 @@
 //! when the bound is not an integer or the jump's backedge yieldpoint is
 //! to be taken, so those slow paths are the jump's own.
 //!
+//! The forms with a backedge yieldpoint (`…Y`) test it without a branch
+//! of their own: the loop trip, which a request sets ([`crate::thread`]),
+//! is ORed into the type test of the loop's counter, and the slow path
+//! that follows (the trip set, or the counter not an integer) does the
+//! yieldpoint's real test and then what the loaded code does: the rotated
+//! test goes on at `t`, the counted loop at its jump. So a loop iteration
+//! pays for its yieldpoint one load.
+//!
 //! The third is the **constant's return**: `d = v; ret d` (a method
 //! returning `0`, `1`, a flag) becomes `Instr::RetInt` at the constant's
 //! pc, which returns `v` at once. With an epilogue yieldpoint
-//! (`Instr::RetIntY`) it goes on at the `ret`, after writing `d`, when the
-//! frame limit trips, so the yieldpoint is taken at the `ret`'s pc as
+//! (`Instr::RetIntY`) it goes on at the `ret`, after writing `d`, when its
+//! depth is not above the return floor (`crate::thread`), so the yieldpoint is taken at the `ret`'s pc as
 //! before.
 
 use crate::instr::{Instr, YieldKind};

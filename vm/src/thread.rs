@@ -6,17 +6,29 @@
 //! - the **yieldpoint control word** ([`ThreadShared::control`]), overloaded
 //!   as in Arnold & Grove 2005, section 5.1: `0` means take no yieldpoint,
 //!   `-1` take prologue and epilogue yieldpoints, `1` take every yieldpoint.
-//!   Backedge yieldpoints test `> 0`: the fast path is one load and one
-//!   branch;
+//!   Backedge yieldpoints are taken for `> 0`: a backward jump tests the
+//!   word (one load and one branch), a fused loop test the loop trip below;
 //! - the **frame limit** ([`ThreadShared::frame_limit`]), V8's *stack
 //!   guard*: whoever makes the control word non-zero also lowers the limit
 //!   to 0, so the depth check a call makes anyway (frames against
 //!   `--max-frames`) trips, and the call's slow path tells a real overflow
-//!   from a request and takes the prologue yieldpoint. A `ret` with its
-//!   epilogue yieldpoint compares its depth against the same limit. So the
+//!   from a request and takes the prologue yieldpoint. Its companion for
+//!   returns is the **return floor** ([`ThreadShared::return_floor`]): 1
+//!   while the word is 0, raised to `usize::MAX` with the limit; a `ret`
+//!   with its epilogue yieldpoint goes on at once if its depth is above
+//!   it, the one test a plain `ret` makes anyway against 1 (a frame to pop
+//!   and a caller to return to). So the
 //!   prologue and epilogue yieldpoints (`!= 0`) cost no test of their own.
 //!   Only the thread raises the limit again (to `--max-frames`, which only
 //!   it knows), when it restores the control word to 0;
+//! - the **loop trip** ([`ThreadShared::loop_trip`]), the same trick for
+//!   backedges: whoever makes the control word positive also sets the trip
+//!   non-zero, and a loop's fused test (`crate::superinstr`) tests it in one
+//!   test with the type tag of the counter it reads anyway (`tag | trip ==
+//!   0`), so its backedge yieldpoint costs the trip's load and no branch of
+//!   its own. Only the thread clears the trip, when it restores the word to
+//!   a value that is not positive, or when it finds the trip set with the
+//!   word not positive (a requester's late store);
 //! - the **request bits** ([`ThreadShared::requests`]) saying *why* the
 //!   thread should stop at its next yieldpoint (a sample tick, a safepoint,
 //!   a collection, the program stopping). A requester sets its bit and then
@@ -132,6 +144,14 @@ pub struct ThreadShared {
     /// `--max-frames` while the control word is 0, else 0 (see the module
     /// docs). Starts at 0, so the thread's first call sets it.
     pub(crate) frame_limit: AtomicUsize,
+    /// The depth above which a `ret` with its epilogue yieldpoint goes on
+    /// at once: 1 while the control word is 0, else `usize::MAX` (see the
+    /// module docs). Starts at `usize::MAX`, like the limit at 0.
+    pub(crate) return_floor: AtomicUsize,
+    /// Non-zero whenever the control word is positive (a backedge
+    /// yieldpoint is to be taken), and 0 while the thread is not asked to
+    /// take one, bar a requester's late store (see the module docs).
+    pub(crate) loop_trip: AtomicU32,
     /// Pending request bits (see [`request`]).
     pub requests: AtomicU32,
     state: AtomicU8,
@@ -162,6 +182,8 @@ impl ThreadShared {
             entry,
             control: AtomicI64::new(0),
             frame_limit: AtomicUsize::new(0),
+            return_floor: AtomicUsize::new(usize::MAX),
+            loop_trip: AtomicU32::new(0),
             requests: AtomicU32::new(0),
             state: AtomicU8::new(ThreadState::Running as u8),
             waiting_on: AtomicI64::new(-1),
@@ -186,37 +208,62 @@ impl ThreadShared {
     /// Sets the control word (another thread, or a hook before the thread
     /// runs; a listener uses [`crate::hooks::ThreadCtx::set_control`]). A
     /// non-zero word lowers the frame limit, so that the thread's next call
-    /// or return notices it; 0 leaves the limit to the thread.
+    /// or return notices it, and a positive one sets the loop trip, so
+    /// that its next loop test notices it; 0 leaves both to the thread.
     pub fn set_control_word(&self, value: i64) {
         self.control.store(value, Ordering::SeqCst);
         if value != 0 {
             self.frame_limit.store(0, Ordering::SeqCst);
+            self.return_floor.store(usize::MAX, Ordering::SeqCst);
+        }
+        if value > 0 {
+            self.loop_trip.store(1, Ordering::SeqCst);
         }
     }
 
     /// The thread itself, after a yieldpoint: the control word back to
-    /// `base`, the frame limit back to `max_frames` if that is 0, and both
-    /// asking again if requests came in meanwhile. (A requester sets its
+    /// `base`, the frame limit back to `max_frames` if that is 0, the loop
+    /// trip cleared unless `base` is positive, and all asking again if
+    /// requests came in meanwhile. (A requester sets its
     /// bits before the word and the limit: either this load sees the bits,
     /// or the requester's stores come after these.)
     pub(crate) fn restore_control(&self, base: i64, max_frames: usize) {
         self.control.store(base, Ordering::SeqCst);
-        let limit = if base == 0 { max_frames } else { 0 };
+        let (limit, floor) = if base == 0 {
+            (max_frames, 1)
+        } else {
+            (0, usize::MAX)
+        };
         self.frame_limit.store(limit, Ordering::SeqCst);
+        self.return_floor.store(floor, Ordering::SeqCst);
+        self.loop_trip.store(u32::from(base > 0), Ordering::SeqCst);
         if self.requests.load(Ordering::SeqCst) != 0 {
             self.set_control_word(1);
         }
     }
 
     /// The thread itself, when a call or return found the frame limit
-    /// lowered but the control word 0 (a requester's late store of the
-    /// limit after the thread had served its request, or the thread's
-    /// first call): raises the limit to `max_frames`, unless the word
-    /// changed meanwhile.
+    /// lowered or the return floor raised but the control word 0 (a
+    /// requester's late store after the thread had served its request, or
+    /// the thread's first call): raises the limit to `max_frames` and
+    /// lowers the floor to 1, unless the word changed meanwhile.
     pub(crate) fn rearm(&self, max_frames: usize) {
         self.frame_limit.store(max_frames, Ordering::SeqCst);
+        self.return_floor.store(1, Ordering::SeqCst);
         if self.control.load(Ordering::SeqCst) != 0 {
             self.frame_limit.store(0, Ordering::SeqCst);
+            self.return_floor.store(usize::MAX, Ordering::SeqCst);
+        }
+    }
+
+    /// The thread itself, when a loop test found the loop trip set but the
+    /// control word not positive (a requester's late store of the trip
+    /// after the thread had served its request): clears the trip, unless
+    /// the word became positive meanwhile.
+    pub(crate) fn rearm_loops(&self) {
+        self.loop_trip.store(0, Ordering::SeqCst);
+        if self.control.load(Ordering::SeqCst) > 0 {
+            self.loop_trip.store(1, Ordering::SeqCst);
         }
     }
 
@@ -372,6 +419,56 @@ mod tests {
         );
         t.rearm(50);
         assert_eq!(t.frame_limit.load(Ordering::SeqCst), 50);
+    }
+
+    #[test]
+    fn the_return_floor_moves_with_the_limit() {
+        let t = ThreadShared::new(0, 0);
+        let floor = |t: &ThreadShared| t.return_floor.load(Ordering::SeqCst);
+        assert_eq!(floor(&t), usize::MAX, "a new thread's first return trips");
+        t.rearm(50);
+        assert_eq!(floor(&t), 1);
+        t.set_control_word(-1);
+        assert_eq!(floor(&t), usize::MAX, "epilogues asked for");
+        t.rearm(50);
+        assert_eq!(floor(&t), usize::MAX, "kept while the word asks");
+        t.restore_control(0, 50);
+        assert_eq!(floor(&t), 1);
+        t.restore_control(-1, 50);
+        assert_eq!(floor(&t), usize::MAX);
+        t.requests.fetch_or(request::TICK, Ordering::SeqCst);
+        t.restore_control(0, 50);
+        assert_eq!(floor(&t), usize::MAX, "requests came in meanwhile");
+    }
+
+    #[test]
+    fn the_loop_trip_follows_a_positive_word_and_only_the_thread_clears_it() {
+        let t = ThreadShared::new(0, 0);
+        let trip = |t: &ThreadShared| t.loop_trip.load(Ordering::SeqCst);
+        assert_eq!(trip(&t), 0);
+        // Prologue and epilogue yieldpoints only: loops go on.
+        t.set_control_word(-1);
+        assert_eq!(trip(&t), 0);
+        t.request(request::TICK);
+        assert_eq!(trip(&t), 1, "a request trips the loops");
+        // A requester's word of 0 leaves the trip to the thread.
+        t.set_control_word(0);
+        assert_eq!(trip(&t), 1);
+        t.rearm_loops();
+        assert_eq!(trip(&t), 0, "cleared once the word is not positive");
+        t.set_control_word(1);
+        t.rearm_loops();
+        assert_eq!(trip(&t), 1, "kept while the word asks");
+        // Served: back to a base of -1 or 0 clears it, unless requests
+        // came in meanwhile.
+        t.requests.store(0, Ordering::SeqCst);
+        t.restore_control(-1, 50);
+        assert_eq!(trip(&t), 0);
+        t.restore_control(1, 50);
+        assert_eq!(trip(&t), 1);
+        t.requests.fetch_or(request::GC, Ordering::SeqCst);
+        t.restore_control(0, 50);
+        assert_eq!((t.control_word(), trip(&t)), (1, 1));
     }
 
     #[test]
