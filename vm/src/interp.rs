@@ -698,6 +698,19 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // A return without an epilogue yieldpoint of `$v`: the fast path
+        // when a caller is there (`depth >= 2`, one test for both rare
+        // cases), else the general pop.
+        macro_rules! ret_plain {
+            ($v:expr) => {{
+                let depth = self.frames.len();
+                if depth >= 2 {
+                    ret_value!($v, pop_to_caller!(depth), true)
+                } else {
+                    ret_value!($v, self.frames.pop().expect("a frame to return from"))
+                }
+            }};
+        }
         macro_rules! reload {
             () => {{
                 let top = *self.frames.last().expect("a frame");
@@ -1050,29 +1063,14 @@ impl<'vm> Interp<'vm> {
                 // no caller (the thread's last return), and with an
                 // epilogue yieldpoint one that may be due. The fast path
                 // knows a caller is there.
-                Instr::Ret { a } => {
-                    let depth = self.frames.len();
-                    if depth >= 2 {
-                        ret_value!(get!(a), pop_to_caller!(depth), true)
-                    } else {
-                        ret!(a, self.frames.pop().expect("a frame to return from"))
-                    }
-                }
+                Instr::Ret { a } => ret_plain!(get!(a)),
                 // A constant's return (the plain interpreter's `exec`
                 // only, `crate::superinstr`): the `ret` follows at the
                 // next pc, and the one with a yieldpoint goes on there
                 // when its depth is not above the return floor.
                 Instr::RetInt { d, v } => {
                     let _ = d;
-                    let depth = self.frames.len();
-                    if depth >= 2 {
-                        ret_value!(Value::Int(i64::from(v)), pop_to_caller!(depth), true)
-                    } else {
-                        ret_value!(
-                            Value::Int(i64::from(v)),
-                            self.frames.pop().expect("a frame to return from")
-                        )
-                    }
+                    ret_plain!(Value::Int(i64::from(v)))
                 }
                 Instr::RetIntY { d, v } => {
                     let depth = self.frames.len();

@@ -211,13 +211,14 @@ fn the_hot_loops_run_their_fused_tests() {
     assert!(exec("same").contains(&"RetY"), "{:?}", exec("same"));
 }
 
-#[test]
-fn a_counted_loop_stops_at_its_backedge_each_time() {
-    let p = program("count_up");
-    let backedges = pcs(&p, "count_up", |i| i == Instr::JmpY { t: 2 });
+/// `entry`'s loop has one backward jump (`is_backedge`), and each of 5
+/// requests holds the thread there.
+fn held_only_at_the_backedge(entry: &str, is_backedge: impl Fn(Instr) -> bool) {
+    let p = program(entry);
+    let backedges = pcs(&p, entry, is_backedge);
     assert_eq!(backedges.len(), 1, "one backward jump to the test");
-    for (method, pc) in held_at("count_up", 5) {
-        assert_eq!(method, "count_up");
+    for (method, pc) in held_at(entry, 5) {
+        assert_eq!(method, entry);
         assert!(
             backedges.contains(&pc),
             "held at pc {pc}, not {backedges:?}"
@@ -226,17 +227,13 @@ fn a_counted_loop_stops_at_its_backedge_each_time() {
 }
 
 #[test]
+fn a_counted_loop_stops_at_its_backedge_each_time() {
+    held_only_at_the_backedge("count_up", |i| i == Instr::JmpY { t: 2 });
+}
+
+#[test]
 fn a_rotated_loop_stops_at_its_backedge_each_time() {
-    let p = program("step_two");
-    let backedges = pcs(&p, "step_two", |i| matches!(i, Instr::JmpY { .. }));
-    assert_eq!(backedges.len(), 1);
-    for (method, pc) in held_at("step_two", 5) {
-        assert_eq!(method, "step_two");
-        assert!(
-            backedges.contains(&pc),
-            "held at pc {pc}, not {backedges:?}"
-        );
-    }
+    held_only_at_the_backedge("step_two", |i| matches!(i, Instr::JmpY { .. }));
 }
 
 #[test]
