@@ -26,14 +26,17 @@ pub(crate) type Frame = (String, Option<u32>);
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct ContextPath(u32);
 
+/// A path's last step: its parent path, its method's number and the line.
+type Step = (u32, u32, Option<u32>);
+
 /// The one table of paths. Path 0 is the empty path (the root's).
 #[derive(Default)]
 struct Table {
     method_number: HashMap<String, u32>,
     method_name: Vec<String>,
-    number: HashMap<(u32, u32, Option<u32>), u32>,
+    number: HashMap<Step, u32>,
     /// Path `n`'s last step `(parent, method, line)` and depth, at `n - 1`.
-    step: Vec<((u32, u32, Option<u32>), u32)>,
+    step: Vec<(Step, u32)>,
 }
 
 fn table() -> MutexGuard<'static, Table> {

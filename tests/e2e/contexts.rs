@@ -326,11 +326,14 @@ fn whaley_figure_9_recursion_keeps_full_context() {
     }
 }
 
+/// The nodes below a detached root, each with its path from it.
+pub(crate) type Below<'a> = Vec<(Vec<Frame>, &'a CctNode)>;
+
 /// A profile's detached subtrees: each detached root (a child of
 /// `<detached>`) with the nodes below it and their paths from it (root
 /// excluded).
 pub(crate) struct Detached<'a> {
-    pub(crate) roots: Vec<(&'a CctNode, Vec<(Vec<Frame>, &'a CctNode)>)>,
+    pub(crate) roots: Vec<(&'a CctNode, Below<'a>)>,
 }
 
 pub(crate) fn detached(p: &Profile) -> Detached<'_> {
@@ -339,7 +342,7 @@ pub(crate) fn detached(p: &Profile) -> Detached<'_> {
     let index: BTreeMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
     // For each node under a detached root: that root's position in `roots`.
     let mut root_of: Vec<Option<usize>> = vec![None; nodes.len()];
-    let mut roots: Vec<(&CctNode, Vec<(Vec<Frame>, &CctNode)>)> = Vec::new();
+    let mut roots: Vec<(&CctNode, Below)> = Vec::new();
     for (i, (n, path)) in nodes.iter().zip(&all).enumerate() {
         if path.len() < 2 || !is_detached(path) {
             continue;
