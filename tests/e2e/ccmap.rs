@@ -26,11 +26,11 @@ use std::path::Path;
 
 use profile::Profile;
 
-use crate::contexts::{self, calls_by_path, cct, examples, path_diff, Path_, EXAMPLES};
+use crate::contexts::{self, calls_by_path, cct, examples, path_diff, ContextPath, EXAMPLES};
 use crate::harness::{run_vm_in, scratch, write_program, Run, DEFAULT_TIMEOUT};
 
 /// Context path -> (calls, self), the root left out.
-fn counts_by_path(p: &Profile) -> BTreeMap<Path_, (u64, u64)> {
+fn counts_by_path(p: &Profile) -> BTreeMap<ContextPath, (u64, u64)> {
     contexts::counts_by_path(p)
         .into_iter()
         .filter(|(k, _)| !k.is_empty())
@@ -189,14 +189,7 @@ fn marked_and_full_walks_fill_the_same_map_from_the_same_samples() {
 
 #[test]
 fn whaley_figure_9_recursion_keeps_full_context() {
-    // main -> M (38) -> A (51) -> A (78) x4 -> B (82): the deepest context.
-    let mut deepest: Path_ = vec![
-        ("main".into(), None),
-        ("M".into(), Some(38)),
-        ("A".into(), Some(51)),
-    ];
-    deepest.extend(std::iter::repeat_n(("A".to_string(), Some(78)), 4));
-    deepest.push(("B".into(), Some(82)));
+    let deepest = contexts::deepest_of_figure_9();
     for walk in ["full", "marked"] {
         let w = format!("--walk={walk}");
         let (r, p) = profile_in(

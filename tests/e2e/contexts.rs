@@ -13,16 +13,16 @@
 //! - walk options that do not apply are usage errors.
 //!
 //! Contexts are compared as paths of (method, line) from the root, the
-//! identity `vm compare` uses (docs/LANGUAGE.md "Accuracy metrics").
+//! identity `vm compare` uses (docs/LANGUAGE.md "Accuracy metrics"),
+//! interned ([`ContextPath`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use profile::{CctNode, Profile};
 
+pub(crate) use crate::context_path::{ContextPath, Frame};
 use crate::harness::{self, run_vm_in, scratch, Mode, Run, DEFAULT_TIMEOUT};
-
-pub(crate) type Path_ = Vec<(String, Option<u32>)>;
 
 pub(crate) fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/examples")
@@ -52,25 +52,13 @@ pub(crate) fn cct(p: &Profile) -> &[CctNode] {
 }
 
 /// The path from the root (excluded) of every node, by index.
-pub(crate) fn paths(nodes: &[CctNode]) -> Vec<Path_> {
-    let mut out: Vec<Path_> = Vec::with_capacity(nodes.len());
-    let index: BTreeMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
-    for n in nodes {
-        let mut p = match n.parent {
-            Some(parent) => out[index[&parent]].clone(),
-            None => Vec::new(),
-        };
-        if n.parent.is_some() {
-            p.push((n.method.to_string(), n.line));
-        }
-        out.push(p);
-    }
-    out
+pub(crate) fn paths(nodes: &[CctNode]) -> Vec<ContextPath> {
+    ContextPath::of_nodes(nodes)
 }
 
 /// Context path -> calls (contexts with one path summed; the root left
 /// out).
-pub(crate) fn calls_by_path(p: &Profile) -> BTreeMap<Path_, u64> {
+pub(crate) fn calls_by_path(p: &Profile) -> BTreeMap<ContextPath, u64> {
     counts_by_path(p)
         .into_iter()
         .filter(|(k, _)| !k.is_empty())
@@ -81,8 +69,8 @@ pub(crate) fn calls_by_path(p: &Profile) -> BTreeMap<Path_, u64> {
 /// The first few contexts whose counts differ, one per line, for a
 /// failure message.
 pub(crate) fn path_diff<V: std::fmt::Debug + PartialEq>(
-    want: &BTreeMap<Path_, V>,
-    got: &BTreeMap<Path_, V>,
+    want: &BTreeMap<ContextPath, V>,
+    got: &BTreeMap<ContextPath, V>,
 ) -> String {
     want.keys()
         .chain(got.keys())
@@ -100,8 +88,8 @@ pub(crate) fn path_diff<V: std::fmt::Debug + PartialEq>(
 pub(crate) fn assert_recursion_keeps_context(
     cmd: &str,
     p: &Profile,
-    exact: &BTreeMap<Path_, u64>,
-    deepest: &Path_,
+    exact: &BTreeMap<ContextPath, u64>,
+    deepest: &ContextPath,
 ) {
     let got = calls_by_path(p);
     assert!(got.contains_key(deepest), "{cmd}: {got:?}");
@@ -112,8 +100,19 @@ pub(crate) fn assert_recursion_keeps_context(
     assert_eq!(a_nodes, 5, "{cmd}");
 }
 
-pub(crate) fn is_detached(path: &Path_) -> bool {
-    path.first().is_some_and(|(m, _)| m == "<detached>")
+/// main -> M (38) -> A (51) -> A (78) x4 -> B (82): the deepest context
+/// of whaley-fig9.bc.
+pub(crate) fn deepest_of_figure_9() -> ContextPath {
+    let mut frames = vec![("main", None), ("M", Some(38)), ("A", Some(51))];
+    frames.extend(std::iter::repeat_n(("A", Some(78)), 4));
+    frames.push(("B", Some(82)));
+    ContextPath::of(&frames)
+}
+
+pub(crate) fn is_detached(path: &ContextPath) -> bool {
+    path.frames()
+        .first()
+        .is_some_and(|(m, _)| m == "<detached>")
 }
 
 pub(crate) const EXAMPLES: &[&str] = &[
@@ -168,7 +167,7 @@ fn sampling_every_call_gives_the_exhaustive_cct() {
 
 /// Context path -> (calls, self), contexts with one path summed (the
 /// root's path is empty).
-pub(crate) fn counts_by_path(p: &Profile) -> BTreeMap<Path_, (u64, u64)> {
+pub(crate) fn counts_by_path(p: &Profile) -> BTreeMap<ContextPath, (u64, u64)> {
     let nodes = cct(p);
     let mut out = BTreeMap::new();
     for (n, path) in nodes.iter().zip(paths(nodes)) {
@@ -186,8 +185,8 @@ pub(crate) fn counts_by_path(p: &Profile) -> BTreeMap<Path_, (u64, u64)> {
 /// which it charges: a full walk costs more cycles than a marked one, so
 /// the ticks after the first walk land a few cycles apart.
 pub(crate) fn assert_nearly_same(
-    a: &BTreeMap<Path_, (u64, u64)>,
-    b: &BTreeMap<Path_, (u64, u64)>,
+    a: &BTreeMap<ContextPath, (u64, u64)>,
+    b: &BTreeMap<ContextPath, (u64, u64)>,
     what: &str,
 ) {
     let total: u64 = a.values().map(|v| v.0 + v.1).sum();
@@ -309,14 +308,7 @@ fn whaley_figure_9_recursion_keeps_full_context() {
         "w9-exact",
     );
     let exact = calls_by_path(&exact);
-    // main -> M (38) -> A (51) -> A (78) x4 -> B (82): the deepest context.
-    let mut deepest: Path_ = vec![
-        ("main".into(), None),
-        ("M".into(), Some(38)),
-        ("A".into(), Some(51)),
-    ];
-    deepest.extend(std::iter::repeat_n(("A".to_string(), Some(78)), 4));
-    deepest.push(("B".into(), Some(82)));
+    let deepest = deepest_of_figure_9();
     assert!(exact.contains_key(&deepest));
     // A period of 5 against a pattern of 6 calls (5 A, 1 B) per round
     // samples every call position, whatever the first countdown.
@@ -334,11 +326,14 @@ fn whaley_figure_9_recursion_keeps_full_context() {
     }
 }
 
+/// The nodes below a detached root, each with its path from it.
+pub(crate) type Below<'a> = Vec<(Vec<Frame>, &'a CctNode)>;
+
 /// A profile's detached subtrees: each detached root (a child of
 /// `<detached>`) with the nodes below it and their paths from it (root
 /// excluded).
 pub(crate) struct Detached<'a> {
-    pub(crate) roots: Vec<(&'a CctNode, Vec<(Path_, &'a CctNode)>)>,
+    pub(crate) roots: Vec<(&'a CctNode, Below<'a>)>,
 }
 
 pub(crate) fn detached(p: &Profile) -> Detached<'_> {
@@ -347,9 +342,9 @@ pub(crate) fn detached(p: &Profile) -> Detached<'_> {
     let index: BTreeMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
     // For each node under a detached root: that root's position in `roots`.
     let mut root_of: Vec<Option<usize>> = vec![None; nodes.len()];
-    let mut roots: Vec<(&CctNode, Vec<(Path_, &CctNode)>)> = Vec::new();
+    let mut roots: Vec<(&CctNode, Below)> = Vec::new();
     for (i, (n, path)) in nodes.iter().zip(&all).enumerate() {
-        if !is_detached(path) || path.len() < 2 {
+        if path.len() < 2 || !is_detached(path) {
             continue;
         }
         if path.len() == 2 {
@@ -358,7 +353,7 @@ pub(crate) fn detached(p: &Profile) -> Detached<'_> {
         } else {
             let r = root_of[index[&n.parent.unwrap()]].expect("parents come first");
             root_of[i] = Some(r);
-            roots[r].1.push((path[2..].to_vec(), n));
+            roots[r].1.push((path.frames().split_off(2), n));
         }
     }
     Detached { roots }
@@ -367,11 +362,12 @@ pub(crate) fn detached(p: &Profile) -> Detached<'_> {
 /// Is the detached path `root_method` + `below` the tail of some exact
 /// context (right, only not attached)?
 pub(crate) fn is_tail_of_some(
-    exact: &BTreeMap<Path_, u64>,
+    exact: &BTreeMap<ContextPath, u64>,
     root_method: &str,
-    below: &Path_,
+    below: &[Frame],
 ) -> bool {
     exact.keys().any(|ctx| {
+        let ctx = ctx.frames();
         ctx.len() > below.len()
             && ctx.ends_with(below)
             && ctx[ctx.len() - below.len() - 1].0 == root_method
@@ -414,7 +410,7 @@ fn whaley_figure_10_a_cut_walk_is_a_detached_subtree() {
             }
             assert!(
                 got.keys()
-                    .any(|k| !is_detached(k) && k.iter().any(|(m, _)| m == "chain")),
+                    .any(|k| !is_detached(k) && k.frames().iter().any(|(m, _)| m == "chain")),
                 "{cmd}: shallow samples attach"
             );
             // No sample is lost: every edge sample is a call somewhere,

@@ -17,6 +17,7 @@ mod bad_input;
 mod ccmap;
 mod cli;
 mod compare;
+mod context_path;
 mod contexts;
 mod cores;
 mod cycles;

@@ -23,13 +23,14 @@ use std::collections::BTreeMap;
 use profile::Profile;
 
 use crate::contexts::{
-    assert_recursion_keeps_context, calls_by_path, cct, contexts_dir, detached, examples,
-    is_detached, is_tail_of_some, path_diff, paths, profile_in, Path_, EXAMPLES,
+    assert_recursion_keeps_context, calls_by_path, cct, contexts_dir, deepest_of_figure_9,
+    detached, examples, is_detached, is_tail_of_some, path_diff, paths, profile_in, ContextPath,
+    EXAMPLES,
 };
 use crate::harness::{run_vm_in, scratch, write_program, DEFAULT_TIMEOUT};
 
-fn p(steps: &[(&str, Option<u32>)]) -> Path_ {
-    steps.iter().map(|&(m, l)| (m.to_string(), l)).collect()
+fn p(steps: &[(&str, Option<u32>)]) -> ContextPath {
+    ContextPath::of(steps)
 }
 
 /// `vm compare PROFILE REF`'s `cct-overlap`.
@@ -179,9 +180,7 @@ fn pcct_recursion_keeps_full_context_whaley_figure_9() {
         "rec-w9-exact",
     );
     let exact = calls_by_path(&exact);
-    let mut deepest = p(&[("main", None), ("M", Some(38)), ("A", Some(51))]);
-    deepest.extend(std::iter::repeat_n(("A".to_string(), Some(78)), 4));
-    deepest.push(("B".into(), Some(82)));
+    let deepest = deepest_of_figure_9();
     for seed in ["--seed=1", "--seed=4"] {
         let (r, pcct) = profile_in(
             &examples(),
