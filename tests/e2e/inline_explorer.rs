@@ -6,7 +6,8 @@
 //! --profile-out`, `vm run --cycles` on an emitted program), not against a
 //! number copied from the output under test.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -21,6 +22,31 @@ const HOT25: [&str; 3] = [
     "--hot-edge-pct=25",
     "--inline-always=1",
 ];
+
+/// `vm inline FIG1 --compare=exhaustive,cbs,timer --seed=1` under [`HOT25`],
+/// with its page (`--html`) and its log (`--log`): run once (2 s of CPU)
+/// and read by each test that looks at it.
+struct Fig1Compare {
+    run: harness::Run,
+    page: PathBuf,
+    log: PathBuf,
+}
+
+fn fig1_compare() -> &'static Fig1Compare {
+    static COMPARE: OnceLock<Fig1Compare> = OnceLock::new();
+    COMPARE.get_or_init(|| {
+        let dir = harness::scratch("inline_compare_fig1");
+        let (page, log) = (dir.join("cmp.html"), dir.join("cmp.jsonl"));
+        let mut args = vec!["inline", FIG1, "--compare=exhaustive,cbs,timer", "--seed=1"];
+        args.extend(HOT25);
+        let html_arg = format!("--html={}", page.display());
+        let log_arg = format!("--log={}", log.display());
+        args.extend([html_arg.as_str(), log_arg.as_str()]);
+        let run = vm(&args);
+        run.assert_status(0);
+        Fig1Compare { run, page, log }
+    })
+}
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -178,11 +204,8 @@ fn row<'a>(out: &'a str, site: &str) -> (bool, Vec<(f64, &'a str)>) {
 #[test]
 fn compare_on_figure_1_shows_the_timer_under_weighting_call_2_and_what_it_cost() {
     let dir = harness::scratch("inline_compare");
-    let mut args = vec!["inline", FIG1, "--compare=exhaustive,cbs,timer", "--seed=1"];
-    args.extend(HOT25);
-    let r = vm(&args);
-    r.assert_status(0);
-    let out = &r.stdout;
+    let compare = fig1_compare();
+    let out = &compare.run.stdout;
     assert!(
         !out.contains("4500000\n"),
         "the program's output is not printed"
@@ -250,12 +273,7 @@ fn compare_on_figure_1_shows_the_timer_under_weighting_call_2_and_what_it_cost()
         .unwrap();
     assert!(exh_flip.contains("the decision saved"), "{exh_flip}");
     // The log of a compare holds every profile's records.
-    let log = dir.join("cmp.jsonl");
-    let mut args2 = args.clone();
-    let log_arg = format!("--log={}", log.display());
-    args2.push(&log_arg);
-    vm(&args2).assert_status(0);
-    let recs = lines_json(&std::fs::read_to_string(&log).unwrap());
+    let recs = lines_json(&std::fs::read_to_string(&compare.log).unwrap());
     let timer_call2: Vec<&Value> = recs
         .iter()
         .filter(|v| v["profile"] == "timer" && v["callee"] == "call_2")
@@ -821,15 +839,7 @@ fn regions_of(dom: &str) -> Vec<(String, String)> {
 #[test]
 fn the_compare_page_switches_its_annotations_with_the_profile_selector() {
     let dir = harness::scratch("inline_compare_html");
-    let page = dir.join("cmp.html");
-    let log = dir.join("cmp.jsonl");
-    let mut args = vec!["inline", FIG1, "--compare=exhaustive,cbs,timer", "--seed=1"];
-    args.extend(HOT25);
-    let html_arg = format!("--html={}", page.display());
-    let log_arg = format!("--log={}", log.display());
-    args.extend([html_arg.as_str(), log_arg.as_str()]);
-    let r = vm(&args);
-    r.assert_status(0);
+    let Fig1Compare { run: r, page, log } = fig1_compare();
     assert!(r.stdout.contains("* M:170"), "{}", r.stdout);
     let text = std::fs::read_to_string(&page).unwrap();
     for bad in ["<link", "src=\"http", "@import", "url(http"] {
