@@ -49,8 +49,10 @@ const SAMPLERS: &[&[&str]] = &[
     ],
 ];
 
-/// How many times each program runs under each configuration.
-const REPEAT: usize = 12;
+/// How many times each program runs under each configuration. A rare
+/// hang needs more: `bench/soak.sh` runs each program thousands of times
+/// under each sampler (docs/TESTING.md).
+const REPEAT: usize = 8;
 
 fn programs() -> Vec<PathBuf> {
     let files = harness::bc_files(&harness::programs_dir("samplers"));
