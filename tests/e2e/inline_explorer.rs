@@ -841,11 +841,11 @@ fn the_compare_page_switches_its_annotations_with_the_profile_selector() {
     let dir = harness::scratch("inline_compare_html");
     let Fig1Compare { run: r, page, log } = fig1_compare();
     assert!(r.stdout.contains("* M:170"), "{}", r.stdout);
-    let text = std::fs::read_to_string(&page).unwrap();
+    let text = std::fs::read_to_string(page).unwrap();
     for bad in ["<link", "src=\"http", "@import", "url(http"] {
         assert!(!text.contains(bad), "{bad} in the page");
     }
-    let recs = lines_json(&std::fs::read_to_string(&log).unwrap());
+    let recs = lines_json(&std::fs::read_to_string(log).unwrap());
     let url = format!("file://{}", page.display());
     // Opened plain, the page shows the first profile; `#profile=timer`
     // makes its script set the selector and fire its change event.
