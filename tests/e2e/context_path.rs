@@ -9,7 +9,10 @@
 //! it is, and comparing or sorting two paths is comparing two numbers.
 //! Held as lists of strings instead, the exact CCT of `fib.bc` (about
 //! 300,000 contexts, 25 deep) took seconds to number and sort per profile,
-//! most of the context tests' time.
+//! most of the context tests' time. (`vm compare` numbers paths the same
+//! way, privately in `profile::metrics`, for one comparison at a time;
+//! the tests need one numbering across many profiles, and the frames back
+//! for their messages.)
 
 use std::collections::HashMap;
 use std::fmt;

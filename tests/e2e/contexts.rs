@@ -51,11 +51,6 @@ pub(crate) fn cct(p: &Profile) -> &[CctNode] {
     p.cct.as_deref().expect("a cct section")
 }
 
-/// The path from the root (excluded) of every node, by index.
-pub(crate) fn paths(nodes: &[CctNode]) -> Vec<ContextPath> {
-    ContextPath::of_nodes(nodes)
-}
-
 /// Context path -> calls (contexts with one path summed; the root left
 /// out).
 pub(crate) fn calls_by_path(p: &Profile) -> BTreeMap<ContextPath, u64> {
@@ -170,7 +165,7 @@ fn sampling_every_call_gives_the_exhaustive_cct() {
 pub(crate) fn counts_by_path(p: &Profile) -> BTreeMap<ContextPath, (u64, u64)> {
     let nodes = cct(p);
     let mut out = BTreeMap::new();
-    for (n, path) in nodes.iter().zip(paths(nodes)) {
+    for (n, path) in nodes.iter().zip(ContextPath::of_nodes(nodes)) {
         let e = out.entry(path).or_insert((0, 0));
         e.0 += n.calls;
         e.1 += n.self_;
@@ -338,7 +333,7 @@ pub(crate) struct Detached<'a> {
 
 pub(crate) fn detached(p: &Profile) -> Detached<'_> {
     let nodes = cct(p);
-    let all = paths(nodes);
+    let all = ContextPath::of_nodes(nodes);
     let index: BTreeMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
     // For each node under a detached root: that root's position in `roots`.
     let mut root_of: Vec<Option<usize>> = vec![None; nodes.len()];

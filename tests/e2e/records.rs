@@ -24,8 +24,7 @@ use profile::Profile;
 
 use crate::contexts::{
     assert_recursion_keeps_context, calls_by_path, cct, contexts_dir, deepest_of_figure_9,
-    detached, examples, is_detached, is_tail_of_some, path_diff, paths, profile_in, ContextPath,
-    EXAMPLES,
+    detached, examples, is_detached, is_tail_of_some, path_diff, profile_in, ContextPath, EXAMPLES,
 };
 use crate::harness::{run_vm_in, scratch, write_program, DEFAULT_TIMEOUT};
 
@@ -348,7 +347,7 @@ fn purge_drops_cold_contexts() {
     for (path, calls) in &after {
         assert!(before[path] >= *calls, "{}: {path:?}", r.cmd);
     }
-    let ids: Vec<_> = paths(cct(&purged)).into_iter().collect();
+    let ids = ContextPath::of_nodes(cct(&purged));
     assert_eq!(ids.len(), cct(&purged).len());
 }
 
