@@ -18,6 +18,12 @@
 //! program under every configuration (a few minutes; do it after changing
 //! the profiler, docs/TESTING.md). Random programs under every walk are in
 //! `incremental.rs`.
+//!
+//! The reference a profiled run is compared with is a plain run, except in
+//! the directories of [`PLAIN_RUNS_CHECKED`], whose tests already compare
+//! each program's plain run with its `.out` file and header status: there
+//! the `.out` and the status are the reference, and the plain run is not
+//! made twice.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -313,8 +319,92 @@ fn all_programs() -> Vec<PathBuf> {
 /// Havlak under `--record=cct` was killed at 60 s at a load of 20-48.
 const SLOWDOWN_BUDGET: u32 = 40;
 
+/// The directories whose programs' plain runs another test compares with
+/// their `.out` files and `; status:` headers (and the test that does):
+/// their reference is the `.out`, not a plain run of this test's own.
+const PLAIN_RUNS_CHECKED: &[(&str, &str)] = &[
+    (
+        "programs/examples",
+        "examples::examples_match_their_out_files",
+    ),
+    (
+        "programs/awfy",
+        "awfy::awfy_benchmarks_print_their_out_files",
+    ),
+    ("tests/programs/contexts", "contexts (harness::check_dir)"),
+    (
+        "tests/programs/declarations",
+        "declarations (harness::check_dir)",
+    ),
+    (
+        "tests/programs/instructions",
+        "instructions (harness::check_dir)",
+    ),
+    (
+        "tests/programs/runtime_errors",
+        "runtime_errors (harness::check_dir)",
+    ),
+    ("tests/programs/threads", "threads (harness::check_dir)"),
+];
+
+/// The wall time a profiled run of a long-running program whose reference
+/// is its `.out` may take (no plain run here gives it a budget in the
+/// program's own time, [`SLOWDOWN_BUDGET`]): Havlak, the longest, takes
+/// 2 s plainly.
+const LONG_BUDGET: Duration = Duration::from_secs(300);
+
 /// stdout and status of one run, normalised for comparison.
 type Outcome = (Option<i32>, String);
+
+/// Is `path` in one of the [`PLAIN_RUNS_CHECKED`] directories?
+fn plain_run_checked_elsewhere(path: &Path) -> bool {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = path.parent().expect("parent");
+    PLAIN_RUNS_CHECKED.iter().any(|(d, _)| dir == root.join(d))
+}
+
+/// The header of the program at `path` (strict, else only `status` and
+/// `args`, as the examples are read), or the defaults.
+fn header(path: &Path) -> harness::Expect {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    harness::parse_header(&text, true)
+        .or_else(|_| harness::parse_header(&text, false))
+        .unwrap_or_default()
+}
+
+/// `stdout` as compared: sorted lines where the header says the threads
+/// print in a free order.
+fn normalised(stdout: String, e: &harness::Expect) -> String {
+    if !e.sort_stdout {
+        return stdout;
+    }
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    lines.sort_unstable();
+    lines.join("\n")
+}
+
+/// What every profiled run of `path` must give, and the wall time each may
+/// take: the `.out` and header status where another test checks the plain
+/// run against them, else a plain run's outcome (the budget then in its
+/// own time).
+fn reference(path: &Path, long: bool) -> Result<(Outcome, Duration), String> {
+    let out = path.with_extension("out");
+    match std::fs::read_to_string(out) {
+        Ok(expected) if plain_run_checked_elsewhere(path) => {
+            let e = header(path);
+            let budget = if long {
+                LONG_BUDGET
+            } else {
+                harness::DEFAULT_TIMEOUT
+            };
+            Ok(((Some(e.status), normalised(expected, &e)), budget))
+        }
+        _ => {
+            let (o, plain) = outcome(path, &[], harness::DEFAULT_TIMEOUT)?;
+            Ok((o, (plain * SLOWDOWN_BUDGET).max(harness::DEFAULT_TIMEOUT)))
+        }
+    }
+}
 
 /// One run of `path` with `extra` options, allowed `budget` of wall time
 /// (at least the header's timeout): its outcome and its wall time.
@@ -325,10 +415,7 @@ fn outcome(path: &Path, extra: &[&str], budget: Duration) -> Result<(Outcome, Du
         .expect("name")
         .to_string_lossy()
         .into_owned();
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let e = harness::parse_header(&text, true)
-        .or_else(|_| harness::parse_header(&text, false))
-        .unwrap_or_default();
+    let e = header(path);
     let mut args = vec!["run".to_string(), name];
     args.extend(e.args.iter().cloned());
     args.extend(extra.iter().map(|s| s.to_string()));
@@ -337,13 +424,7 @@ fn outcome(path: &Path, extra: &[&str], budget: Duration) -> Result<(Outcome, Du
     if let Some(c) = r.crash() {
         return Err(c);
     }
-    let mut out = r.stdout;
-    if e.sort_stdout {
-        let mut lines: Vec<&str> = out.lines().collect();
-        lines.sort_unstable();
-        out = lines.join("\n");
-    }
-    Ok(((r.status, out), r.elapsed))
+    Ok(((r.status, normalised(r.stdout, &e)), r.elapsed))
 }
 
 #[test]
@@ -366,27 +447,26 @@ fn profiling_never_changes_output_or_status() {
                 };
                 let Some(path) = programs.get(i) else { break };
                 let shown = path.display().to_string();
-                let (reference, plain) = match outcome(path, &[], harness::DEFAULT_TIMEOUT) {
-                    Ok(o) => o,
+                let (reference, budget) = match reference(path, is_long(path)) {
+                    Ok(r) => r,
                     Err(e) => {
                         failures.lock().unwrap().push(format!("{shown}: {e}"));
                         continue;
                     }
                 };
                 let profiles = configurations(&programs, i);
-                let budget = (plain * SLOWDOWN_BUDGET).max(harness::DEFAULT_TIMEOUT);
                 for profile in &profiles {
                     match outcome(path, profile, budget).map(|(o, _)| o) {
                         Ok(o) if o == reference => {}
                         Ok(o) => failures.lock().unwrap().push(format!(
-                            "{shown} {}: status {:?} (plain {:?}), stdout {}",
+                            "{shown} {}: status {:?} (reference {:?}), stdout {}",
                             profile.join(" "),
                             o.0,
                             reference.0,
                             if o.1 == reference.1 {
                                 "same"
                             } else {
-                                "differs"
+                                "differs from the reference"
                             }
                         )),
                         Err(e) => failures.lock().unwrap().push(format!("{shown}: {e}")),
@@ -450,4 +530,27 @@ fn every_configuration_still_runs_several_long_programs() {
         runs.iter().all(|&n| n >= 2),
         "long programs per configuration: {runs:?}"
     );
+}
+
+/// Each directory whose `.out` files stand for its plain runs exists, has
+/// programs, and has an `.out` for every one of them (its test requires
+/// them, so a program added there without one fails that test).
+#[test]
+fn the_directories_whose_out_files_are_trusted_have_one_per_program() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (dir, test) in PLAIN_RUNS_CHECKED {
+        let programs = harness::bc_files(&root.join(dir));
+        assert!(
+            !programs.is_empty(),
+            "{dir} (checked by {test}): no programs"
+        );
+        for p in programs {
+            assert!(
+                p.with_extension("out").is_file(),
+                "{}: no .out, though {dir} is listed as checked by {test}",
+                p.display()
+            );
+            assert!(plain_run_checked_elsewhere(&p), "{}", p.display());
+        }
+    }
 }
