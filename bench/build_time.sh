@@ -6,6 +6,8 @@
 #
 #   bench/build_time.sh [REV]      REV: a git revision (default HEAD)
 #   RUN_TESTS=1 bench/build_time.sh [REV]   also run the tests
+#   TESTS_ONLY=1 RUN_TESTS=1 bench/build_time.sh [REV]
+#                                  the test command alone (no release build)
 #
 # It exports REV into a temporary directory (git archive) and runs, one
 # after the other, each under /usr/bin/time and with `--timings` (cargo's
@@ -58,8 +60,10 @@ step() {
         "$name" "$sha" "$(echo "$user + $sys" | bc)" "$user" "$sys" "$wall"
 }
 
-export CARGO_TARGET_DIR="$src/target-build"
-step build build --release
+if [[ "${TESTS_ONLY:-0}" != 1 ]]; then
+    export CARGO_TARGET_DIR="$src/target-build"
+    step build build --release
+fi
 export CARGO_TARGET_DIR="$src/target-test"
 step test test --workspace "${profile[@]}" --no-run
 echo "test binaries: $(grep -c '^  Executable' "$out/test.log")"
