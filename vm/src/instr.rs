@@ -648,6 +648,17 @@ instrs! {
     LoopGeRR { a: Src, b: Src, t: Target } [target(t)] => "loop jge {a}, {b} -> {t}";
     /// A rotated loop test `jge a, imm` at `t`.
     LoopGeRI { a: Src, imm: Imm, t: Target } [target(t)] => "loop jge {a}, {imm} -> {t}";
+    // A rotated zero test: the same for a loop whose test at `t` is `jz
+    // a -> x` or `jnz a -> x`, whatever `x` is (no operand can fail).
+    /// A rotated loop test `jz a -> x` at `t`: on at `t + 1`, or to `x`
+    /// where `a` is falsy.
+    LoopZ { a: Src, t: Target, x: Target } [target(t)] => "loop jz {a} -> {x} at {t}";
+    /// A rotated loop test `jnz a -> x` at `t`.
+    LoopNz { a: Src, t: Target, x: Target } [target(t)] => "loop jnz {a} -> {x} at {t}";
+    /// [`Instr::LoopZ`] after a backedge yieldpoint.
+    LoopZY { a: Src, t: Target, x: Target } [target(t) fuses(Backedge, LoopZ)];
+    /// [`Instr::LoopNz`] after a backedge yieldpoint.
+    LoopNzY { a: Src, t: Target, x: Target } [target(t) fuses(Backedge, LoopNz)];
     /// [`Instr::LoopLtRR`] after a backedge yieldpoint.
     LoopLtRRY { a: Src, b: Src, t: Target } [target(t) fuses(Backedge, LoopLtRR)];
     /// [`Instr::LoopLtRI`] after a backedge yieldpoint.
@@ -773,7 +784,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 118);
+        assert_eq!(Instr::NAMES.len(), 122);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

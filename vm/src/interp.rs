@@ -966,6 +966,36 @@ impl<'vm> Interp<'vm> {
                     jri!(a, imm, t, "jge", |x, y| x >= y)
                 }
                 // Rotated loop tests (the plain interpreter's `exec` only).
+                Instr::LoopZ { a, t, x } => {
+                    if get!(a).is_falsy() {
+                        jump!(x);
+                    } else {
+                        jump!(t + 1);
+                    }
+                }
+                Instr::LoopNz { a, t, x } => {
+                    if !get!(a).is_falsy() {
+                        jump!(x);
+                    } else {
+                        jump!(t + 1);
+                    }
+                }
+                Instr::LoopZY { a, t, x } => {
+                    backedge!();
+                    if get!(a).is_falsy() {
+                        jump!(x);
+                    } else {
+                        jump!(t + 1);
+                    }
+                }
+                Instr::LoopNzY { a, t, x } => {
+                    backedge!();
+                    if !get!(a).is_falsy() {
+                        jump!(x);
+                    } else {
+                        jump!(t + 1);
+                    }
+                }
                 Instr::LoopLtRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x < y),
                 Instr::LoopLtRI { a, imm, t } => {
                     loop_test!(get!(a), Value::Int(i64::from(imm)), t, |x, y| x < y)

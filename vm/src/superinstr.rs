@@ -34,6 +34,13 @@
 //! `FORLOOP`, one dispatch per iteration fewer. If an operand is not an
 //! integer it jumps to `t` instead, whose test then fails as before.
 //!
+//! A loop whose test is `jz a -> x` or `jnz a -> x` (a `while` over a
+//! list: `jz node -> exit`) rotates the same way, wherever `x` is: its
+//! jump becomes `loop jz a -> x at t` (`Instr::LoopZ`, `Instr::LoopNz`),
+//! on at `t + 1`, or to `x` where the test would leave. A zero test takes
+//! any value, so it has no slow path to `t`; with a backedge yieldpoint
+//! (`…Y`) the yieldpoint's test comes first, as in the jump it replaces.
+//!
 //! The second is the **counted loop**: where the body ends with `inc i 1`
 //! and the test is `jgt i, _` or `jge i, _` (a loop counting up), the
 //! `inc` becomes `inc i 1; loop jCC i, _ -> t` (the `Instr::CountLoop…`
@@ -84,6 +91,14 @@ fn rotated_loop_test(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
         return None;
     }
     let test = code[t as usize];
+    let leaves_anywhere = match test {
+        Instr::Jz { a, t: x } => Some(Instr::LoopZ { a, t, x }),
+        Instr::Jnz { a, t: x } => Some(Instr::LoopNz { a, t, x }),
+        _ => None,
+    };
+    if let Some(rotated) = leaves_anywhere {
+        return with_backedge(rotated, yieldpoint);
+    }
     if test.target() != Some(pc + 1) {
         return None;
     }
@@ -266,6 +281,43 @@ mod tests {
             Instr::JltRI { a: 0, imm: 1, t: 1 },
             Instr::Ret { a: 0 },
         ];
+        assert_eq!(&*exec_code(&fwd), &fwd[..]);
+    }
+
+    #[test]
+    fn a_zero_test_rotates_wherever_it_leaves() {
+        // `while x != null { ... }` whose exit is not after the jump (a
+        // second test in the body leaves elsewhere).
+        let code = |test: Instr, jump: Instr| {
+            vec![
+                Instr::YieldPrologue,
+                test,
+                Instr::Nop,
+                jump,
+                Instr::Ret { a: 0 },
+                Instr::Ret { a: 1 },
+            ]
+        };
+        let z = Instr::Jz { a: 2, t: 5 };
+        let nz = Instr::Jnz { a: 2, t: 5 };
+        let want = [
+            (z, Instr::Jmp { t: 1 }, Instr::LoopZ { a: 2, t: 1, x: 5 }),
+            (z, Instr::JmpY { t: 1 }, Instr::LoopZY { a: 2, t: 1, x: 5 }),
+            (nz, Instr::Jmp { t: 1 }, Instr::LoopNz { a: 2, t: 1, x: 5 }),
+            (
+                nz,
+                Instr::JmpY { t: 1 },
+                Instr::LoopNzY { a: 2, t: 1, x: 5 },
+            ),
+        ];
+        for (test, jump, rotated) in want {
+            let exec = exec_code(&code(test, jump));
+            assert_eq!(exec[3], rotated, "{test:?} {jump:?}");
+            // Only the jump is replaced.
+            assert_eq!(exec[1], test);
+        }
+        // A jump that is not backward stays.
+        let fwd = code(z, Instr::Jmp { t: 4 });
         assert_eq!(&*exec_code(&fwd), &fwd[..]);
     }
 
