@@ -466,6 +466,18 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // A rotated zero test (`crate::superinstr`): to the test's own
+        // target `x` where it leaves the loop, else on to the body at
+        // `t + 1`. Any value can be tested, so there is no slow path.
+        macro_rules! zero_loop {
+            ($leave:expr, $t:expr, $x:expr) => {{
+                if $leave {
+                    jump!($x);
+                } else {
+                    jump!($t + 1);
+                }
+            }};
+        }
         // A rotated loop test with the backward jump's yieldpoint: the loop
         // trip and the counter's type tag in one test (`tag | trip == 0`,
         // `crate::thread`), the fast path as `loop_test!`. Else (the trip
@@ -967,35 +979,15 @@ impl<'vm> Interp<'vm> {
                     jri!(a, imm, t, "jge", |x, y| x >= y)
                 }
                 // Rotated loop tests (the plain interpreter's `exec` only).
-                Instr::LoopZ { a, t, x } => {
-                    if get!(a).is_falsy() {
-                        jump!(x);
-                    } else {
-                        jump!(t + 1);
-                    }
-                }
-                Instr::LoopNz { a, t, x } => {
-                    if !get!(a).is_falsy() {
-                        jump!(x);
-                    } else {
-                        jump!(t + 1);
-                    }
-                }
+                Instr::LoopZ { a, t, x } => zero_loop!(get!(a).is_falsy(), t, x),
+                Instr::LoopNz { a, t, x } => zero_loop!(!get!(a).is_falsy(), t, x),
                 Instr::LoopZY { a, t, x } => {
                     backedge!();
-                    if get!(a).is_falsy() {
-                        jump!(x);
-                    } else {
-                        jump!(t + 1);
-                    }
+                    zero_loop!(get!(a).is_falsy(), t, x)
                 }
                 Instr::LoopNzY { a, t, x } => {
                     backedge!();
-                    if !get!(a).is_falsy() {
-                        jump!(x);
-                    } else {
-                        jump!(t + 1);
-                    }
+                    zero_loop!(!get!(a).is_falsy(), t, x)
                 }
                 Instr::LoopLtRR { a, b, t } => loop_test!(get!(a), get!(b), t, |x, y| x < y),
                 Instr::LoopLtRI { a, imm, t } => {
