@@ -225,6 +225,10 @@ pub struct DisasmArgs {
     /// Show the code as loaded without yieldpoints.
     #[arg(long)]
     pub no_yieldpoints: bool,
+    /// Show the code a plain `vm run` executes, with the interpreter's
+    /// superinstructions, instead of the code the counting modes run.
+    #[arg(long)]
+    pub exec: bool,
 }
 
 /// Options of `vm compare`.

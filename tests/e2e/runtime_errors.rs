@@ -164,3 +164,110 @@ fn max_frames_is_exact() {
 fn runtime_error_programs_without_yieldpoints() {
     harness::check_dir("runtime_errors", Mode::Run, &["--no-yieldpoints"]);
 }
+
+/// Moves into a call's window and the call run as one superinstruction in
+/// a plain run (`vm disasm --exec` shows it), and as separate instructions
+/// in a counting run (`--cycles`). An error at the call (a null receiver,
+/// the frame limit) reports the same message, trace and status either way,
+/// and the moved arguments arrive.
+#[test]
+fn an_error_at_a_call_with_fused_argument_moves_reports_as_unfused() {
+    const FUSED: &str = "\
+.global k
+.class A
+.end
+.method A.m(this, x, y)
+  load x
+  load y
+  sub
+  ret
+.end
+.method deep(n)
+  load n
+  call deep
+  ret
+.end
+.method main()
+  .locals o x y
+  new A
+  store o
+  push 7
+  store x
+  push 2
+  store y
+  getglobal k
+  push 1
+  jne not_null
+  null
+  store o
+not_null:
+  getglobal k
+  push 2
+  jne call
+  load x
+  call deep
+  pop
+call:
+  load o
+  load x
+  load y
+  callvirt m
+  print
+  push 0
+  ret
+.end
+";
+    let dir = harness::scratch("fused_argument_moves");
+    harness::write_program(&dir, "fused.bc", FUSED);
+    let listing = harness::run_vm_in(
+        &dir,
+        &["disasm", "--exec", "fused.bc"],
+        harness::DEFAULT_TIMEOUT,
+    );
+    listing.assert_status(0);
+    for fused in [
+        "t0 = o; t1 = x; t2 = y; t0 = callvirt m(t0, t1, t2)",
+        "t0 = n; t0 = call deep(t0)",
+    ] {
+        assert!(
+            listing.stdout.contains(fused),
+            "not fused: {fused}\n{}",
+            listing.stdout
+        );
+    }
+    // (k, stdout, the error's key word, the trace's first frame)
+    for (k, out, word, at) in [
+        ("0", "5\n", None, None),
+        ("1", "", Some("null"), Some("main (fused.bc:39)")),
+        ("2", "", Some("frame"), Some("deep (fused.bc:12)")),
+    ] {
+        let mut seen = Vec::new();
+        for extra in [&[][..], &["--cycles"][..]] {
+            let set = format!("k={k}");
+            let mut args = vec!["run", "fused.bc", "--max-frames=50", "--set", &set];
+            args.extend_from_slice(extra);
+            let r = harness::run_vm_in(&dir, &args, harness::DEFAULT_TIMEOUT);
+            assert_eq!(r.stdout, out, "{args:?}");
+            let error: Vec<String> = r
+                .stderr_lines()
+                .into_iter()
+                .skip_while(|l| !l.starts_with("runtime error: "))
+                .take_while(|l| l.starts_with("runtime error: ") || l.starts_with("  "))
+                .map(str::to_owned)
+                .collect();
+            match (word, at) {
+                (Some(word), Some(at)) => {
+                    r.assert_status(70);
+                    assert!(error[0].contains(word), "{args:?}: {}", error[0]);
+                    assert!(error[1].contains(at), "{args:?}: {error:?}");
+                }
+                _ => {
+                    r.assert_status(0);
+                    assert!(error.is_empty(), "{args:?}: {error:?}");
+                }
+            }
+            seen.push((r.status, error));
+        }
+        assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
+    }
+}

@@ -23,11 +23,25 @@
 use std::fmt::Write as _;
 
 use crate::instr::operand::{Arity, Base, ClassId, FieldRef, Global, MethodId, SelectorId, StrId};
-use crate::instr::{Instr, Slot};
+use crate::instr::{ArgMoves, Instr, Slot};
 use crate::loader::Program;
 
 /// Renders every method's loaded code.
 pub fn disassemble(p: &Program) -> String {
+    disassemble_as(p, false)
+}
+
+/// Renders every method's loaded code (`exec` false), or the code the
+/// plain interpreter runs (`exec` true: `vm disasm --exec`), where each
+/// superinstruction ([`crate::superinstr`]) stands at its first
+/// instruction's pc and the instructions it stands for stay after it:
+///
+/// ```text
+///      1  line 273  t1 = this; t2 = from_pile; t1 = callvirt pop_disk_from(t1, t2)
+///      2  line 273  t2 = from_pile; t1 = callvirt pop_disk_from(t1, t2)
+///      3  line 273  t1 = callvirt pop_disk_from(t1, t2)
+/// ```
+pub fn disassemble_as(p: &Program, exec: bool) -> String {
     let m = &p.module;
     let mut out = String::new();
     for g in &m.globals {
@@ -59,7 +73,8 @@ pub fn disassemble(p: &Program) -> String {
         for c in body.catches.iter() {
             let _ = writeln!(out, "    .catch [{}, {}) -> {}", c.from, c.to, c.handler);
         }
-        for (pc, instr) in body.code.iter().enumerate() {
+        let code = if exec { &body.exec } else { &body.code };
+        for (pc, instr) in code.iter().enumerate() {
             let _ = writeln!(
                 out,
                 "  {pc:4}  line {:<4} {}",
@@ -149,6 +164,25 @@ impl<'a> Names<'a> {
             self.p.module.selectors[selector as usize].name,
             self.window(base, arity)
         )
+    }
+
+    /// `base = callvirt selector(args)`, the window as long as the
+    /// selector's arity.
+    pub fn call_virt_of(&self, selector: SelectorId, base: Base) -> String {
+        self.call_virt(
+            selector,
+            base,
+            self.p.module.selectors[selector as usize].arity,
+        )
+    }
+
+    /// The moves of an argument-passing superinstruction, as `vm disasm`
+    /// shows moves (`t1 = this; t2 = x`).
+    pub fn arg_moves(&self, args: ArgMoves) -> String {
+        args.moves()
+            .map(|(d, s)| format!("{} = {}", self.slot(d), self.slot(s)))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
     /// The `n` slots from `base`, comma-separated.

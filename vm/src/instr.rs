@@ -169,6 +169,53 @@ pub mod operand {
     pub type Target = u32;
     /// The number of slots in a virtual call's window, receiver included.
     pub type Arity = u32;
+    /// A call's window and the moves into it that precede the call (the
+    /// argument-passing superinstructions).
+    pub use super::ArgMoves;
+}
+
+/// The moves `dst[j] = src[j]` (`j < count`, in order) that fill a call's
+/// window before the call, and the window's first slot: the operand of the
+/// superinstructions [`Instr::CallArgs`] and [`Instr::CallVirtArgs`] that
+/// do the moves and the call in one dispatch ([`crate::superinstr`]).
+/// Slots are bytes, so that the operand and a method or selector fit an
+/// instruction's 16 bytes: a call whose slots do not fit is not fused. The
+/// operand is aligned as a `u32` so that no variant has bytes in the tag's
+/// word: the dispatch loads every instruction's tag word, and a byte field
+/// beside the tag cost three loads more per dispatch (callgrind, fib).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C, align(4))]
+pub struct ArgMoves {
+    /// The call window's first slot.
+    pub base: u8,
+    /// How many moves (1 to [`ArgMoves::MAX`]): also how many instructions
+    /// the superinstruction stands for before the call.
+    pub count: u8,
+    /// The slots written, in the moves' order.
+    pub dst: [u8; ArgMoves::MAX],
+    /// The slots read, in the moves' order.
+    pub src: [u8; ArgMoves::MAX],
+}
+
+impl ArgMoves {
+    /// The most moves one superinstruction does.
+    pub const MAX: usize = 3;
+
+    /// The moves, `(dst, src)` in order.
+    pub fn moves(self) -> impl Iterator<Item = (Slot, Slot)> {
+        (0..usize::from(self.count))
+            .map(move |j| (Slot::from(self.dst[j]), Slot::from(self.src[j])))
+    }
+
+    /// The slots the moves name, as [`Instr::slot_uses`] lists them, then
+    /// the window.
+    fn slot_uses(self, uses: &mut Vec<(Slot, SlotUse)>) {
+        for (d, s) in self.moves() {
+            uses.push((s, SlotUse::Read));
+            uses.push((d, SlotUse::Write));
+        }
+        uses.push((Slot::from(self.base), SlotUse::Window));
+    }
 }
 
 /// How an instruction uses a frame slot it names: the register form's
@@ -329,6 +376,7 @@ macro_rules! instrs {
     (@field_doc ClassId) => { "A class." };
     (@field_doc MethodId) => { "The static method called." };
     (@field_doc SelectorId) => { "The virtual method's selector." };
+    (@field_doc ArgMoves) => { "The moves into the call's window, and the window." };
 
     (@yield_kind []) => { None };
     (@yield_kind [yieldpoint($k:ident) $($rest:tt)*]) => { Some(YieldKind::$k) };
@@ -399,6 +447,7 @@ macro_rules! instrs {
     (@slot_use $uses:ident, Dst, $f:ident) => { $uses.push(($f, SlotUse::Write)) };
     (@slot_use $uses:ident, InOut, $f:ident) => { $uses.push(($f, SlotUse::ReadWrite)) };
     (@slot_use $uses:ident, Base, $f:ident) => { $uses.push(($f, SlotUse::Window)) };
+    (@slot_use $uses:ident, ArgMoves, $f:ident) => { $f.slot_uses(&mut $uses) };
     (@slot_use $uses:ident, $other:ident, $f:ident) => { let _ = $f; };
 
     // A fused row: the yieldpoint, then its base instruction.
@@ -706,6 +755,21 @@ instrs! {
     /// depth is not above the return floor (`crate::thread`), it writes
     /// `d` and goes on at the `ret`.
     RetIntY { d: Dst, v: Imm } [fuses(Epilogue, RetInt)];
+    // Argument passing: the moves that fill a call's window, at the first
+    // move's pc, then the call at the pc after the last move (`count`
+    // instructions on), in one dispatch: the call runs as if dispatched
+    // there, so its return address, its errors and the frames a sample
+    // sees are the call's own. The moves and the call stay at their pcs,
+    // for jumps into them.
+    /// The moves of `args`, then `call m` with its window at `args.base`.
+    CallArgs { args: ArgMoves, m: MethodId } [] => {
+        |c| format!("{}; {}", c.arg_moves(args), c.call("call", m, args.base.into()))
+    };
+    /// The moves of `args`, then the virtual call of `selector` with its
+    /// window at `args.base` (the receiver first).
+    CallVirtArgs { args: ArgMoves, selector: SelectorId } [] => {
+        |c| format!("{}; {}", c.arg_moves(args), c.call_virt_of(selector, args.base.into()))
+    };
 }
 
 impl Instr {
@@ -784,7 +848,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 122);
+        assert_eq!(Instr::NAMES.len(), 124);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

@@ -42,7 +42,7 @@ use crate::error::{RuntimeError, Trace, TraceEntry};
 use crate::frame::{Frame, ReturnWord};
 use crate::heap::{array_bytes, object_bytes, AllocPressure, Heap, MAX_ARRAY};
 use crate::hooks::{ListenerMemory, ThreadCtx, ThreadListener};
-use crate::instr::{Instr, YieldKind};
+use crate::instr::{ArgMoves, Instr, YieldKind};
 use crate::loader::{Body, Program, NO_METHOD};
 use crate::profiler_cost::Work;
 use crate::safepoint::{Arrival, ParkedView, Parking};
@@ -576,17 +576,26 @@ impl<'vm> Interp<'vm> {
                 // SAFETY: the callee's frame, `new_base..need`, is inside
                 // the stack (just ensured: 2).
                 let callee_fp = unsafe { self.stack.as_mut_ptr().add(new_base) };
-                // A `fill`, not a loop of stores: LLVM unrolls the loop by
-                // four, which costs the few locals of a typical method more
-                // than it saves (awfy-bounce, callgrind).
+                // The callee's own locals start at 0. Most methods have
+                // none, one or two: those are stored directly, and only a
+                // longer list is a `fill` (whose loop, unrolled by eight
+                // with its remainder loop first, costs about 20
+                // instructions for a single local: callgrind, awfy-towers).
                 // SAFETY: `nparams <= nlocals <= frame_size` (2).
                 unsafe {
-                    std::slice::from_raw_parts_mut(
-                        callee_fp.add(callee.nparams as usize),
-                        (callee.nlocals - callee.nparams) as usize,
-                    )
+                    let locals = callee_fp.add(callee.nparams as usize);
+                    let n = (callee.nlocals - callee.nparams) as usize;
+                    if n != 0 {
+                        *locals = Value::Int(0);
+                        if n > 1 {
+                            *locals.add(1) = Value::Int(0);
+                            if n > 2 {
+                                std::slice::from_raw_parts_mut(locals.add(2), n - 2)
+                                    .fill(Value::Int(0));
+                            }
+                        }
+                    }
                 }
-                .fill(Value::Int(0));
                 if self.frames.len() == self.frames.capacity() {
                     // The frame list doubles, fallibly and charged.
                     if let Err(e) = self.grow_frames(self.frames.len()) {
@@ -635,6 +644,53 @@ impl<'vm> Interp<'vm> {
                     }
                     resync!();
                 }
+            }};
+        }
+        // A virtual call of `selector` with its window at `base`: the
+        // receiver's class, its method, then the call.
+        macro_rules! call_virt {
+            ($selector:expr, $base:expr) => {{
+                let (selector, base) = ($selector, $base);
+                let class = match get!(base) {
+                    Value::Obj(r) => self.heap.class_of(r),
+                    Value::Null => fail!(RuntimeError::NullReference { op: "callvirt" }),
+                    other => fail!(RuntimeError::WrongKind {
+                        op: "callvirt",
+                        expected: "an object receiver",
+                        found: other.kind()
+                    }),
+                };
+                let target = match prog.classes[class as usize].vtable.get(selector as usize) {
+                    Some(&t) => t,
+                    None => prog.lookup_virtual(class, selector),
+                };
+                if target == NO_METHOD {
+                    fail!(RuntimeError::NoSuchMethod {
+                        method: prog.module.selectors[selector as usize].name.clone(),
+                        class: prog.classes[class as usize].name.clone(),
+                    });
+                }
+                enter_body!(target, base)
+            }};
+        }
+        // The moves of an argument-passing superinstruction, in order; then
+        // `ip` is where it would be had the call been dispatched at its own
+        // pc, `count` instructions on.
+        macro_rules! arg_moves {
+            ($args:expr) => {{
+                let args: ArgMoves = $args;
+                let count = usize::from(args.count);
+                // Unrolled (`1 <= count <= 3`): an iterator's loop cost
+                // more than the dispatches saved (callgrind, awfy-towers).
+                set!(args.dst[0], get!(args.src[0]));
+                if count > 1 {
+                    set!(args.dst[1], get!(args.src[1]));
+                    if count > 2 {
+                        set!(args.dst[2], get!(args.src[2]));
+                    }
+                }
+                // SAFETY: the call follows the `count` moves in the body (1).
+                ip = unsafe { ip.add(count) };
             }};
         }
         macro_rules! backedge {
@@ -1061,26 +1117,17 @@ impl<'vm> Interp<'vm> {
                     arity,
                 } => {
                     let _ = arity;
-                    let class = match get!(base) {
-                        Value::Obj(r) => self.heap.class_of(r),
-                        Value::Null => fail!(RuntimeError::NullReference { op: "callvirt" }),
-                        other => fail!(RuntimeError::WrongKind {
-                            op: "callvirt",
-                            expected: "an object receiver",
-                            found: other.kind()
-                        }),
-                    };
-                    let target = match prog.classes[class as usize].vtable.get(selector as usize) {
-                        Some(&t) => t,
-                        None => prog.lookup_virtual(class, selector),
-                    };
-                    if target == NO_METHOD {
-                        fail!(RuntimeError::NoSuchMethod {
-                            method: prog.module.selectors[selector as usize].name.clone(),
-                            class: prog.classes[class as usize].name.clone(),
-                        });
-                    }
-                    enter_body!(target, base)
+                    call_virt!(selector, base)
+                }
+                // Argument passing (the plain interpreter's `exec` only):
+                // the moves, then the call at the pc after them.
+                Instr::CallArgs { args, m } => {
+                    arg_moves!(args);
+                    enter_body!(m, args.base)
+                }
+                Instr::CallVirtArgs { args, selector } => {
+                    arg_moves!(args);
+                    call_virt!(selector, args.base)
                 }
                 // Every return tests its rare cases at once: no frame, or
                 // no caller (the thread's last return), and with an

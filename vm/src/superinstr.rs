@@ -64,7 +64,7 @@
 //! depth is not above the return floor (`crate::thread`), so the yieldpoint is taken at the `ret`'s pc as
 //! before.
 
-use crate::instr::{Instr, YieldKind};
+use crate::instr::{ArgMoves, Instr, YieldKind};
 
 /// The code the plain interpreter runs for `code` (see the module docs).
 pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
@@ -74,6 +74,7 @@ pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
             counted_loop_step(code, pc as u32, i)
                 .or_else(|| rotated_loop_test(code, pc as u32, i))
                 .or_else(|| constant_return(code, pc as u32, i))
+                .or_else(|| argument_moves(code, pc as u32, i))
                 .unwrap_or(i)
         })
         .collect()
@@ -161,9 +162,46 @@ fn constant_return(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     }
 }
 
+/// `i`, the instruction at `pc`, as an argument-passing call, if it is
+/// the first of up to [`ArgMoves::MAX`] moves that a call follows at once
+/// (each of them a `Move`, every slot and the call's window below 256).
+/// The moves run in their order, so they may name any slots.
+fn argument_moves(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
+    let Instr::Move { .. } = i else {
+        return None;
+    };
+    let mut args = ArgMoves {
+        base: 0,
+        count: 0,
+        dst: [0; ArgMoves::MAX],
+        src: [0; ArgMoves::MAX],
+    };
+    for &next in &code[pc as usize..] {
+        let base = match next {
+            Instr::Move { d, a } if usize::from(args.count) < ArgMoves::MAX => {
+                let j = usize::from(args.count);
+                args.dst[j] = u8::try_from(d).ok()?;
+                args.src[j] = u8::try_from(a).ok()?;
+                args.count += 1;
+                continue;
+            }
+            Instr::Call { base, .. } | Instr::CallVirt { base, .. } => base,
+            _ => return None,
+        };
+        args.base = u8::try_from(base).ok()?;
+        return match next {
+            Instr::Call { m, .. } => Some(Instr::CallArgs { args, m }),
+            Instr::CallVirt { selector, .. } => Some(Instr::CallVirtArgs { args, selector }),
+            _ => None,
+        };
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::instr::SlotUse;
 
     /// `i = 0; while i < n { i += 1 }` as the loader lays it out.
     fn count_up(jump: Instr) -> Vec<Instr> {
@@ -381,5 +419,98 @@ mod tests {
             seen.insert(r.name());
         }
         assert_eq!(seen.len(), 8);
+    }
+    #[test]
+    fn moves_into_a_call_are_one_instruction_with_it() {
+        let code = [
+            Instr::Move { d: 4, a: 0 },
+            Instr::Move { d: 6, a: 2 },
+            Instr::CallVirt {
+                selector: 3,
+                base: 4,
+                arity: 3,
+            },
+            Instr::Move { d: 5, a: 1 },
+            Instr::Call { m: 9, base: 5 },
+            Instr::Ret { a: 4 },
+        ];
+        let exec = exec_code(&code);
+        let args = |base, moves: &[(u8, u8)]| {
+            let mut a = ArgMoves {
+                base,
+                count: moves.len() as u8,
+                dst: [0; ArgMoves::MAX],
+                src: [0; ArgMoves::MAX],
+            };
+            for (j, &(d, s)) in moves.iter().enumerate() {
+                a.dst[j] = d;
+                a.src[j] = s;
+            }
+            a
+        };
+        assert_eq!(
+            exec[0],
+            Instr::CallVirtArgs {
+                args: args(4, &[(4, 0), (6, 2)]),
+                selector: 3
+            }
+        );
+        // From the second move on: what a jump there would run.
+        assert_eq!(
+            exec[1],
+            Instr::CallVirtArgs {
+                args: args(4, &[(6, 2)]),
+                selector: 3
+            }
+        );
+        assert_eq!(
+            exec[3],
+            Instr::CallArgs {
+                args: args(5, &[(5, 1)]),
+                m: 9
+            }
+        );
+        // The calls stay, for jumps to them.
+        for pc in [2, 4, 5] {
+            assert_eq!(exec[pc], code[pc]);
+        }
+        // Its slot uses are the moves', in order, then the window.
+        assert_eq!(
+            exec[0].slot_uses(),
+            [
+                (0, SlotUse::Read),
+                (4, SlotUse::Write),
+                (2, SlotUse::Read),
+                (6, SlotUse::Write),
+                (4, SlotUse::Window)
+            ]
+        );
+    }
+
+    #[test]
+    fn only_moves_right_before_a_call_that_fit_are_fused() {
+        let call = Instr::Call { m: 1, base: 3 };
+        let unchanged = |code: &[Instr]| assert_eq!(&*exec_code(code), code);
+        // Something else between the moves and the call.
+        unchanged(&[Instr::Move { d: 3, a: 0 }, Instr::Nop, call]);
+        // No call after the moves.
+        unchanged(&[Instr::Move { d: 3, a: 0 }, Instr::Ret { a: 3 }]);
+        unchanged(&[Instr::Move { d: 3, a: 0 }]);
+        // A slot or a window past 255.
+        unchanged(&[
+            Instr::Move { d: 300, a: 0 },
+            Instr::Call { m: 1, base: 300 },
+        ]);
+        unchanged(&[Instr::Move { d: 3, a: 256 }, call]);
+        unchanged(&[Instr::Move { d: 3, a: 0 }, Instr::Call { m: 1, base: 256 }]);
+        // Four moves: the first stays, the last three are fused.
+        let mut four: Vec<Instr> = (0..4).map(|j| Instr::Move { d: 3 + j, a: j }).collect();
+        four.push(call);
+        let exec = exec_code(&four);
+        assert_eq!(exec[0], four[0]);
+        let Instr::CallArgs { args, m: 1 } = exec[1] else {
+            panic!("{:?}", exec[1]);
+        };
+        assert_eq!(args.moves().collect::<Vec<_>>(), [(4, 1), (5, 2), (6, 3)]);
     }
 }
