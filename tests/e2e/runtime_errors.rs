@@ -271,3 +271,100 @@ call:
         assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
     }
 }
+
+/// A field read and the jump that tests it run as one superinstruction in
+/// a plain run (`vm disasm --exec` shows it), and as two instructions in a
+/// counting run (`--cycles`). An error in either half (a null object or
+/// one of another class at the `getfield`, a string at the `jlt`) reports
+/// the same message, line and status either way.
+#[test]
+fn an_error_inside_a_fused_field_test_reports_as_unfused() {
+    const FUSED: &str = "\
+.global k
+.class A
+  .field f
+.end
+.class B
+  .field g
+.end
+.method test(o)
+  load o
+  getfield A.f
+  push 10
+  jlt small
+  push 1
+  ret
+small:
+  push 0
+  ret
+.end
+.method main()
+  new A
+  call test
+  print
+  getglobal k
+  push 1
+  jne other
+  null
+  call test
+  ret
+other:
+  getglobal k
+  push 2
+  jne string
+  new B
+  call test
+  ret
+string:
+  new A
+  dup
+  push \"ten\"
+  putfield A.f
+  call test
+  ret
+.end
+";
+    let dir = harness::scratch("fused_field_errors");
+    harness::write_program(&dir, "fused.bc", FUSED);
+    let listing = harness::run_vm_in(
+        &dir,
+        &["disasm", "--exec", "fused.bc"],
+        harness::DEFAULT_TIMEOUT,
+    );
+    listing.assert_status(0);
+    assert!(
+        listing
+            .stdout
+            .contains("t0 = getfield o.A.f; then jlt t0, 10 -> "),
+        "not fused:\n{}",
+        listing.stdout
+    );
+    // (k, the error's key word, the trace's first frame: the getfield's
+    // line for the object, the jlt's for the value)
+    for (k, word, at) in [
+        ("1", "null", "test (fused.bc:10)"),
+        ("2", "class", "test (fused.bc:10)"),
+        ("3", "integer", "test (fused.bc:12)"),
+    ] {
+        let mut seen = Vec::new();
+        for extra in [&[][..], &["--cycles"][..]] {
+            let set = format!("k={k}");
+            let mut args = vec!["run", "fused.bc", "--set", &set];
+            args.extend_from_slice(extra);
+            let r = harness::run_vm_in(&dir, &args, harness::DEFAULT_TIMEOUT);
+            r.assert_status(70);
+            assert_eq!(r.stdout, "0\n", "{args:?}");
+            let error: Vec<String> = r
+                .stderr_lines()
+                .into_iter()
+                .skip_while(|l| !l.starts_with("runtime error: "))
+                .take_while(|l| l.starts_with("runtime error: ") || l.starts_with("  "))
+                .map(str::to_owned)
+                .collect();
+            assert!(error[0].contains(word), "{args:?}: {}", error[0]);
+            assert!(error[1].contains(at), "{args:?}: {error:?}");
+            seen.push(error);
+        }
+        assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
+    }
+}

@@ -41,6 +41,14 @@ pub fn disassemble(p: &Program) -> String {
 ///      2  line 273  t2 = from_pile; t1 = callvirt pop_disk_from(t1, t2)
 ///      3  line 273  t1 = callvirt pop_disk_from(t1, t2)
 /// ```
+///
+/// A field superinstruction, which runs the next pc's instruction too
+/// where it can, shows as both, joined by `; then `:
+///
+/// ```text
+///     11  line 311  t0 = getfield this.Ball.x; then jle t0, x_limit -> 20
+///     12  line 313  jle t0, x_limit -> 20
+/// ```
 pub fn disassemble_as(p: &Program, exec: bool) -> String {
     let m = &p.module;
     let mut out = String::new();
@@ -73,14 +81,20 @@ pub fn disassemble_as(p: &Program, exec: bool) -> String {
         for c in body.catches.iter() {
             let _ = writeln!(out, "    .catch [{}, {}) -> {}", c.from, c.to, c.handler);
         }
-        let code = if exec { &body.exec } else { &body.code };
-        for (pc, instr) in code.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "  {pc:4}  line {:<4} {}",
-                body.lines[pc],
-                render(p, body.method, *instr)
-            );
+        for (pc, &instr) in body.code.iter().enumerate() {
+            let shown = if !exec {
+                render(p, body.method, instr)
+            } else if crate::superinstr::fuses_next(body.exec[pc]) {
+                let next = body.code[pc + 1];
+                format!(
+                    "{}; then {}",
+                    render(p, body.method, instr),
+                    render(p, body.method, next)
+                )
+            } else {
+                render(p, body.method, body.exec[pc])
+            };
+            let _ = writeln!(out, "  {pc:4}  line {:<4} {shown}", body.lines[pc]);
         }
     }
     out

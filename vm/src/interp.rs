@@ -537,6 +537,47 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        macro_rules! get_field {
+            ($d:expr, $obj:expr, $f:expr) => {{
+                let (c, field) = prog.field_refs[$f as usize];
+                let r = match get!($obj) {
+                    Value::Obj(r) => r,
+                    other => fail!(self.not_an_object("getfield", other)),
+                };
+                let (class, fields) = self.heap.object(r);
+                if class != c && !prog.is_subclass(class, c) {
+                    fail!(self.wrong_class("getfield", c, field, r));
+                }
+                set!($d, fields[field as usize]);
+            }};
+        }
+        // The second half of a field superinstruction (`crate::superinstr`):
+        // the jump at the next pc (`ip`), which is `$p`, done here if its
+        // operand `$v` matches `$q` (an integer, for a comparison): `ip`
+        // steps past it, and on to its target if `$cond`. Else nothing
+        // more, and the jump runs at its own pc, failing there if it fails.
+        macro_rules! then_jump {
+            ($p:pat, $v:expr => $q:pat, $cond:expr, $t:ident) => {{
+                debug_assert!(!M::COUNT, "superinstructions are not counted");
+                // SAFETY: a field superinstruction is never its body's last
+                // instruction: it is made only where a jump follows (1).
+                if let $p = unsafe { *ip } {
+                    match $v {
+                        $q => {
+                            // SAFETY: the jump is in the body; a path goes
+                            // on after it, so one past it is too (1).
+                            ip = unsafe { ip.add(1) };
+                            if $cond {
+                                jump!($t);
+                            }
+                        }
+                        // (A test of any value takes every value.)
+                        #[allow(unreachable_patterns)]
+                        _ => {}
+                    }
+                }
+            }};
+        }
         macro_rules! yieldpoint {
             ($kind:expr, $taken:expr) => {{
                 let cw = control.load(Ordering::Relaxed);
@@ -1188,17 +1229,57 @@ impl<'vm> Interp<'vm> {
                 }
                 // A field access looks at the object's cell once, and
                 // tries the exact class before the subclass test.
-                Instr::GetField { d, obj, f } => {
-                    let (c, field) = prog.field_refs[f as usize];
-                    let r = match get!(obj) {
-                        Value::Obj(r) => r,
-                        other => fail!(self.not_an_object("getfield", other)),
-                    };
-                    let (class, fields) = self.heap.object(r);
-                    if class != c && !prog.is_subclass(class, c) {
-                        fail!(self.wrong_class("getfield", c, field, r));
-                    }
-                    set!(d, fields[field as usize]);
+                Instr::GetField { d, obj, f } => get_field!(d, obj, f),
+                // Field superinstructions (the plain interpreter's `exec`
+                // only, `crate::superinstr`): the first instruction, then
+                // the one at the next pc where its fast path applies.
+                Instr::GetFieldJltRR { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JltRR { a, b, t }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), x < y, t)
+                }
+                Instr::GetFieldJltRI { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JltRI { a, imm, t }, get!(a) => Value::Int(x), x < i64::from(imm), t)
+                }
+                Instr::GetFieldJleRR { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JleRR { a, b, t }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), x <= y, t)
+                }
+                Instr::GetFieldJleRI { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JleRI { a, imm, t }, get!(a) => Value::Int(x), x <= i64::from(imm), t)
+                }
+                Instr::GetFieldJgtRR { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JgtRR { a, b, t }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), x > y, t)
+                }
+                Instr::GetFieldJgtRI { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JgtRI { a, imm, t }, get!(a) => Value::Int(x), x > i64::from(imm), t)
+                }
+                Instr::GetFieldJgeRR { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JgeRR { a, b, t }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), x >= y, t)
+                }
+                Instr::GetFieldJgeRI { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JgeRI { a, imm, t }, get!(a) => Value::Int(x), x >= i64::from(imm), t)
+                }
+                Instr::GetFieldJeqRI { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JeqRI { a, imm, t }, get!(a) => x, x == Value::Int(i64::from(imm)), t)
+                }
+                Instr::GetFieldJneRI { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::JneRI { a, imm, t }, get!(a) => x, x != Value::Int(i64::from(imm)), t)
+                }
+                Instr::GetFieldJz { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::Jz { a, t }, get!(a) => x, x.is_falsy(), t)
+                }
+                Instr::GetFieldJnz { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_jump!(Instr::Jnz { a, t }, get!(a) => x, !x.is_falsy(), t)
                 }
                 Instr::PutField { obj, v, f } => {
                     let (c, field) = prog.field_refs[f as usize];

@@ -63,8 +63,23 @@
 //! (`Instr::RetIntY`) it goes on at the `ret`, after writing `d`, when its
 //! depth is not above the return floor (`crate::thread`), so the yieldpoint is taken at the `ret`'s pc as
 //! before.
+//!
+//! The fourth is the **field test**: `t = getfield o.f` followed by a
+//! forward conditional jump that tests `t` (`jlt t, 10 -> x`, `jz t -> x`,
+//! ...; a backward one has its yieldpoint and is left alone) becomes, at
+//! the `getfield`'s pc, `Instr::GetFieldJltRI` and its siblings: the field
+//! read, then the jump at the next pc done in the same dispatch, whose
+//! operands the superinstruction reads from that next instruction (the
+//! row has room for the `getfield`'s only). The jump stays where it is
+//! and is run on its own, at its own pc, where the fast path does not
+//! apply (an operand not an integer): it then fails as it would have. An
+//! error of the field read is the `getfield`'s, at its pc. `t` is still
+//! written, so nothing else needs to know the pair was fused; a jump into
+//! the second instruction runs it alone. This is LuaJIT's pair `TGETS`;
+//! `ISLT` in one dispatch (docs/PERFORMANCE.md, "Where the VM executes
+//! more instructions than LuaJIT").
 
-use crate::instr::{ArgMoves, Instr, YieldKind};
+use crate::instr::{ArgMoves, Instr, SlotUse, YieldKind};
 
 /// The code the plain interpreter runs for `code` (see the module docs).
 pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
@@ -75,6 +90,7 @@ pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
                 .or_else(|| rotated_loop_test(code, pc as u32, i))
                 .or_else(|| constant_return(code, pc as u32, i))
                 .or_else(|| argument_moves(code, pc as u32, i))
+                .or_else(|| field_pair(code, pc as u32, i))
                 .unwrap_or(i)
         })
         .collect()
@@ -198,10 +214,58 @@ fn argument_moves(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     None
 }
 
+/// `i`, the instruction at `pc`, as a field superinstruction, if it is a
+/// `getfield` whose result the next instruction, a forward conditional
+/// jump, tests. A backward jump has its yieldpoint fused in (a `…Y` form)
+/// and stays a dispatch of its own, so every yieldpoint stays where it is.
+fn field_pair(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
+    let Instr::GetField { d, obj, f } = i else {
+        return None;
+    };
+    let next = *code.get(pc as usize + 1)?;
+    if !next.slot_uses().contains(&(d, SlotUse::Read)) {
+        return None;
+    }
+    Some(match next {
+        Instr::JltRR { .. } => Instr::GetFieldJltRR { d, obj, f },
+        Instr::JltRI { .. } => Instr::GetFieldJltRI { d, obj, f },
+        Instr::JleRR { .. } => Instr::GetFieldJleRR { d, obj, f },
+        Instr::JleRI { .. } => Instr::GetFieldJleRI { d, obj, f },
+        Instr::JgtRR { .. } => Instr::GetFieldJgtRR { d, obj, f },
+        Instr::JgtRI { .. } => Instr::GetFieldJgtRI { d, obj, f },
+        Instr::JgeRR { .. } => Instr::GetFieldJgeRR { d, obj, f },
+        Instr::JgeRI { .. } => Instr::GetFieldJgeRI { d, obj, f },
+        Instr::JeqRI { .. } => Instr::GetFieldJeqRI { d, obj, f },
+        Instr::JneRI { .. } => Instr::GetFieldJneRI { d, obj, f },
+        Instr::Jz { .. } => Instr::GetFieldJz { d, obj, f },
+        Instr::Jnz { .. } => Instr::GetFieldJnz { d, obj, f },
+        _ => return None,
+    })
+}
+
+/// Does `i` (an instruction of `exec`) run the instruction at the next pc
+/// in its own dispatch where it can (a field superinstruction)?
+pub fn fuses_next(i: Instr) -> bool {
+    matches!(
+        i,
+        Instr::GetFieldJltRR { .. }
+            | Instr::GetFieldJltRI { .. }
+            | Instr::GetFieldJleRR { .. }
+            | Instr::GetFieldJleRI { .. }
+            | Instr::GetFieldJgtRR { .. }
+            | Instr::GetFieldJgtRI { .. }
+            | Instr::GetFieldJgeRR { .. }
+            | Instr::GetFieldJgeRI { .. }
+            | Instr::GetFieldJeqRI { .. }
+            | Instr::GetFieldJneRI { .. }
+            | Instr::GetFieldJz { .. }
+            | Instr::GetFieldJnz { .. }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instr::SlotUse;
 
     /// `i = 0; while i < n { i += 1 }` as the loader lays it out.
     fn count_up(jump: Instr) -> Vec<Instr> {
@@ -512,5 +576,55 @@ mod tests {
             panic!("{:?}", exec[1]);
         };
         assert_eq!(args.moves().collect::<Vec<_>>(), [(4, 1), (5, 2), (6, 3)]);
+    }
+
+    /// `t = o.f; jCC t, ... -> 3` as the loader lays it out.
+    fn field_test(jump: Instr) -> Vec<Instr> {
+        vec![
+            Instr::GetField { d: 2, obj: 0, f: 5 },
+            jump,
+            Instr::Ret { a: 1 },
+            Instr::Ret { a: 2 },
+        ]
+    }
+
+    #[test]
+    fn a_field_read_and_its_test_become_one_instruction() {
+        let cases = [
+            (Instr::JltRI { a: 2, imm: 7, t: 3 }, "GetFieldJltRI"),
+            (Instr::JleRR { a: 1, b: 2, t: 3 }, "GetFieldJleRR"),
+            (Instr::JgtRR { a: 2, b: 1, t: 3 }, "GetFieldJgtRR"),
+            (Instr::JgeRI { a: 2, imm: 0, t: 3 }, "GetFieldJgeRI"),
+            (Instr::JeqRI { a: 2, imm: 1, t: 3 }, "GetFieldJeqRI"),
+            (Instr::JneRI { a: 2, imm: 1, t: 3 }, "GetFieldJneRI"),
+            (Instr::Jz { a: 2, t: 3 }, "GetFieldJz"),
+            (Instr::Jnz { a: 2, t: 3 }, "GetFieldJnz"),
+        ];
+        for (jump, name) in cases {
+            let code = field_test(jump);
+            let exec = exec_code(&code);
+            assert_eq!(exec[0].name(), name);
+            assert!(fuses_next(exec[0]));
+            // The getfield's operands; the jump stays at the next pc, for
+            // the slow path and for jumps into it.
+            assert_eq!(exec[0].slot_uses(), code[0].slot_uses());
+            assert_eq!(&exec[1..], &code[1..]);
+        }
+    }
+
+    #[test]
+    fn a_field_read_stays_alone_unless_a_forward_test_of_it_follows() {
+        let alone = |code: &[Instr]| exec_code(code)[0] == code[0];
+        // The test has the backedge yieldpoint of a backward jump.
+        assert!(alone(&field_test(Instr::JltRIY { a: 2, imm: 7, t: 0 })));
+        // The test does not read the field's value.
+        assert!(alone(&field_test(Instr::JltRI { a: 1, imm: 7, t: 3 })));
+        // Not a test (an equality of two slots, a move, a return).
+        assert!(alone(&field_test(Instr::JeqRR { a: 2, b: 1, t: 3 })));
+        assert!(alone(&field_test(Instr::Move { d: 1, a: 2 })));
+        assert!(alone(&field_test(Instr::Ret { a: 2 })));
+        // The last instruction of the code.
+        assert!(alone(&[Instr::GetField { d: 2, obj: 0, f: 5 }]));
+        assert!(!fuses_next(Instr::GetField { d: 2, obj: 0, f: 5 }));
     }
 }
