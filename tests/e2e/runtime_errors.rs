@@ -274,8 +274,9 @@ call:
 
 /// A field read and the jump that tests it run as one superinstruction in
 /// a plain run (`vm disasm --exec` shows it), and as two instructions in a
-/// counting run (`--cycles`). An error in either half (a null object or
-/// one of another class at the `getfield`, a string at the `jlt`) reports
+/// counting run (`--cycles`); so do a field read and an `add`. An error in
+/// either half (a null object or one of another class at the `getfield`, a
+/// string at the `jlt` or the `add`) reports
 /// the same message, line and status either way.
 #[test]
 fn an_error_inside_a_fused_field_test_reports_as_unfused() {
@@ -320,7 +321,20 @@ string:
   dup
   push \"ten\"
   putfield A.f
+  getglobal k
+  push 3
+  jne arith
   call test
+  ret
+arith:
+  call bump
+  ret
+.end
+.method bump(o)
+  load o
+  getfield A.f
+  push 1
+  add
   ret
 .end
 ";
@@ -345,6 +359,7 @@ string:
         ("1", "null", "test (fused.bc:10)"),
         ("2", "class", "test (fused.bc:10)"),
         ("3", "integer", "test (fused.bc:12)"),
+        ("4", "integer", "bump (fused.bc:54)"),
     ] {
         let mut seen = Vec::new();
         for extra in [&[][..], &["--cycles"][..]] {

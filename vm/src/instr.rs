@@ -800,6 +800,14 @@ instrs! {
     GetFieldJz { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jz next";
     /// `d = obj.f`, then the [`Instr::Jnz`] at the next pc.
     GetFieldJnz { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jnz next";
+    /// `d = obj.f`, then the [`Instr::AddRI`] at the next pc.
+    GetFieldAddRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; add next";
+    /// `d = obj.f`, then the [`Instr::SubRI`] at the next pc.
+    GetFieldSubRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; sub next";
+    /// `d = obj.f`, then the [`Instr::AddRR`] at the next pc.
+    GetFieldAddRR { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; add next";
+    /// `d = obj.f`, then the [`Instr::SubRR`] at the next pc.
+    GetFieldSubRR { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; sub next";
 }
 
 impl Instr {
@@ -878,7 +886,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 136);
+        assert_eq!(Instr::NAMES.len(), 140);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

@@ -578,6 +578,21 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // The same for arithmetic at the next pc: `$d = $e`, where the
+        // operands `$v` are integers (`$q`); else it runs at its own pc.
+        macro_rules! then_arith {
+            ($p:pat, $v:expr => $q:pat, $d:ident, $e:expr) => {{
+                debug_assert!(!M::COUNT, "superinstructions are not counted");
+                // SAFETY: as in `then_jump!`: the arithmetic follows, and a
+                // path goes on after it (1).
+                if let $p = unsafe { *ip } {
+                    if let $q = $v {
+                        ip = unsafe { ip.add(1) };
+                        set!($d, Value::Int($e));
+                    }
+                }
+            }};
+        }
         macro_rules! yieldpoint {
             ($kind:expr, $taken:expr) => {{
                 let cw = control.load(Ordering::Relaxed);
@@ -1280,6 +1295,22 @@ impl<'vm> Interp<'vm> {
                 Instr::GetFieldJnz { d, obj, f } => {
                     get_field!(d, obj, f);
                     then_jump!(Instr::Jnz { a, t }, get!(a) => x, !x.is_falsy(), t)
+                }
+                Instr::GetFieldAddRI { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_arith!(Instr::AddRI { d, a, imm }, get!(a) => Value::Int(x), d, x.wrapping_add(i64::from(imm)))
+                }
+                Instr::GetFieldSubRI { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_arith!(Instr::SubRI { d, a, imm }, get!(a) => Value::Int(x), d, x.wrapping_sub(i64::from(imm)))
+                }
+                Instr::GetFieldAddRR { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_arith!(Instr::AddRR { d, a, b }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), d, x.wrapping_add(y))
+                }
+                Instr::GetFieldSubRR { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    then_arith!(Instr::SubRR { d, a, b }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), d, x.wrapping_sub(y))
                 }
                 Instr::PutField { obj, v, f } => {
                     let (c, field) = prog.field_refs[f as usize];

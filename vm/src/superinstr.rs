@@ -66,7 +66,8 @@
 //!
 //! The fourth is the **field test**: `t = getfield o.f` followed by a
 //! forward conditional jump that tests `t` (`jlt t, 10 -> x`, `jz t -> x`,
-//! ...; a backward one has its yieldpoint and is left alone) becomes, at
+//! ...; a backward one has its yieldpoint and is left alone), or by an
+//! `add` or `sub` that takes `t` (`Instr::GetFieldAddRI`, ...), becomes, at
 //! the `getfield`'s pc, `Instr::GetFieldJltRI` and its siblings: the field
 //! read, then the jump at the next pc done in the same dispatch, whose
 //! operands the superinstruction reads from that next instruction (the
@@ -216,7 +217,7 @@ fn argument_moves(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
 
 /// `i`, the instruction at `pc`, as a field superinstruction, if it is a
 /// `getfield` whose result the next instruction, a forward conditional
-/// jump, tests. A backward jump has its yieldpoint fused in (a `…Y` form)
+/// jump, tests, or an `add` or `sub` takes. A backward jump has its yieldpoint fused in (a `…Y` form)
 /// and stays a dispatch of its own, so every yieldpoint stays where it is.
 fn field_pair(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     let Instr::GetField { d, obj, f } = i else {
@@ -239,6 +240,10 @@ fn field_pair(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
         Instr::JneRI { .. } => Instr::GetFieldJneRI { d, obj, f },
         Instr::Jz { .. } => Instr::GetFieldJz { d, obj, f },
         Instr::Jnz { .. } => Instr::GetFieldJnz { d, obj, f },
+        Instr::AddRI { .. } => Instr::GetFieldAddRI { d, obj, f },
+        Instr::SubRI { .. } => Instr::GetFieldSubRI { d, obj, f },
+        Instr::AddRR { .. } => Instr::GetFieldAddRR { d, obj, f },
+        Instr::SubRR { .. } => Instr::GetFieldSubRR { d, obj, f },
         _ => return None,
     })
 }
@@ -260,6 +265,10 @@ pub fn fuses_next(i: Instr) -> bool {
             | Instr::GetFieldJneRI { .. }
             | Instr::GetFieldJz { .. }
             | Instr::GetFieldJnz { .. }
+            | Instr::GetFieldAddRI { .. }
+            | Instr::GetFieldSubRI { .. }
+            | Instr::GetFieldAddRR { .. }
+            | Instr::GetFieldSubRR { .. }
     )
 }
 
@@ -589,7 +598,7 @@ mod tests {
     }
 
     #[test]
-    fn a_field_read_and_its_test_become_one_instruction() {
+    fn a_field_read_and_its_test_or_arithmetic_become_one_instruction() {
         let cases = [
             (Instr::JltRI { a: 2, imm: 7, t: 3 }, "GetFieldJltRI"),
             (Instr::JleRR { a: 1, b: 2, t: 3 }, "GetFieldJleRR"),
@@ -599,6 +608,10 @@ mod tests {
             (Instr::JneRI { a: 2, imm: 1, t: 3 }, "GetFieldJneRI"),
             (Instr::Jz { a: 2, t: 3 }, "GetFieldJz"),
             (Instr::Jnz { a: 2, t: 3 }, "GetFieldJnz"),
+            (Instr::AddRI { d: 2, a: 2, imm: 1 }, "GetFieldAddRI"),
+            (Instr::SubRI { d: 1, a: 2, imm: 1 }, "GetFieldSubRI"),
+            (Instr::AddRR { d: 2, a: 1, b: 2 }, "GetFieldAddRR"),
+            (Instr::SubRR { d: 2, a: 2, b: 1 }, "GetFieldSubRR"),
         ];
         for (jump, name) in cases {
             let code = field_test(jump);
@@ -613,12 +626,15 @@ mod tests {
     }
 
     #[test]
-    fn a_field_read_stays_alone_unless_a_forward_test_of_it_follows() {
+    fn a_field_read_stays_alone_unless_a_forward_test_or_an_add_of_it_follows() {
         let alone = |code: &[Instr]| exec_code(code)[0] == code[0];
         // The test has the backedge yieldpoint of a backward jump.
         assert!(alone(&field_test(Instr::JltRIY { a: 2, imm: 7, t: 0 })));
-        // The test does not read the field's value.
+        // The test or the arithmetic does not read the field's value.
         assert!(alone(&field_test(Instr::JltRI { a: 1, imm: 7, t: 3 })));
+        assert!(alone(&field_test(Instr::AddRI { d: 2, a: 1, imm: 7 })));
+        // Arithmetic without an add or sub form of its own here.
+        assert!(alone(&field_test(Instr::MulRI { d: 2, a: 2, imm: 7 })));
         // Not a test (an equality of two slots, a move, a return).
         assert!(alone(&field_test(Instr::JeqRR { a: 2, b: 1, t: 3 })));
         assert!(alone(&field_test(Instr::Move { d: 1, a: 2 })));
