@@ -446,17 +446,30 @@ fn no_ulimit_makes_the_vm_abort() {
 }
 
 /// Prints a line, sleeps 2 s, then grows forever: objects of `fields`
-/// fields, each with an array of 100 elements when `arrays`.
+/// fields, each with an array of 100 elements when `arrays`. With
+/// `arrays`, `main` first calls 400 methods once each, so that its
+/// exhaustive profile is large: writing it after the first refusal needs
+/// more memory than the free fragments a run leaves (a profile of a few
+/// hundred bytes may fit them, or not, by where the allocator happened to
+/// put things).
 fn ready_then_grow(fields: usize, arrays: bool) -> String {
     let decl: String = (0..fields).map(|i| format!("  .field f{i}\n")).collect();
-    let pad = if arrays {
-        "  load n\n  push 100\n  newarray\n  putfield Big.f0\n"
+    let (pad, methods, calls) = if arrays {
+        (
+            "  load n\n  push 100\n  newarray\n  putfield Big.f0\n",
+            (0..400)
+                .map(|i| format!(".method m{i}()\n  push 0\n  ret\n.end\n"))
+                .collect::<String>(),
+            (0..400)
+                .map(|i| format!("  call m{i}\n  pop\n"))
+                .collect::<String>(),
+        )
     } else {
-        ""
+        ("", String::new(), String::new())
     };
     format!(
-        ".class Big\n  .field next\n{decl}.end\n\
-         .method main()\n  .locals head n\n  push 1\n  print\n  push 2000\n  sleep\n\
+        ".class Big\n  .field next\n{decl}.end\n{methods}\
+         .method main()\n  .locals head n\n{calls}  push 1\n  print\n  push 2000\n  sleep\n\
          null\n  store head\nloop:\n  new Big\n  store n\n  load n\n  load head\n\
          putfield Big.next\n{pad}  load n\n  store head\n  jmp loop\n.end\n"
     )
