@@ -383,3 +383,101 @@ arith:
         assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
     }
 }
+
+/// An array held in a field and the element access at the next pc run as
+/// one superinstruction in a plain run; an error of the access (an index
+/// out of range, a field that holds no array) reports the same message,
+/// trace and status as the counting run, and the fast path reads and
+/// writes the element.
+#[test]
+fn an_error_at_an_element_of_a_fused_field_array_reports_as_unfused() {
+    const FUSED: &str = "\
+.global k
+.class A
+  .field xs
+.end
+.method main()
+  .locals o i
+  new A
+  store o
+  load o
+  push 3
+  newarray
+  putfield A.xs
+  getglobal k
+  store i
+  getglobal k
+  push 9
+  jne array
+  load o
+  push 5
+  putfield A.xs
+array:
+  load o
+  getfield A.xs
+  load i
+  load i
+  astore
+  load o
+  getfield A.xs
+  load i
+  aload
+  print
+  push 0
+  ret
+.end
+";
+    let dir = harness::scratch("fused_field_arrays");
+    harness::write_program(&dir, "fused.bc", FUSED);
+    let listing = harness::run_vm_in(
+        &dir,
+        &["disasm", "--exec", "fused.bc"],
+        harness::DEFAULT_TIMEOUT,
+    );
+    listing.assert_status(0);
+    for fused in ["; then astore t0[i], i", "; then t0 = aload t0[i]"] {
+        assert!(
+            listing.stdout.contains(fused),
+            "not fused: {fused}\n{}",
+            listing.stdout
+        );
+    }
+    // (k, stdout, the error's key word, the trace's first frame)
+    for (k, out, word) in [
+        ("2", "2\n", None),
+        ("3", "", Some("index")),
+        ("9", "", Some("array")),
+    ] {
+        let mut seen = Vec::new();
+        for extra in [&[][..], &["--cycles"][..]] {
+            let set = format!("k={k}");
+            let mut args = vec!["run", "fused.bc", "--set", &set];
+            args.extend_from_slice(extra);
+            let r = harness::run_vm_in(&dir, &args, harness::DEFAULT_TIMEOUT);
+            assert_eq!(r.stdout, out, "{args:?}");
+            let error: Vec<String> = r
+                .stderr_lines()
+                .into_iter()
+                .skip_while(|l| !l.starts_with("runtime error: "))
+                .take_while(|l| l.starts_with("runtime error: ") || l.starts_with("  "))
+                .map(str::to_owned)
+                .collect();
+            match word {
+                Some(word) => {
+                    r.assert_status(70);
+                    assert!(error[0].contains(word), "{args:?}: {}", error[0]);
+                    assert!(
+                        error[1].contains("main (fused.bc:26)"),
+                        "{args:?}: {error:?}"
+                    );
+                }
+                None => {
+                    r.assert_status(0);
+                    assert!(error.is_empty(), "{args:?}: {error:?}");
+                }
+            }
+            seen.push((r.status, error));
+        }
+        assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
+    }
+}

@@ -808,6 +808,11 @@ instrs! {
     GetFieldAddRR { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; add next";
     /// `d = obj.f`, then the [`Instr::SubRR`] at the next pc.
     GetFieldSubRR { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; sub next";
+    /// `d = obj.f`, then the [`Instr::ALoad`] at the next pc (an array
+    /// held in a field, read: `piles[i]`).
+    GetFieldALoad { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; aload next";
+    /// `d = obj.f`, then the [`Instr::AStore`] at the next pc.
+    GetFieldAStore { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; astore next";
 }
 
 impl Instr {
@@ -886,7 +891,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 140);
+        assert_eq!(Instr::NAMES.len(), 142);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

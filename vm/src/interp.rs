@@ -1312,6 +1312,37 @@ impl<'vm> Interp<'vm> {
                     get_field!(d, obj, f);
                     then_arith!(Instr::SubRR { d, a, b }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), d, x.wrapping_sub(y))
                 }
+                // An array held in a field: the element access at the
+                // next pc, where the array is one and the index in range.
+                Instr::GetFieldALoad { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    // SAFETY: as in `then_jump!` (1).
+                    if let Instr::ALoad { d: e, arr, i } = unsafe { *ip } {
+                        if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
+                            let elems = self.heap.array(a);
+                            if let Some(&v) = usize::try_from(i).ok().and_then(|i| elems.get(i)) {
+                                ip = unsafe { ip.add(1) };
+                                set!(e, v);
+                            }
+                        }
+                    }
+                }
+                Instr::GetFieldAStore { d, obj, f } => {
+                    get_field!(d, obj, f);
+                    // SAFETY: as in `then_jump!` (1).
+                    if let Instr::AStore { arr, i, v } = unsafe { *ip } {
+                        if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
+                            let v = get!(v);
+                            let elems = self.heap.array_mut(a);
+                            if let Some(slot) =
+                                usize::try_from(i).ok().and_then(|i| elems.get_mut(i))
+                            {
+                                *slot = v;
+                                ip = unsafe { ip.add(1) };
+                            }
+                        }
+                    }
+                }
                 Instr::PutField { obj, v, f } => {
                     let (c, field) = prog.field_refs[f as usize];
                     let r = match get!(obj) {

@@ -66,8 +66,10 @@
 //!
 //! The fourth is the **field test**: `t = getfield o.f` followed by a
 //! forward conditional jump that tests `t` (`jlt t, 10 -> x`, `jz t -> x`,
-//! ...; a backward one has its yieldpoint and is left alone), or by an
-//! `add` or `sub` that takes `t` (`Instr::GetFieldAddRI`, ...), becomes, at
+//! ...; a backward one has its yieldpoint and is left alone), by an
+//! `add` or `sub` that takes `t` (`Instr::GetFieldAddRI`, ...), or by an
+//! element access of the array `t` holds (`Instr::GetFieldALoad`,
+//! `Instr::GetFieldAStore`: `piles[i]`), becomes, at
 //! the `getfield`'s pc, `Instr::GetFieldJltRI` and its siblings: the field
 //! read, then the jump at the next pc done in the same dispatch, whose
 //! operands the superinstruction reads from that next instruction (the
@@ -79,6 +81,19 @@
 //! the second instruction runs it alone. This is LuaJIT's pair `TGETS`;
 //! `ISLT` in one dispatch (docs/PERFORMANCE.md, "Where the VM executes
 //! more instructions than LuaJIT").
+//!
+//! The fifth is **argument passing**: the moves that fill a call's window
+//! (`t0 = this; t1 = x; t0 = callvirt m(t0, t1)`, a local passed as an
+//! argument) become, at the first move's pc, `Instr::CallArgs` or
+//! `Instr::CallVirtArgs`: up to three moves, in their order, then the
+//! call, in one dispatch. The call runs as if dispatched at its own pc,
+//! the superinstruction stepping over the moves first, so its return
+//! address, its errors and the frames a sample walks are the call's own.
+//! The moves and the call stay at their pcs, for a jump into them (each
+//! later move is a shorter superinstruction of its own). Slots are bytes
+//! in the row, so a frame of more than 256 slots keeps its moves. LuaJIT
+//! moves its arguments one bytecode each (`MOV`); here a call naming
+//! locals costs one dispatch however many it passes.
 
 use crate::instr::{ArgMoves, Instr, SlotUse, YieldKind};
 
@@ -244,6 +259,8 @@ fn field_pair(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
         Instr::SubRI { .. } => Instr::GetFieldSubRI { d, obj, f },
         Instr::AddRR { .. } => Instr::GetFieldAddRR { d, obj, f },
         Instr::SubRR { .. } => Instr::GetFieldSubRR { d, obj, f },
+        Instr::ALoad { .. } => Instr::GetFieldALoad { d, obj, f },
+        Instr::AStore { .. } => Instr::GetFieldAStore { d, obj, f },
         _ => return None,
     })
 }
@@ -269,6 +286,8 @@ pub fn fuses_next(i: Instr) -> bool {
             | Instr::GetFieldSubRI { .. }
             | Instr::GetFieldAddRR { .. }
             | Instr::GetFieldSubRR { .. }
+            | Instr::GetFieldALoad { .. }
+            | Instr::GetFieldAStore { .. }
     )
 }
 
@@ -612,6 +631,8 @@ mod tests {
             (Instr::SubRI { d: 1, a: 2, imm: 1 }, "GetFieldSubRI"),
             (Instr::AddRR { d: 2, a: 1, b: 2 }, "GetFieldAddRR"),
             (Instr::SubRR { d: 2, a: 2, b: 1 }, "GetFieldSubRR"),
+            (Instr::ALoad { d: 1, arr: 2, i: 1 }, "GetFieldALoad"),
+            (Instr::AStore { arr: 2, i: 1, v: 0 }, "GetFieldAStore"),
         ];
         for (jump, name) in cases {
             let code = field_test(jump);
