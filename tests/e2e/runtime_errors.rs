@@ -385,7 +385,8 @@ arith:
 }
 
 /// An array held in a field and the element access at the next pc run as
-/// one superinstruction in a plain run; an error of the access (an index
+/// one superinstruction in a plain run, and so does a constant and the
+/// element store that stores it; an error of the access (an index
 /// out of range, a field that holds no array) reports the same message,
 /// trace and status as the counting run, and the fast path reads and
 /// writes the element.
@@ -416,6 +417,11 @@ array:
   load o
   getfield A.xs
   load i
+  push 7
+  astore
+  load o
+  getfield A.xs
+  load i
   load i
   astore
   load o
@@ -435,7 +441,11 @@ array:
         harness::DEFAULT_TIMEOUT,
     );
     listing.assert_status(0);
-    for fused in ["; then astore t0[i], i", "; then t0 = aload t0[i]"] {
+    for fused in [
+        "t2 = 7; then astore t0[i], t2",
+        "; then astore t0[i], i",
+        "; then t0 = aload t0[i]",
+    ] {
         assert!(
             listing.stdout.contains(fused),
             "not fused: {fused}\n{}",

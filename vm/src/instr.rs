@@ -813,6 +813,9 @@ instrs! {
     GetFieldALoad { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; aload next";
     /// `d = obj.f`, then the [`Instr::AStore`] at the next pc.
     GetFieldAStore { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; astore next";
+    /// `d = v`, then the [`Instr::AStore`] at the next pc that stores it
+    /// (`flags[k] = 0`).
+    ConstIntAStore { d: Dst, v: Int } [] => "{d} = {v}; astore next";
 }
 
 impl Instr {
@@ -891,7 +894,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 142);
+        assert_eq!(Instr::NAMES.len(), 143);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

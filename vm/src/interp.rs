@@ -593,6 +593,40 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // The same for an element access at the next pc: done here where
+        // the array is one and the index in range, else at its own pc.
+        macro_rules! then_aload {
+            () => {{
+                debug_assert!(!M::COUNT, "superinstructions are not counted");
+                // SAFETY: as in `then_jump!`: the access follows, and a
+                // path goes on after it (1).
+                if let Instr::ALoad { d, arr, i } = unsafe { *ip } {
+                    if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
+                        let elems = self.heap.array(a);
+                        if let Some(&v) = usize::try_from(i).ok().and_then(|i| elems.get(i)) {
+                            ip = unsafe { ip.add(1) };
+                            set!(d, v);
+                        }
+                    }
+                }
+            }};
+        }
+        macro_rules! then_astore {
+            () => {{
+                debug_assert!(!M::COUNT, "superinstructions are not counted");
+                // SAFETY: as in `then_aload!` (1).
+                if let Instr::AStore { arr, i, v } = unsafe { *ip } {
+                    if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
+                        let v = get!(v);
+                        let elems = self.heap.array_mut(a);
+                        if let Some(slot) = usize::try_from(i).ok().and_then(|i| elems.get_mut(i)) {
+                            *slot = v;
+                            ip = unsafe { ip.add(1) };
+                        }
+                    }
+                }
+            }};
+        }
         macro_rules! yieldpoint {
             ($kind:expr, $taken:expr) => {{
                 let cw = control.load(Ordering::Relaxed);
@@ -1316,32 +1350,17 @@ impl<'vm> Interp<'vm> {
                 // next pc, where the array is one and the index in range.
                 Instr::GetFieldALoad { d, obj, f } => {
                     get_field!(d, obj, f);
-                    // SAFETY: as in `then_jump!` (1).
-                    if let Instr::ALoad { d: e, arr, i } = unsafe { *ip } {
-                        if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
-                            let elems = self.heap.array(a);
-                            if let Some(&v) = usize::try_from(i).ok().and_then(|i| elems.get(i)) {
-                                ip = unsafe { ip.add(1) };
-                                set!(e, v);
-                            }
-                        }
-                    }
+                    then_aload!()
                 }
                 Instr::GetFieldAStore { d, obj, f } => {
                     get_field!(d, obj, f);
-                    // SAFETY: as in `then_jump!` (1).
-                    if let Instr::AStore { arr, i, v } = unsafe { *ip } {
-                        if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
-                            let v = get!(v);
-                            let elems = self.heap.array_mut(a);
-                            if let Some(slot) =
-                                usize::try_from(i).ok().and_then(|i| elems.get_mut(i))
-                            {
-                                *slot = v;
-                                ip = unsafe { ip.add(1) };
-                            }
-                        }
-                    }
+                    then_astore!()
+                }
+                // A constant, then the element store at the next pc that
+                // stores it (`flags[k] = 0`).
+                Instr::ConstIntAStore { d, v } => {
+                    set!(d, Value::Int(v));
+                    then_astore!()
                 }
                 Instr::PutField { obj, v, f } => {
                     let (c, field) = prog.field_refs[f as usize];

@@ -107,6 +107,7 @@ pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
                 .or_else(|| constant_return(code, pc as u32, i))
                 .or_else(|| argument_moves(code, pc as u32, i))
                 .or_else(|| field_pair(code, pc as u32, i))
+                .or_else(|| constant_store(code, pc as u32, i))
                 .unwrap_or(i)
         })
         .collect()
@@ -265,6 +266,18 @@ fn field_pair(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     })
 }
 
+/// `i`, the instruction at `pc`, as a constant's store, if it is an
+/// integer constant that the next instruction, an element store, stores.
+fn constant_store(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
+    let Instr::ConstInt { d, v } = i else {
+        return None;
+    };
+    match *code.get(pc as usize + 1)? {
+        Instr::AStore { v: stored, .. } if stored == d => Some(Instr::ConstIntAStore { d, v }),
+        _ => None,
+    }
+}
+
 /// Does `i` (an instruction of `exec`) run the instruction at the next pc
 /// in its own dispatch where it can (a field superinstruction)?
 pub fn fuses_next(i: Instr) -> bool {
@@ -288,6 +301,7 @@ pub fn fuses_next(i: Instr) -> bool {
             | Instr::GetFieldSubRR { .. }
             | Instr::GetFieldALoad { .. }
             | Instr::GetFieldAStore { .. }
+            | Instr::ConstIntAStore { .. }
     )
 }
 
@@ -343,6 +357,26 @@ mod tests {
             exec_code(&code)[2],
             Instr::CountLoopGtRIY { a: 0, imm: 9, t: 1 }
         );
+    }
+
+    #[test]
+    fn a_constant_stored_into_an_array_is_one_instruction() {
+        let code = [
+            Instr::ConstInt { d: 3, v: 0 },
+            Instr::AStore { arr: 0, i: 1, v: 3 },
+            // The store does not store the constant: it stays.
+            Instr::ConstInt { d: 3, v: 0 },
+            Instr::AStore { arr: 3, i: 1, v: 2 },
+            // No store after it.
+            Instr::ConstInt { d: 3, v: 0 },
+            Instr::Nop,
+        ];
+        let exec = exec_code(&code);
+        assert_eq!(exec[0], Instr::ConstIntAStore { d: 3, v: 0 });
+        assert!(fuses_next(exec[0]));
+        for pc in 1..code.len() {
+            assert_eq!(exec[pc], code[pc], "pc {pc}");
+        }
     }
 
     #[test]
