@@ -46,8 +46,8 @@ pub fn disassemble(p: &Program) -> String {
 /// where it can, shows as both, joined by `; then `:
 ///
 /// ```text
-///     11  line 311  t0 = getfield this.Ball.x; then jle t0, x_limit -> 20
-///     12  line 313  jle t0, x_limit -> 20
+///      1  line 218  t0 = getfield this.Towers.piles; then top = aload t0[pile]
+///      2  line 220  top = aload t0[pile]
 /// ```
 pub fn disassemble_as(p: &Program, exec: bool) -> String {
     let m = &p.module;

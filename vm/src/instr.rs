@@ -771,35 +771,12 @@ instrs! {
         |c| format!("{}; {}", c.arg_moves(args), c.call_virt_of(selector, args.base.into()))
     };
     // Field superinstructions (`crate::superinstr`, the plain
-    // interpreter's `exec` only): a field read and the conditional jump
-    // at the next pc that tests it, in one dispatch. The row holds the first instruction's operands; the
-    // second stays at the next pc, where its operands are read, and runs
-    // there on its own (reporting any error at its own pc) wherever the
-    // fast path does not apply.
-    /// `d = obj.f`, then the [`Instr::JltRR`] at the next pc.
-    GetFieldJltRR { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jlt next";
-    /// `d = obj.f`, then the [`Instr::JltRI`] at the next pc.
-    GetFieldJltRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jlt next";
-    /// `d = obj.f`, then the [`Instr::JleRR`] at the next pc.
-    GetFieldJleRR { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jle next";
-    /// `d = obj.f`, then the [`Instr::JleRI`] at the next pc.
-    GetFieldJleRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jle next";
-    /// `d = obj.f`, then the [`Instr::JgtRR`] at the next pc.
-    GetFieldJgtRR { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jgt next";
-    /// `d = obj.f`, then the [`Instr::JgtRI`] at the next pc.
-    GetFieldJgtRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jgt next";
-    /// `d = obj.f`, then the [`Instr::JgeRR`] at the next pc.
-    GetFieldJgeRR { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jge next";
-    /// `d = obj.f`, then the [`Instr::JgeRI`] at the next pc.
-    GetFieldJgeRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jge next";
-    /// `d = obj.f`, then the [`Instr::JeqRI`] at the next pc.
-    GetFieldJeqRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jeq next";
-    /// `d = obj.f`, then the [`Instr::JneRI`] at the next pc.
-    GetFieldJneRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jne next";
-    /// `d = obj.f`, then the [`Instr::Jz`] at the next pc.
-    GetFieldJz { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jz next";
-    /// `d = obj.f`, then the [`Instr::Jnz`] at the next pc.
-    GetFieldJnz { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; jnz next";
+    // interpreter's `exec` only): a field read and the arithmetic or the
+    // element access at the next pc that takes it, in one dispatch. The
+    // row holds the first instruction's operands; the second stays at the
+    // next pc, where its operands are read, and runs there on its own
+    // (reporting any error at its own pc) wherever the fast path does not
+    // apply.
     /// `d = obj.f`, then the [`Instr::AddRI`] at the next pc.
     GetFieldAddRI { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; add next";
     /// `d = obj.f`, then the [`Instr::SubRI`] at the next pc.
@@ -894,7 +871,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 143);
+        assert_eq!(Instr::NAMES.len(), 131);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

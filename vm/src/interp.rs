@@ -552,39 +552,16 @@ impl<'vm> Interp<'vm> {
             }};
         }
         // The second half of a field superinstruction (`crate::superinstr`):
-        // the jump at the next pc (`ip`), which is `$p`, done here if its
-        // operand `$v` matches `$q` (an integer, for a comparison): `ip`
-        // steps past it, and on to its target if `$cond`. Else nothing
-        // more, and the jump runs at its own pc, failing there if it fails.
-        macro_rules! then_jump {
-            ($p:pat, $v:expr => $q:pat, $cond:expr, $t:ident) => {{
-                debug_assert!(!M::COUNT, "superinstructions are not counted");
-                // SAFETY: a field superinstruction is never its body's last
-                // instruction: it is made only where a jump follows (1).
-                if let $p = unsafe { *ip } {
-                    match $v {
-                        $q => {
-                            // SAFETY: the jump is in the body; a path goes
-                            // on after it, so one past it is too (1).
-                            ip = unsafe { ip.add(1) };
-                            if $cond {
-                                jump!($t);
-                            }
-                        }
-                        // (A test of any value takes every value.)
-                        #[allow(unreachable_patterns)]
-                        _ => {}
-                    }
-                }
-            }};
-        }
-        // The same for arithmetic at the next pc: `$d = $e`, where the
-        // operands `$v` are integers (`$q`); else it runs at its own pc.
+        // the arithmetic at the next pc (`ip`), which is `$p`, done here
+        // (`$d = $e`) if its operands `$v` are integers (`$q`): `ip` steps
+        // past it. Else nothing more, and it runs at its own pc, failing
+        // there if it fails.
         macro_rules! then_arith {
             ($p:pat, $v:expr => $q:pat, $d:ident, $e:expr) => {{
                 debug_assert!(!M::COUNT, "superinstructions are not counted");
-                // SAFETY: as in `then_jump!`: the arithmetic follows, and a
-                // path goes on after it (1).
+                // SAFETY: a field superinstruction is never its body's last
+                // instruction: it is made only where the instruction it
+                // finishes follows, and a path goes on after that (1).
                 if let $p = unsafe { *ip } {
                     if let $q = $v {
                         ip = unsafe { ip.add(1) };
@@ -598,7 +575,7 @@ impl<'vm> Interp<'vm> {
         macro_rules! then_aload {
             () => {{
                 debug_assert!(!M::COUNT, "superinstructions are not counted");
-                // SAFETY: as in `then_jump!`: the access follows, and a
+                // SAFETY: as in `then_arith!`: the access follows, and a
                 // path goes on after it (1).
                 if let Instr::ALoad { d, arr, i } = unsafe { *ip } {
                     if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
@@ -1282,54 +1259,6 @@ impl<'vm> Interp<'vm> {
                 // Field superinstructions (the plain interpreter's `exec`
                 // only, `crate::superinstr`): the first instruction, then
                 // the one at the next pc where its fast path applies.
-                Instr::GetFieldJltRR { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JltRR { a, b, t }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), x < y, t)
-                }
-                Instr::GetFieldJltRI { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JltRI { a, imm, t }, get!(a) => Value::Int(x), x < i64::from(imm), t)
-                }
-                Instr::GetFieldJleRR { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JleRR { a, b, t }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), x <= y, t)
-                }
-                Instr::GetFieldJleRI { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JleRI { a, imm, t }, get!(a) => Value::Int(x), x <= i64::from(imm), t)
-                }
-                Instr::GetFieldJgtRR { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JgtRR { a, b, t }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), x > y, t)
-                }
-                Instr::GetFieldJgtRI { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JgtRI { a, imm, t }, get!(a) => Value::Int(x), x > i64::from(imm), t)
-                }
-                Instr::GetFieldJgeRR { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JgeRR { a, b, t }, (get!(a), get!(b)) => (Value::Int(x), Value::Int(y)), x >= y, t)
-                }
-                Instr::GetFieldJgeRI { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JgeRI { a, imm, t }, get!(a) => Value::Int(x), x >= i64::from(imm), t)
-                }
-                Instr::GetFieldJeqRI { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JeqRI { a, imm, t }, get!(a) => x, x == Value::Int(i64::from(imm)), t)
-                }
-                Instr::GetFieldJneRI { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::JneRI { a, imm, t }, get!(a) => x, x != Value::Int(i64::from(imm)), t)
-                }
-                Instr::GetFieldJz { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::Jz { a, t }, get!(a) => x, x.is_falsy(), t)
-                }
-                Instr::GetFieldJnz { d, obj, f } => {
-                    get_field!(d, obj, f);
-                    then_jump!(Instr::Jnz { a, t }, get!(a) => x, !x.is_falsy(), t)
-                }
                 Instr::GetFieldAddRI { d, obj, f } => {
                     get_field!(d, obj, f);
                     then_arith!(Instr::AddRI { d, a, imm }, get!(a) => Value::Int(x), d, x.wrapping_add(i64::from(imm)))
