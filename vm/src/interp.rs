@@ -895,6 +895,13 @@ impl<'vm> Interp<'vm> {
                 let pc = cur_pc!() as usize;
                 self.cycles += u64::from(body.costs[pc]);
                 self.instructions += u64::from(body.counts[pc]);
+                if instr.is_superinstruction() {
+                    // SAFETY: the counting modes run `code`, which holds
+                    // no superinstruction (`crate::superinstr` makes them
+                    // in `exec` only). Said here, so that their arms are
+                    // left out of the counting interpreters' loop.
+                    unsafe { std::hint::unreachable_unchecked() }
+                }
             }
             match instr {
                 // Run only when a thread starts (calls do it inline).
