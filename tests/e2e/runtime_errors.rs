@@ -219,56 +219,21 @@ call:
 ";
     let dir = harness::scratch("fused_argument_moves");
     harness::write_program(&dir, "fused.bc", FUSED);
-    let listing = harness::run_vm_in(
+    assert_fused(
         &dir,
-        &["disasm", "--exec", "fused.bc"],
-        harness::DEFAULT_TIMEOUT,
+        &[
+            "t0 = o; t1 = x; t2 = y; t0 = callvirt m(t0, t1, t2)",
+            "t0 = n; t0 = call deep(t0)",
+        ],
     );
-    listing.assert_status(0);
-    for fused in [
-        "t0 = o; t1 = x; t2 = y; t0 = callvirt m(t0, t1, t2)",
-        "t0 = n; t0 = call deep(t0)",
+    // (k, stdout, the error's key word and the trace's first frame)
+    for (k, out, error) in [
+        ("0", "5\n", None),
+        ("1", "", Some(("null", "main (fused.bc:39)"))),
+        ("2", "", Some(("frame", "deep (fused.bc:12)"))),
     ] {
-        assert!(
-            listing.stdout.contains(fused),
-            "not fused: {fused}\n{}",
-            listing.stdout
-        );
-    }
-    // (k, stdout, the error's key word, the trace's first frame)
-    for (k, out, word, at) in [
-        ("0", "5\n", None, None),
-        ("1", "", Some("null"), Some("main (fused.bc:39)")),
-        ("2", "", Some("frame"), Some("deep (fused.bc:12)")),
-    ] {
-        let mut seen = Vec::new();
-        for extra in [&[][..], &["--cycles"][..]] {
-            let set = format!("k={k}");
-            let mut args = vec!["run", "fused.bc", "--max-frames=50", "--set", &set];
-            args.extend_from_slice(extra);
-            let r = harness::run_vm_in(&dir, &args, harness::DEFAULT_TIMEOUT);
-            assert_eq!(r.stdout, out, "{args:?}");
-            let error: Vec<String> = r
-                .stderr_lines()
-                .into_iter()
-                .skip_while(|l| !l.starts_with("runtime error: "))
-                .take_while(|l| l.starts_with("runtime error: ") || l.starts_with("  "))
-                .map(str::to_owned)
-                .collect();
-            match (word, at) {
-                (Some(word), Some(at)) => {
-                    r.assert_status(70);
-                    assert!(error[0].contains(word), "{args:?}: {}", error[0]);
-                    assert!(error[1].contains(at), "{args:?}: {error:?}");
-                }
-                _ => {
-                    r.assert_status(0);
-                    assert!(error.is_empty(), "{args:?}: {error:?}");
-                }
-            }
-            seen.push((r.status, error));
-        }
-        assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
+        let run = fused_and_counted(&dir, k, &["--max-frames=50"]);
+        expect_run(&run, k, out, error);
     }
 }
 
@@ -336,19 +301,7 @@ arith:
 ";
     let dir = harness::scratch("fused_field_errors");
     harness::write_program(&dir, "fused.bc", FUSED);
-    let listing = harness::run_vm_in(
-        &dir,
-        &["disasm", "--exec", "fused.bc"],
-        harness::DEFAULT_TIMEOUT,
-    );
-    listing.assert_status(0);
-    assert!(
-        listing
-            .stdout
-            .contains("t0 = getfield o.A.f; then t0 = sub t0, 0"),
-        "not fused:\n{}",
-        listing.stdout
-    );
+    assert_fused(&dir, &["t0 = getfield o.A.f; then t0 = sub t0, 0"]);
     // (k, the error's key word, the trace's first frame: the getfield's
     // line for the object, the arithmetic's for the value)
     for (k, word, at) in [
@@ -357,26 +310,8 @@ arith:
         ("3", "integer", "test (fused.bc:12)"),
         ("4", "integer", "bump (fused.bc:50)"),
     ] {
-        let mut seen = Vec::new();
-        for extra in [&[][..], &["--cycles"][..]] {
-            let set = format!("k={k}");
-            let mut args = vec!["run", "fused.bc", "--set", &set];
-            args.extend_from_slice(extra);
-            let r = harness::run_vm_in(&dir, &args, harness::DEFAULT_TIMEOUT);
-            r.assert_status(70);
-            assert_eq!(r.stdout, "0\n", "{args:?}");
-            let error: Vec<String> = r
-                .stderr_lines()
-                .into_iter()
-                .skip_while(|l| !l.starts_with("runtime error: "))
-                .take_while(|l| l.starts_with("runtime error: ") || l.starts_with("  "))
-                .map(str::to_owned)
-                .collect();
-            assert!(error[0].contains(word), "{args:?}: {}", error[0]);
-            assert!(error[1].contains(at), "{args:?}: {error:?}");
-            seen.push(error);
-        }
-        assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
+        let run = fused_and_counted(&dir, k, &[]);
+        expect_run(&run, k, "0\n", Some((word, at)));
     }
 }
 
@@ -431,59 +366,85 @@ array:
 ";
     let dir = harness::scratch("fused_field_arrays");
     harness::write_program(&dir, "fused.bc", FUSED);
-    let listing = harness::run_vm_in(
+    assert_fused(
         &dir,
+        &[
+            "t2 = 7; then astore t0[i], t2",
+            "; then astore t0[i], i",
+            "; then t0 = aload t0[i]",
+        ],
+    );
+    // (k, stdout, the error's key word and the trace's first frame)
+    for (k, out, error) in [
+        ("2", "2\n", None),
+        ("3", "", Some(("index", "main (fused.bc:26)"))),
+        ("9", "", Some(("array", "main (fused.bc:26)"))),
+    ] {
+        let run = fused_and_counted(&dir, k, &[]);
+        expect_run(&run, k, out, error);
+    }
+}
+
+/// `vm disasm --exec fused.bc` in `dir` shows each of `fused`.
+fn assert_fused(dir: &std::path::Path, fused: &[&str]) {
+    let listing = harness::run_vm_in(
+        dir,
         &["disasm", "--exec", "fused.bc"],
         harness::DEFAULT_TIMEOUT,
     );
     listing.assert_status(0);
-    for fused in [
-        "t2 = 7; then astore t0[i], t2",
-        "; then astore t0[i], i",
-        "; then t0 = aload t0[i]",
-    ] {
+    for f in fused {
         assert!(
-            listing.stdout.contains(fused),
-            "not fused: {fused}\n{}",
+            listing.stdout.contains(f),
+            "not fused: {f}\n{}",
             listing.stdout
         );
     }
-    // (k, stdout, the error's key word, the trace's first frame)
-    for (k, out, word) in [
-        ("2", "2\n", None),
-        ("3", "", Some("index")),
-        ("9", "", Some("array")),
-    ] {
-        let mut seen = Vec::new();
-        for extra in [&[][..], &["--cycles"][..]] {
-            let set = format!("k={k}");
-            let mut args = vec!["run", "fused.bc", "--set", &set];
-            args.extend_from_slice(extra);
-            let r = harness::run_vm_in(&dir, &args, harness::DEFAULT_TIMEOUT);
-            assert_eq!(r.stdout, out, "{args:?}");
-            let error: Vec<String> = r
-                .stderr_lines()
-                .into_iter()
-                .skip_while(|l| !l.starts_with("runtime error: "))
-                .take_while(|l| l.starts_with("runtime error: ") || l.starts_with("  "))
-                .map(str::to_owned)
-                .collect();
-            match word {
-                Some(word) => {
-                    r.assert_status(70);
-                    assert!(error[0].contains(word), "{args:?}: {}", error[0]);
-                    assert!(
-                        error[1].contains("main (fused.bc:26)"),
-                        "{args:?}: {error:?}"
-                    );
-                }
-                None => {
-                    r.assert_status(0);
-                    assert!(error.is_empty(), "{args:?}: {error:?}");
-                }
-            }
-            seen.push((r.status, error));
+}
+
+/// How a run ended: its status, its stdout, and its runtime error with
+/// the trace (the `runtime error:` line and the `  at` lines after it).
+type Ending = (Option<i32>, String, Vec<String>);
+
+/// `vm run fused.bc --set k=K FLAGS` in `dir`, as a plain run (with the
+/// superinstructions) and as a counting run (`--cycles`: without): they
+/// must end the same way, which is returned.
+fn fused_and_counted(dir: &std::path::Path, k: &str, flags: &[&str]) -> Ending {
+    let mut seen: Vec<Ending> = Vec::new();
+    for extra in [&[][..], &["--cycles"][..]] {
+        let set = format!("k={k}");
+        let mut args = vec!["run", "fused.bc", "--set", &set];
+        args.extend_from_slice(flags);
+        args.extend_from_slice(extra);
+        let r = harness::run_vm_in(dir, &args, harness::DEFAULT_TIMEOUT);
+        let error: Vec<String> = r
+            .stderr_lines()
+            .into_iter()
+            .skip_while(|l| !l.starts_with("runtime error: "))
+            .take_while(|l| l.starts_with("runtime error: ") || l.starts_with("  "))
+            .map(str::to_owned)
+            .collect();
+        seen.push((r.status, r.stdout.clone(), error));
+    }
+    assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
+    seen.remove(0)
+}
+
+/// `run` printed `out` and, if `error` is `(word, frame)`, died of a
+/// runtime error (status 70) whose message has `word` and whose trace
+/// starts at `frame`; else it ended well (status 0).
+fn expect_run(run: &Ending, k: &str, out: &str, error: Option<(&str, &str)>) {
+    let (status, stdout, lines) = run;
+    assert_eq!(stdout, out, "k={k}");
+    match error {
+        Some((word, frame)) => {
+            assert_eq!(*status, Some(70), "k={k}: {lines:?}");
+            assert!(lines[0].contains(word), "k={k}: {}", lines[0]);
+            assert!(lines[1].contains(frame), "k={k}: {lines:?}");
         }
-        assert_eq!(seen[0], seen[1], "k={k}: plain and counting runs differ");
+        None => {
+            assert_eq!(*status, Some(0), "k={k}");
+            assert!(lines.is_empty(), "k={k}: {lines:?}");
+        }
     }
 }
