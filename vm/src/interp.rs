@@ -314,7 +314,12 @@ impl<'vm> Interp<'vm> {
         // 1. `ip` stays inside `body.code`: the code ran the verifier, so
         //    every jump target is an instruction of the method and no path
         //    runs off its end; the translator maps jump targets, catch
-        //    handlers and return pcs to instructions of the same body.
+        //    handlers and return pcs to instructions of the same body. A
+        //    superinstruction that reads and may step past the instruction
+        //    after it (a field pair, a constant store) or over its moves to
+        //    the call (argument passing) is made only where that
+        //    instruction or call follows it, and a path goes on after it
+        //    (`crate::superinstr`).
         // 2. The value stack holds at least `base + frame_size` slots for
         //    the current frame (`ensure_stack` at every frame push), and
         //    every slot operand an instruction names is below `frame_size`
@@ -558,7 +563,6 @@ impl<'vm> Interp<'vm> {
         // there if it fails.
         macro_rules! then_arith {
             ($p:pat, $v:expr => $q:pat, $d:ident, $e:expr) => {{
-                debug_assert!(!M::COUNT, "superinstructions are not counted");
                 // SAFETY: a field superinstruction is never its body's last
                 // instruction: it is made only where the instruction it
                 // finishes follows, and a path goes on after that (1).
@@ -574,7 +578,6 @@ impl<'vm> Interp<'vm> {
         // the array is one and the index in range, else at its own pc.
         macro_rules! then_aload {
             () => {{
-                debug_assert!(!M::COUNT, "superinstructions are not counted");
                 // SAFETY: as in `then_arith!`: the access follows, and a
                 // path goes on after it (1).
                 if let Instr::ALoad { d, arr, i } = unsafe { *ip } {
@@ -590,7 +593,6 @@ impl<'vm> Interp<'vm> {
         }
         macro_rules! then_astore {
             () => {{
-                debug_assert!(!M::COUNT, "superinstructions are not counted");
                 // SAFETY: as in `then_aload!` (1).
                 if let Instr::AStore { arr, i, v } = unsafe { *ip } {
                     if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {

@@ -339,6 +339,25 @@ mod tests {
     }
 
     #[test]
+    fn every_form_that_finishes_the_next_instruction_is_a_superinstruction() {
+        let code = [
+            Instr::GetField { d: 2, obj: 0, f: 5 },
+            Instr::AddRI { d: 2, a: 2, imm: 1 },
+            Instr::GetField { d: 2, obj: 0, f: 5 },
+            Instr::ALoad { d: 1, arr: 2, i: 1 },
+            Instr::ConstInt { d: 3, v: 0 },
+            Instr::AStore { arr: 0, i: 1, v: 3 },
+            Instr::Move { d: 4, a: 0 },
+            Instr::Call { m: 1, base: 4 },
+        ];
+        let exec = exec_code(&code);
+        for pc in [0, 2, 4, 6] {
+            assert!(exec[pc].is_superinstruction(), "{:?}", exec[pc]);
+            assert_eq!(fuses_next(exec[pc]), pc != 6, "{:?}", exec[pc]);
+        }
+    }
+
+    #[test]
     fn a_constant_stored_into_an_array_is_one_instruction() {
         let code = [
             Instr::ConstInt { d: 3, v: 0 },
