@@ -276,6 +276,84 @@ impl Heap {
         }
     }
 
+    /// [`Heap::class_of`] without the checks, for the interpreter's hot
+    /// paths (a virtual call's receiver).
+    ///
+    /// # Safety
+    /// `r` is held by a `Value::Obj` the thread's program can read (a slot
+    /// of a frame, a field or element of such an object or array): such a
+    /// reference is a root or reachable from one, so its cell is live and
+    /// an object (`new_object` made it; the collector frees only cells
+    /// nothing reaches; references never cross threads).
+    #[inline]
+    pub(crate) unsafe fn class_of_unchecked(&self, r: u32) -> u32 {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.object_unchecked(r).0 }
+    }
+
+    /// [`Heap::object`] without the checks: the class and the fields.
+    ///
+    /// # Safety
+    /// As for [`Heap::class_of_unchecked`].
+    #[inline]
+    pub(crate) unsafe fn object_unchecked(&self, r: u32) -> (u32, &[Value]) {
+        debug_assert!(matches!(
+            self.cells.get(r as usize),
+            Some(Cell::Object { .. })
+        ));
+        // SAFETY: `r` is a live object's cell (the caller's guarantee).
+        match unsafe { self.cells.get_unchecked(r as usize) } {
+            Cell::Object { class, fields } => (*class, fields),
+            _ => unsafe { std::hint::unreachable_unchecked() },
+        }
+    }
+
+    /// [`Heap::object_mut`] without the checks.
+    ///
+    /// # Safety
+    /// As for [`Heap::class_of_unchecked`].
+    #[inline]
+    pub(crate) unsafe fn object_mut_unchecked(&mut self, r: u32) -> (u32, &mut [Value]) {
+        debug_assert!(matches!(
+            self.cells.get(r as usize),
+            Some(Cell::Object { .. })
+        ));
+        // SAFETY: `r` is a live object's cell (the caller's guarantee).
+        match unsafe { self.cells.get_unchecked_mut(r as usize) } {
+            Cell::Object { class, fields } => (*class, fields),
+            _ => unsafe { std::hint::unreachable_unchecked() },
+        }
+    }
+
+    /// [`Heap::array`] without the checks.
+    ///
+    /// # Safety
+    /// `r` is held by a `Value::Arr` the program can read, as for
+    /// [`Heap::class_of_unchecked`]: a live array's cell.
+    #[inline]
+    pub(crate) unsafe fn array_unchecked(&self, r: u32) -> &[Value] {
+        debug_assert!(matches!(self.cells.get(r as usize), Some(Cell::Array(_))));
+        // SAFETY: `r` is a live array's cell (the caller's guarantee).
+        match unsafe { self.cells.get_unchecked(r as usize) } {
+            Cell::Array(a) => a,
+            _ => unsafe { std::hint::unreachable_unchecked() },
+        }
+    }
+
+    /// [`Heap::array_mut`] without the checks.
+    ///
+    /// # Safety
+    /// As for [`Heap::array_unchecked`].
+    #[inline]
+    pub(crate) unsafe fn array_mut_unchecked(&mut self, r: u32) -> &mut [Value] {
+        debug_assert!(matches!(self.cells.get(r as usize), Some(Cell::Array(_))));
+        // SAFETY: `r` is a live array's cell (the caller's guarantee).
+        match unsafe { self.cells.get_unchecked_mut(r as usize) } {
+            Cell::Array(a) => a,
+            _ => unsafe { std::hint::unreachable_unchecked() },
+        }
+    }
+
     /// Collects everything not reachable from `roots`.
     ///
     /// Roots may contain stale references (dead temporaries of the top
