@@ -790,6 +790,9 @@ instrs! {
     GetFieldALoad { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; aload next";
     /// `d = obj.f`, then the [`Instr::AStore`] at the next pc.
     GetFieldAStore { d: Dst, obj: Src, f: FieldRef } [] => "{d} = getfield {obj}.{f}; astore next";
+    /// `d = a * b`, then the [`Instr::ShrRI`] at the next pc that shifts
+    /// it (a fixed-point product).
+    MulRRShrRI { d: Dst, a: Src, b: Src } [] => "{d} = mul {a}, {b}; shr next";
     /// `d = v`, then the [`Instr::AStore`] at the next pc that stores it
     /// (`flags[k] = 0`).
     ConstIntAStore { d: Dst, v: Int } [] => "{d} = {v}; astore next";
@@ -842,6 +845,7 @@ impl Instr {
                 | GetFieldALoad { .. }
                 | GetFieldAStore { .. }
                 | ConstIntAStore { .. }
+                | MulRRShrRI { .. }
         )
     }
 
@@ -920,7 +924,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 131);
+        assert_eq!(Instr::NAMES.len(), 132);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

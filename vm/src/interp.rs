@@ -957,6 +957,13 @@ impl<'vm> Interp<'vm> {
                 Instr::SubRR { d, a, b } => rr!(d, a, b, "sub", |x, y| x.wrapping_sub(y)),
                 Instr::SubRI { d, a, imm } => ri!(d, a, imm, "sub", |x, y| x.wrapping_sub(y)),
                 Instr::MulRR { d, a, b } => rr!(d, a, b, "mul", |x, y| x.wrapping_mul(y)),
+                // A fixed-point product (the plain interpreter's `exec`
+                // only, `crate::superinstr`): the `shr` at the next pc
+                // done here too where the product is an integer.
+                Instr::MulRRShrRI { d, a, b } => {
+                    rr!(d, a, b, "mul", |x, y| x.wrapping_mul(y));
+                    then_arith!(Instr::ShrRI { d, a, imm }, get!(a) => Value::Int(x), d, x >> (imm & 63))
+                }
                 Instr::MulRI { d, a, imm } => ri!(d, a, imm, "mul", |x, y| x.wrapping_mul(y)),
                 Instr::DivRR { d, a, b } => {
                     let (x, y) = ints!(get!(a), get!(b), "div");

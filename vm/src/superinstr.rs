@@ -111,6 +111,7 @@ pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
                 .or_else(|| argument_moves(code, pc as u32, i))
                 .or_else(|| field_pair(code, pc as u32, i))
                 .or_else(|| constant_store(code, pc as u32, i))
+                .or_else(|| fixed_point_product(code, pc as u32, i))
                 .unwrap_or(i)
         })
         .collect()
@@ -269,6 +270,19 @@ fn constant_store(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     }
 }
 
+/// `i`, the instruction at `pc`, as a fixed-point product, if it is a
+/// `mul` of two slots whose result the next instruction, a `shr` by a
+/// constant, shifts.
+fn fixed_point_product(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
+    let Instr::MulRR { d, a, b } = i else {
+        return None;
+    };
+    match *code.get(pc as usize + 1)? {
+        Instr::ShrRI { a: shifted, .. } if shifted == d => Some(Instr::MulRRShrRI { d, a, b }),
+        _ => None,
+    }
+}
+
 /// Does `i` (an instruction of `exec`) run the instruction at the next pc
 /// in its own dispatch where it can (a field superinstruction)?
 pub fn fuses_next(i: Instr) -> bool {
@@ -281,6 +295,7 @@ pub fn fuses_next(i: Instr) -> bool {
             | Instr::GetFieldALoad { .. }
             | Instr::GetFieldAStore { .. }
             | Instr::ConstIntAStore { .. }
+            | Instr::MulRRShrRI { .. }
     )
 }
 
@@ -354,6 +369,38 @@ mod tests {
         for pc in [0, 2, 4, 6] {
             assert!(exec[pc].is_superinstruction(), "{:?}", exec[pc]);
             assert_eq!(fuses_next(exec[pc]), pc != 6, "{:?}", exec[pc]);
+        }
+    }
+
+    #[test]
+    fn a_fixed_point_product_is_one_instruction() {
+        let code = [
+            Instr::MulRR { d: 3, a: 0, b: 1 },
+            Instr::ShrRI {
+                d: 2,
+                a: 3,
+                imm: 24,
+            },
+            // The shift does not shift the product: it stays.
+            Instr::MulRR { d: 3, a: 0, b: 1 },
+            Instr::ShrRI {
+                d: 2,
+                a: 1,
+                imm: 24,
+            },
+            // A product by a constant.
+            Instr::MulRI { d: 3, a: 0, imm: 7 },
+            Instr::ShrRI {
+                d: 2,
+                a: 3,
+                imm: 24,
+            },
+        ];
+        let exec = exec_code(&code);
+        assert_eq!(exec[0], Instr::MulRRShrRI { d: 3, a: 0, b: 1 });
+        assert!(fuses_next(exec[0]));
+        for pc in 1..code.len() {
+            assert_eq!(exec[pc], code[pc], "pc {pc}");
         }
     }
 
