@@ -653,8 +653,9 @@ impl<'vm> Interp<'vm> {
                 debug_assert!((target as usize) < self.code.len());
                 // SAFETY: a method of the code or a class's table (4).
                 let callee: &'vm Body = unsafe { self.code.get_unchecked(target as usize) };
-                // The stack guard: one compare is the overflow check and
-                // the prologue yieldpoint's test (see `crate::thread`).
+                // The stack guard: one compare is the overflow check, the
+                // frame list's capacity check and the prologue yieldpoint's
+                // test (see `crate::thread`).
                 let mut take = false;
                 if self.frames.len() >= frame_limit.load(Ordering::Relaxed) {
                     match self.call_tripped(max_frames) {
@@ -696,18 +697,23 @@ impl<'vm> Interp<'vm> {
                         }
                     }
                 }
-                if self.frames.len() == self.frames.capacity() {
-                    // The frame list doubles, fallibly and charged.
-                    if let Err(e) = self.grow_frames(self.frames.len()) {
-                        fail!(e);
-                    }
-                }
-                self.frames.push(Frame {
+                let frame = Frame {
                     ret: ReturnWord::to_pc(return_pc),
                     slot: 0,
                     body: callee.id,
                     base: new_base as u32,
-                });
+                };
+                // The depth was below the frame limit, which is at most the
+                // list's capacity (`armed_frame_limit`), or the slow path
+                // made room: the limit's compare is the capacity check.
+                let depth = self.frames.len();
+                debug_assert!(depth < self.frames.capacity(), "room for a frame");
+                // SAFETY: `depth < capacity` (above), and the slot at
+                // `depth` is written before the length covers it.
+                unsafe {
+                    self.frames.as_mut_ptr().add(depth).write(frame);
+                    self.frames.set_len(depth + 1);
+                }
                 body = callee;
                 code_start = code_of!(body);
                 fp = callee_fp;
@@ -1550,14 +1556,29 @@ impl<'vm> Interp<'vm> {
 
     /// A call's slow path, taken when its depth reached the frame limit
     /// (see [`crate::thread`]): the overflow error at `max_frames` frames;
-    /// else whether the callee's prologue yieldpoint is to be taken.
+    /// else, with room made for one more frame (the list doubles, fallibly
+    /// and charged, if it is full), whether the callee's prologue
+    /// yieldpoint is to be taken.
     #[cold]
     #[inline(never)]
-    fn call_tripped(&self, max_frames: usize) -> Result<bool, RuntimeError> {
-        if self.frames.len() >= max_frames {
+    fn call_tripped(&mut self, max_frames: usize) -> Result<bool, RuntimeError> {
+        let depth = self.frames.len();
+        if depth >= max_frames {
             return Err(RuntimeError::StackOverflow { limit: max_frames });
         }
+        if depth == self.frames.capacity() {
+            self.grow_frames(depth.max(1))?;
+        }
         Ok(self.limit_tripped())
+    }
+
+    /// The frame limit the thread arms: `--max-frames`, or the frame
+    /// list's capacity if that is lower, so that the one compare a call
+    /// makes against the limit is also the list's capacity check. Only the
+    /// thread raises the limit, and the capacity never shrinks, so any
+    /// limit a call reads is at most the capacity.
+    fn armed_frame_limit(&self) -> usize {
+        self.vm.max_frames.min(self.frames.capacity())
     }
 
     /// A loop test's slow path, taken when the loop trip was set or the
@@ -1590,18 +1611,18 @@ impl<'vm> Interp<'vm> {
     /// be taken if the program has yieldpoints and the control word is
     /// non-zero (taking it restores both); else both are re-armed.
     fn limit_tripped(&self) -> bool {
-        let max_frames = self.vm.max_frames;
+        let limit = self.armed_frame_limit();
         if !self.prog.yieldpoints {
             // No yieldpoint will serve a request: the limit is only the
             // overflow check.
-            self.shared.frame_limit.store(max_frames, Ordering::SeqCst);
+            self.shared.frame_limit.store(limit, Ordering::SeqCst);
             self.shared.return_floor.store(1, Ordering::SeqCst);
             return false;
         }
         if self.shared.control_word() != 0 {
             return true;
         }
-        self.shared.rearm(max_frames);
+        self.shared.rearm(limit);
         false
     }
 
@@ -1674,7 +1695,7 @@ impl<'vm> Interp<'vm> {
         }
         self.rearm_events();
         self.shared
-            .restore_control(self.control_base, self.vm.max_frames);
+            .restore_control(self.control_base, self.armed_frame_limit());
         None
     }
 

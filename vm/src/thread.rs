@@ -20,7 +20,9 @@
 //!   and a caller to return to). So the
 //!   prologue and epilogue yieldpoints (`!= 0`) cost no test of their own.
 //!   Only the thread raises the limit again (to `--max-frames`, which only
-//!   it knows), when it restores the control word to 0;
+//!   it knows, or to its frame list's capacity if that is lower, so that
+//!   the same compare is the list's capacity check), when it restores the
+//!   control word to 0;
 //! - the **loop trip** ([`ThreadShared::loop_trip`]), the same trick for
 //!   backedges: whoever makes the control word positive also sets the trip
 //!   non-zero, and a loop's fused test (`crate::superinstr`) tests it in one
