@@ -239,15 +239,6 @@ impl Heap {
         }
     }
 
-    /// The class and the fields of object `r`, from one look at its cell.
-    #[inline]
-    pub fn object(&self, r: u32) -> (u32, &[Value]) {
-        match &self.cells[r as usize] {
-            Cell::Object { class, fields } => (*class, fields),
-            _ => unreachable!("Value::Obj points at an object"),
-        }
-    }
-
     /// The class and the fields of object `r`, mutably, from one look at
     /// its cell.
     #[inline]
@@ -262,15 +253,6 @@ impl Heap {
     #[inline]
     pub fn array(&self, r: u32) -> &[Value] {
         match &self.cells[r as usize] {
-            Cell::Array(a) => a,
-            _ => unreachable!("Value::Arr points at an array"),
-        }
-    }
-
-    /// The elements of array `r`, mutably.
-    #[inline]
-    pub fn array_mut(&mut self, r: u32) -> &mut [Value] {
-        match &mut self.cells[r as usize] {
             Cell::Array(a) => a,
             _ => unreachable!("Value::Arr points at an array"),
         }
@@ -291,7 +273,8 @@ impl Heap {
         unsafe { self.object_unchecked(r).0 }
     }
 
-    /// [`Heap::object`] without the checks: the class and the fields.
+    /// The class and the fields of object `r`, from one look at its cell,
+    /// without the checks of [`Heap::class_of`].
     ///
     /// # Safety
     /// As for [`Heap::class_of_unchecked`].
@@ -340,7 +323,7 @@ impl Heap {
         }
     }
 
-    /// [`Heap::array_mut`] without the checks.
+    /// The elements of array `r`, mutably, without the checks.
     ///
     /// # Safety
     /// As for [`Heap::array_unchecked`].
