@@ -18,7 +18,9 @@
 
 use std::sync::Arc;
 
-use crate::memory::{fallibly, system_refusal, whole_grains, MemoryBudget, CHUNK, GRAIN};
+use crate::memory::{
+    fallibly, huge_pages, system_refusal, whole_grains, MemoryBudget, CHUNK, GRAIN,
+};
 use crate::value::Value;
 
 /// Bytes allocated before the first collection is requested.
@@ -223,8 +225,9 @@ impl Heap {
     /// A new array of `len` zeros; `Err(bytes)` if the system refused
     /// `bytes`.
     pub fn new_array(&mut self, len: usize) -> Result<(Value, AllocPressure), usize> {
-        let mut v = Vec::new();
+        let mut v: Vec<Value> = Vec::new();
         fallibly(|| v.try_reserve_exact(len)).map_err(|_| array_bytes(len))?;
+        huge_pages::advise(v.as_ptr().cast(), len * std::mem::size_of::<Value>());
         v.resize(len, Value::Int(0));
         let (i, p) = self.place(Cell::Array(v.into_boxed_slice()), array_bytes(len))?;
         Ok((Value::Arr(i), p))
@@ -435,6 +438,20 @@ impl Drop for Heap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_large_array_asks_for_huge_pages() {
+        use crate::memory::huge_pages::tests::advised;
+        let mut h = Heap::new();
+        let Value::Arr(r) = h.new_array(2_000_000).unwrap().0 else {
+            panic!("an array")
+        };
+        let a = h.array(r);
+        let whole = huge_pages::whole_pages_inside(a.as_ptr() as usize, 32_000_000);
+        assert!(advised(whole.expect("a whole huge page inside").0));
+        assert!(a.iter().all(|v| *v == Value::Int(0)));
+    }
 
     #[test]
     fn the_budget_bounds_live_data_not_garbage() {
