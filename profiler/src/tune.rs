@@ -166,7 +166,7 @@ impl IntervalTuner {
     pub fn record_repetition(&mut self, repeated: bool) -> Option<u64> {
         self.samples += 1;
         self.window_repetitions += u64::from(repeated);
-        if self.samples % EVALUATION_PERIOD != 0 {
+        if !self.samples.is_multiple_of(EVALUATION_PERIOD) {
             return None;
         }
         self.evaluate()

@@ -293,7 +293,7 @@ fn check_program(dir: &Path, seed: u64) -> Result<usize, String> {
             Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
-    if seed % 4 == 0 {
+    if seed.is_multiple_of(4) {
         // Every call sampled: the incremental CCT is the exhaustive one,
         // however the run ends.
         let exact = profile(

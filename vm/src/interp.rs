@@ -298,7 +298,7 @@ impl<'vm> Interp<'vm> {
         let control = &self.shared.control;
         let frame_limit = &self.shared.frame_limit;
         let return_floor = &self.shared.return_floor;
-        let loop_trip = &self.shared.loop_trip;
+        let shared: &'vm ThreadShared = self.shared;
         let max_frames = self.vm.max_frames;
         // The pc a call enters its callee at: past the prologue yieldpoint,
         // which every body of a program loaded with yieldpoints has at pc 0
@@ -513,10 +513,11 @@ impl<'vm> Interp<'vm> {
                 // Both tags and the trip in one test: an operand that is not
                 // an integer takes the slow path too, and the test at `t`
                 // reports it.
-                let fast = matches!(a, Value::Int(_))
-                    & matches!(b, Value::Int(_))
-                    & (loop_trip.load(Ordering::Relaxed) == 0);
-                if fast {
+                if crate::trip::tags_clear_and_untripped(a.tag_word() | b.tag_word(), shared) {
+                    // SAFETY: the test just made, which LLVM cannot see
+                    // into (`crate::trip`), so that the match below does
+                    // not test the tags again.
+                    unsafe { std::hint::assert_unchecked(a.tag_word() | b.tag_word() == 0) };
                     loop_test!(a, b, $t, |$x, $y| $leave)
                 } else {
                     if self.loop_tripped() {
@@ -542,12 +543,17 @@ impl<'vm> Interp<'vm> {
             ($a:expr, $b:expr, $t:expr, $yieldpoint:expr, |$x:ident, $y:ident| $leave:expr) => {{
                 debug_assert!(!M::COUNT, "superinstructions are not counted");
                 let v: Value = get!($a);
-                let trip = if $yieldpoint {
-                    loop_trip.load(Ordering::Relaxed)
+                let fast = if $yieldpoint {
+                    let clear = crate::trip::tags_clear_and_untripped(v.tag_word(), shared);
+                    if clear {
+                        // SAFETY: the test just made (`crate::trip`).
+                        unsafe { std::hint::assert_unchecked(v.tag_word() == 0) };
+                    }
+                    clear
                 } else {
-                    0
+                    matches!(v, Value::Int(_))
                 };
-                if matches!(v, Value::Int(_)) & (trip == 0) {
+                if fast {
                     let $x = int!(v, "inc").wrapping_add(1);
                     set!($a, Value::Int($x));
                     if let Value::Int($y) = $b {

@@ -64,5 +64,6 @@ pub mod superinstr;
 mod test_programs;
 pub mod thread;
 pub mod translate;
+mod trip;
 pub mod value;
 pub mod verify;

@@ -213,7 +213,7 @@ pub fn format_size(bytes: u64) -> String {
     for (unit, shift) in UNITS {
         let one = 1u64 << shift;
         if bytes >= one {
-            return if bytes % one == 0 && shift < 30 {
+            return if bytes.is_multiple_of(one) && shift < 30 {
                 format!("{} {unit}", bytes >> shift)
             } else {
                 format!("{:.1} {unit}", bytes as f64 / one as f64)

@@ -9,7 +9,11 @@
 use crate::module::StrId;
 
 /// One VM value.
+///
+/// `repr(u32)`: a value begins with its 32-bit tag, an integer's 0
+/// ([`Value::tag_word`]), which the loop tests read with the loop trip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
 pub enum Value {
     /// A 64-bit signed integer.
     Int(i64),
@@ -24,6 +28,17 @@ pub enum Value {
 }
 
 impl Value {
+    /// The tag word: 0 for an integer, not 0 for any other kind (for a
+    /// test of several values' kinds at once: `a.tag_word() | b.tag_word()
+    /// == 0`).
+    #[inline(always)]
+    pub fn tag_word(&self) -> u32 {
+        // SAFETY: `repr(u32)` lays a value out as a `u32` tag followed by
+        // its fields (the Reference, "Primitive representation of enums
+        // with fields"), so a value begins with its initialized tag.
+        unsafe { *(self as *const Value).cast::<u32>() }
+    }
+
     /// `jz`, `jnz` and `not` treat `0` and `null` alike as false.
     #[inline(always)]
     pub fn is_falsy(self) -> bool {
@@ -55,6 +70,15 @@ mod tests {
     #[test]
     fn value_is_sixteen_bytes() {
         assert_eq!(std::mem::size_of::<Value>(), 16);
+    }
+
+    #[test]
+    fn only_an_integer_has_the_tag_word_zero() {
+        assert_eq!(Value::Int(-7).tag_word(), 0);
+        assert_eq!(Value::Int(0).tag_word(), 0);
+        for v in [Value::Null, Value::Str(3), Value::Obj(0), Value::Arr(9)] {
+            assert_ne!(v.tag_word(), 0, "{v:?}");
+        }
     }
 
     #[test]

@@ -72,9 +72,9 @@ pub const INTERVALS: [Interval; 3] = [
 
 /// `10us`, `500us`, `2ms` for an interval in ns.
 pub fn show_ns(ns: u64) -> String {
-    if ns % 1_000_000 == 0 {
+    if ns.is_multiple_of(1_000_000) {
         format!("{}ms", ns / 1_000_000)
-    } else if ns % 1_000 == 0 {
+    } else if ns.is_multiple_of(1_000) {
         format!("{}us", ns / 1_000)
     } else {
         format!("{ns}ns")
