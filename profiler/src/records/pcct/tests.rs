@@ -51,7 +51,7 @@ fn hot_list_stays_sorted_under_many_unit_increments() {
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         let id = ((x >> 33) % 37) as u32;
-        if (x >> 20) % 50 == 0 {
+        if (x >> 20).is_multiple_of(50) {
             h.remove(id);
             counts[id as usize] = 0;
         } else {
