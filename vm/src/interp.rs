@@ -25,8 +25,9 @@
 //!   epilogues; one compare either way, plus the floor's load;
 //! - a fused loop test's backedge yieldpoint (the plain interpreter's
 //!   `Loop…Y` and `CountLoop…Y`, [`crate::superinstr`]) on the type test
-//!   of the loop's counter: `tag | loop_trip == 0`, the loop trip set by a
-//!   request, so an iteration pays the trip's load and no branch. A
+//!   of its operands: `tags | loop_trip == 0` ([`crate::trip`]), the loop
+//!   trip set by a request, so an iteration pays the trip's `or` from
+//!   memory and no branch. A
 //!   backward jump that is not a fused loop test (and every backedge of
 //!   the counting interpreters) loads the control word and branches.
 //!

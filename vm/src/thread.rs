@@ -26,11 +26,12 @@
 //! - the **loop trip** ([`ThreadShared::loop_trip`]), the same trick for
 //!   backedges: whoever makes the control word positive also sets the trip
 //!   non-zero, and a loop's fused test (`crate::superinstr`) tests it in one
-//!   test with the type tag of the counter it reads anyway (`tag | trip ==
-//!   0`), so its backedge yieldpoint costs the trip's load and no branch of
-//!   its own. Only the thread clears the trip, when it restores the word to
-//!   a value that is not positive, or when it finds the trip set with the
-//!   word not positive (a requester's late store);
+//!   test with the type tags of the operands it reads anyway (`tags | trip
+//!   == 0`, `crate::trip`), so its backedge yieldpoint costs one
+//!   instruction, which reads the trip, and no branch of its own. Only the
+//!   thread clears the trip, when it restores the word to a value that is
+//!   not positive, or when it finds the trip set with the word not
+//!   positive (a requester's late store);
 //! - the **request bits** ([`ThreadShared::requests`]) saying *why* the
 //!   thread should stop at its next yieldpoint (a sample tick, a safepoint,
 //!   a collection, the program stopping). A requester sets its bit and then
