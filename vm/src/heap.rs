@@ -440,9 +440,13 @@ mod tests {
     use super::*;
 
     #[cfg(target_os = "linux")]
+    #[cfg_attr(miri, ignore = "no madvise, no /proc under Miri")]
     #[test]
     fn a_large_array_asks_for_huge_pages() {
-        use crate::memory::huge_pages::tests::advised;
+        use crate::memory::huge_pages::tests::{advised, kernel_has_huge_pages};
+        if !kernel_has_huge_pages() {
+            return;
+        }
         let mut h = Heap::new();
         let Value::Arr(r) = h.new_array(2_000_000).unwrap().0 else {
             panic!("an array")

@@ -35,7 +35,7 @@ pub fn whole_pages_inside(start: usize, len: usize) -> Option<(usize, usize)> {
 
 /// Asks for huge pages under the `len` bytes from `start`, an allocation
 /// nothing has touched yet (a hint: the answer is ignored).
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(miri)))]
 pub fn advise(start: *const u8, len: usize) {
     if len < MIN_ADVISED {
         return;
@@ -50,8 +50,9 @@ pub fn advise(start: *const u8, len: usize) {
     }
 }
 
-/// Elsewhere there is nothing to ask.
-#[cfg(not(target_os = "linux"))]
+/// Elsewhere (and under Miri, which has no `madvise`) there is nothing
+/// to ask.
+#[cfg(any(not(target_os = "linux"), miri))]
 pub fn advise(_start: *const u8, _len: usize) {}
 
 #[cfg(test)]
@@ -101,9 +102,24 @@ pub(crate) mod tests {
         panic!("no mapping holds {addr:#x}");
     }
 
+    /// Does this kernel have transparent huge pages at all? (Without them
+    /// `madvise(MADV_HUGEPAGE)` is refused, and there is nothing to see.)
     #[cfg(target_os = "linux")]
+    pub(crate) fn kernel_has_huge_pages() -> bool {
+        let has = std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists();
+        if !has {
+            eprintln!("note: this kernel has no transparent huge pages: nothing to check");
+        }
+        has
+    }
+
+    #[cfg(target_os = "linux")]
+    #[cfg_attr(miri, ignore = "no madvise, no /proc under Miri")]
     #[test]
     fn a_large_array_is_advised_and_a_small_one_is_not() {
+        if !kernel_has_huge_pages() {
+            return;
+        }
         let heap_array = |len: usize| {
             let mut v: Vec<u128> = Vec::with_capacity(len);
             advise(v.as_ptr().cast(), len * 16);

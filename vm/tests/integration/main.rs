@@ -8,3 +8,4 @@ mod panics;
 mod safepoint_blocked;
 mod safepoints;
 mod trampolines;
+mod unchecked;
