@@ -13,7 +13,7 @@
 //! instead what Jikes RVM's compilers emit for a yieldpoint: one
 //! instruction that reads the trip word from memory (`or` with a memory
 //! operand), then the branch. The sieve kernel's backedge yieldpoints
-//! went from 1.33% to 0.67% of its instructions (docs/PERFORMANCE.md,
+//! went from 1.33% to 0.66% of its instructions (docs/PERFORMANCE.md,
 //! "Yieldpoint cost"). Elsewhere (and under Miri, which runs no
 //! assembly) the portable form is used.
 

@@ -5,7 +5,9 @@
 //! touches a new 4 KiB page at almost every step, and each step's store
 //! waits for the translation of its address as much as for the memory.
 //! Backed by 2 MiB pages, the same array needs 16 translations instead of
-//! 8,192: the sieve kernel ran in about two thirds of the time (docs/PERFORMANCE.md,
+//! 8,192: the sieve kernel ran in 0.68 of the time on its own, 0.89 in
+//! rounds interleaved with other programs, where the system time of
+//! faulting the huge pages in varied from run to run (docs/PERFORMANCE.md,
 //! "Huge pages for large arrays").
 //!
 //! Linux gives huge pages to a mapping only where asked when transparent
