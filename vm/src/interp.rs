@@ -515,10 +515,6 @@ impl<'vm> Interp<'vm> {
                 // an integer takes the slow path too, and the test at `t`
                 // reports it.
                 if crate::trip::tags_clear_and_untripped(a.tag_word() | b.tag_word(), shared) {
-                    // SAFETY: the test just made, which LLVM cannot see
-                    // into (`crate::trip`), so that the match below does
-                    // not test the tags again.
-                    unsafe { std::hint::assert_unchecked(a.tag_word() | b.tag_word() == 0) };
                     loop_test!(a, b, $t, |$x, $y| $leave)
                 } else {
                     if self.loop_tripped() {
@@ -545,12 +541,7 @@ impl<'vm> Interp<'vm> {
                 debug_assert!(!M::COUNT, "superinstructions are not counted");
                 let v: Value = get!($a);
                 let fast = if $yieldpoint {
-                    let clear = crate::trip::tags_clear_and_untripped(v.tag_word(), shared);
-                    if clear {
-                        // SAFETY: the test just made (`crate::trip`).
-                        unsafe { std::hint::assert_unchecked(v.tag_word() == 0) };
-                    }
-                    clear
+                    crate::trip::tags_clear_and_untripped(v.tag_word(), shared)
                 } else {
                     matches!(v, Value::Int(_))
                 };
