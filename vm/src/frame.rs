@@ -43,6 +43,14 @@ impl ReturnWord {
         ReturnWord((pc as u64) << 1)
     }
 
+    /// [`ReturnWord::to_pc`] for a pc known to fit in 32 bits (the index
+    /// of an instruction: the loader bounds a body's length), without the
+    /// truncation to `u32` that costs the interpreter's call a mask.
+    #[inline(always)]
+    pub const fn to_pc_index(pc: usize) -> ReturnWord {
+        ReturnWord((pc as u64) << 1)
+    }
+
     /// The entry frame's word: returning through it ends the thread.
     pub const fn thread_exit() -> ReturnWord {
         ReturnWord::to_pc(Self::EXIT_PC)
@@ -63,6 +71,13 @@ impl ReturnWord {
     #[inline(always)]
     pub const fn pc(self) -> u32 {
         (self.0 >> 1) as u32
+    }
+
+    /// [`ReturnWord::pc`] as an index, for a word that is not a
+    /// trampoline's: one mask of the mark bit, where `pc` also truncates.
+    #[inline(always)]
+    pub const fn pc_index(self) -> usize {
+        ((self.0 & !Self::MARK) >> 1) as usize
     }
 
     /// The payload of a trampoline word.
@@ -121,6 +136,16 @@ mod tests {
         assert!(m.is_marked());
         assert_eq!(m.pc(), 41);
         assert_eq!(m.unmarked(), w);
+    }
+
+    #[test]
+    fn the_index_forms_agree_with_the_pc_forms() {
+        for pc in [0u32, 1, 41, u32::MAX - 1, u32::MAX] {
+            let w = ReturnWord::to_pc_index(pc as usize);
+            assert_eq!(w, ReturnWord::to_pc(pc));
+            assert_eq!(w.pc_index(), pc as usize);
+            assert_eq!(w.marked().pc_index(), pc as usize);
+        }
     }
 
     #[test]

@@ -12,7 +12,10 @@
 //!   it, and returning into it finds it ([`Program::body`]).
 //! - **Who runs what.** Each thread keeps its own table from method to the
 //!   body that new invocations run (`Interp::code`), read on every call
-//!   without any synchronization.
+//!   without any synchronization, and one from body id to body
+//!   (`Interp::by_id`), which its returns read instead of
+//!   [`Program::body`]: refreshed together, so no frame of the thread names
+//!   an installed body its `by_id` lacks.
 //! - **The swap.** [`Vm::install`](crate::runtime::Vm::install) fills the
 //!   method's slot, then asks every thread, through its control word, to
 //!   refresh its table at its next yieldpoint (docs/LANGUAGE.md "Yieldpoints": a yieldpoint is where a thread checks

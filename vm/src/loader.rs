@@ -88,6 +88,9 @@ pub struct Body {
     pub nlocals: u32,
     /// Slots a frame of this body occupies: locals, then operand depths.
     pub frame_size: u32,
+    /// `nlocals - nparams`: the slots after the parameters that a call
+    /// zeroes (kept so that a call tests it without a subtraction).
+    pub own_locals: u32,
 }
 
 impl Body {
@@ -329,6 +332,7 @@ pub fn load_body(
         nparams: m.arity(),
         nlocals: m.frame_locals(),
         frame_size: t.frame_size,
+        own_locals: m.frame_locals() - m.arity(),
     }
 }
 
