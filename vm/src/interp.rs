@@ -308,12 +308,14 @@ impl<'vm> Interp<'vm> {
         let return_floor = &self.shared.return_floor;
         let shared: &'vm ThreadShared = self.shared;
         let max_frames = self.vm.max_frames;
-        // The pc a call enters its callee at: past the prologue yieldpoint,
-        // which every body of a program loaded with yieldpoints has at pc 0
-        // (`crate::translate`) and which the call does inline.
-        let entry = usize::from(prog.yieldpoints);
-        // The same in bytes: the call adds it to the code's start as is.
-        let entry_bytes = entry * std::mem::size_of::<Instr>();
+        // Where a call enters its callee, in bytes from the code's start
+        // (added to it as is): past the prologue yieldpoint, which every
+        // body of a program loaded with yieldpoints has at pc 0
+        // (`crate::translate`) and which the call does inline. One value
+        // for both uses (`entry_bytes != 0`: loaded with yieldpoints), as
+        // one more live across the loop made the counting interpreter
+        // spill five registers at every dispatch.
+        let entry_bytes = usize::from(prog.yieldpoints) * std::mem::size_of::<Instr>();
         let top = *self.frames.last().expect("entry frame");
         let mut body: &'vm Body = prog.body(top.body);
 
@@ -737,12 +739,12 @@ impl<'vm> Interp<'vm> {
                 // enter past it, as if it had just run.
                 debug_assert_eq!(
                     matches!(body.code[0], Instr::YieldPrologue),
-                    entry == 1,
+                    entry_bytes != 0,
                     "a prologue at pc 0 exactly when loaded with yieldpoints"
                 );
                 // SAFETY: the prologue is never the last instruction (1).
                 ip = unsafe { code_start.byte_add(entry_bytes) };
-                if M::COUNT && entry != 0 {
+                if M::COUNT && entry_bytes != 0 {
                     self.cycles += u64::from(body.costs[0]);
                     self.instructions += u64::from(body.counts[0]);
                 }
@@ -751,7 +753,7 @@ impl<'vm> Interp<'vm> {
         // A counting mode's prologue yieldpoint due on the cycle count.
         macro_rules! prologue_due {
             () => {
-                M::COUNT && entry != 0 && self.cycles >= self.next_event
+                M::COUNT && entry_bytes != 0 && self.cycles >= self.next_event
             };
         }
         macro_rules! prologue_taken {
@@ -984,8 +986,13 @@ impl<'vm> Interp<'vm> {
             ip = unsafe { ip.add(1) };
             if M::COUNT {
                 let pc = cur_pc!() as usize;
-                self.cycles += u64::from(body.costs[pc]);
-                self.instructions += u64::from(body.counts[pc]);
+                debug_assert!(pc < body.costs.len() && pc < body.counts.len());
+                // SAFETY: `pc` is an instruction of the body (1), and a
+                // body has a cost and a count per instruction.
+                unsafe {
+                    self.cycles += u64::from(*body.costs.get_unchecked(pc));
+                    self.instructions += u64::from(*body.counts.get_unchecked(pc));
+                }
                 if instr.is_superinstruction() {
                     // SAFETY: the counting modes run `code`, which holds
                     // no superinstruction (`crate::superinstr` makes them
