@@ -18,7 +18,6 @@ use crate::diag::{Diagnostic, Pos};
 /// A token's kind and, for names and constants, its value.
 #[derive(Logos, Clone, Debug, PartialEq, Eq)]
 #[logos(skip r"[ \t\r\f\v]+")]
-#[logos(skip(r";[^\n]*", allow_greedy = true))]
 pub enum Tok {
     /// End of a line.
     #[token("\n")]
@@ -38,9 +37,15 @@ pub enum Tok {
     /// A `0x` hexadecimal integer (range checked by the parser).
     #[regex(r"0x[0-9A-Fa-f]+", |lex| lex.slice().to_string())]
     Hex(String),
-    /// A string literal, escapes not yet decoded (quotes stripped).
-    #[regex(r#""([^"\\\n]|\\[^\n])*""#, |lex| { let s = lex.slice(); s[1..s.len() - 1].to_string() })]
+    /// A string literal, escapes not yet decoded (quotes stripped):
+    /// `"`, then characters other than `"`, `\` and a newline, or `\`
+    /// and any character but a newline, then `"` ([`string_literal`]).
+    #[token("\"", string_literal)]
     Str(String),
+    /// A `;` comment, to the end of its line: skipped, never produced
+    /// ([`comment`]).
+    #[token(";", comment)]
+    Comment,
     /// `:`
     #[token(":")]
     Colon,
@@ -53,6 +58,42 @@ pub enum Tok {
     /// `)`
     #[token(")")]
     RParen,
+}
+
+// Comments and strings are scanned by hand rather than matched by
+// regular expressions: logos matches a run of mixed one- and multi-byte
+// characters by calls from state to state, which only an optimizing build
+// turns into jumps, and an unoptimized lexer overflowed the stack on a
+// comment of a few megabytes.
+
+/// The rest of a `;` comment, up to (not including) the newline.
+fn comment(lex: &mut logos::Lexer<Tok>) -> logos::Skip {
+    let rest = lex.remainder();
+    lex.bump(rest.find('\n').unwrap_or(rest.len()));
+    logos::Skip
+}
+
+/// The rest of a string literal after its `"`: its contents, or `None`
+/// (an error: "unterminated string") at a newline or the end of the
+/// source. Scanning bytes is scanning characters here: no byte of a
+/// multi-byte character is ASCII.
+fn string_literal(lex: &mut logos::Lexer<Tok>) -> Option<String> {
+    let rest = lex.remainder().as_bytes();
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            b'"' => {
+                let contents = lex.remainder()[..i].to_string();
+                lex.bump(i + 1);
+                return Some(contents);
+            }
+            b'\n' => break,
+            b'\\' if rest.get(i + 1).is_some_and(|&b| b != b'\n') => i += 2,
+            b'\\' => break,
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// A token and where it starts.
@@ -276,6 +317,19 @@ mod tests {
         assert_eq!(diags[0].pos, Pos::new(1, 6));
         let (_, diags) = lex("push \"abc");
         assert_eq!(diags[0].message, "unterminated string");
+    }
+
+    /// A comment or a string of a few megabytes that mixes ASCII with
+    /// multi-byte characters (matched by logos' regular expressions, it
+    /// overflowed an unoptimized build's stack: see [`comment`]).
+    #[test]
+    fn long_mixed_comments_and_strings_lex_without_overflowing() {
+        let text = "a\u{e9} \u{1F600}".repeat(400_000);
+        let (lines, diags) = lex(&format!("push 1 ;{text}\npush \"{text}\""));
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].tokens.len(), 2);
+        assert_eq!(lines[1].tokens[1].tok, Tok::Str(text));
     }
 
     #[test]

@@ -106,6 +106,7 @@ fn describe(tok: &Tok) -> String {
         Tok::Comma => ",".into(),
         Tok::LParen => "(".into(),
         Tok::RParen => ")".into(),
+        Tok::Comment => ";".into(),
     }
 }
 
