@@ -323,6 +323,7 @@ mod tests {
     /// multi-byte characters (matched by logos' regular expressions, it
     /// overflowed an unoptimized build's stack: see [`comment`]).
     #[test]
+    #[cfg_attr(miri, ignore = "megabytes of input: hours under Miri")]
     fn long_mixed_comments_and_strings_lex_without_overflowing() {
         let text = "a\u{e9} \u{1F600}".repeat(400_000);
         let (lines, diags) = lex(&format!("push 1 ;{text}\npush \"{text}\""));
