@@ -58,7 +58,8 @@ pub const AWFY_QUICK: &[&str] = &["deltablue", "richards", "towers"];
 /// cycles (`vm run --cycles`), a size with a known result where the
 /// benchmark checks one. `None`: the default (CD: its default of 10
 /// aircraft, 4 x 10^7 cycles, is the largest size below 10^8 with a known
-/// result).
+/// result; NBody's 10000 steps, 5 x 10^7 cycles, likewise, the next known
+/// size being 100000).
 pub fn awfy_inner(name: &str) -> Option<i64> {
     Some(match name {
         "bounce" => 200,
