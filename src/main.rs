@@ -16,6 +16,7 @@ static GLOBAL: alloc::Guarded = alloc::Guarded;
 
 fn main() {
     alloc::keep_reserve();
+    vm::memory::fast_bins::keep_small_frees_unmerged();
     alloc::remove_profile_on_abort();
     let status = cli::main();
     std::process::exit(status);

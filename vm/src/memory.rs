@@ -29,6 +29,7 @@
 //! reports at once, and leaves the reserve alone.
 
 pub mod address_space;
+pub mod fast_bins;
 pub mod huge_pages;
 pub mod process_allocator;
 
