@@ -50,6 +50,35 @@ pub fn array_bytes(len: usize) -> usize {
     CELL_OVERHEAD.saturating_add(len.saturating_mul(16))
 }
 
+/// `len` elements of [`Value::Int`]`(0)`, from memory the allocator
+/// gives zeroed (`calloc`), or `None` if the system refused it. A large
+/// array's memory comes fresh from the kernel, already zero, so nothing
+/// writes it here: the program's first stores are its first touches (the
+/// sieve kernel's 32 MB array was written whole once more before). Its
+/// whole huge pages are advised before that ([`huge_pages::advise`]).
+fn zeroed_elements(len: usize) -> Option<Box<[Value]>> {
+    let Ok(layout) = std::alloc::Layout::array::<Value>(len) else {
+        return None;
+    };
+    if layout.size() == 0 {
+        return Some(Box::default());
+    }
+    // SAFETY: the layout's size is not zero (just checked).
+    let p = fallibly(|| unsafe { std::alloc::alloc_zeroed(layout) });
+    if p.is_null() {
+        return None;
+    }
+    huge_pages::advise(p, layout.size());
+    // SAFETY: `p` is a live allocation of the global allocator with the
+    // layout of `[Value; len]`, which is what a `Box<[Value]>` of `len`
+    // frees. Its bytes are all zero, and sixteen zero bytes are the value
+    // `Value::Int(0)`: `Value` is `repr(u32)`, so it is laid out as its
+    // `u32` tag (`Int`'s is 0, the first variant) followed by the
+    // variant's fields, here the `i64` at offset 8 (the bytes between are
+    // padding, whatever they hold).
+    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p.cast::<Value>(), len)) })
+}
+
 #[derive(Debug)]
 enum Cell {
     Free,
@@ -225,11 +254,8 @@ impl Heap {
     /// A new array of `len` zeros; `Err(bytes)` if the system refused
     /// `bytes`.
     pub fn new_array(&mut self, len: usize) -> Result<(Value, AllocPressure), usize> {
-        let mut v: Vec<Value> = Vec::new();
-        fallibly(|| v.try_reserve_exact(len)).map_err(|_| array_bytes(len))?;
-        huge_pages::advise(v.as_ptr().cast(), len * std::mem::size_of::<Value>());
-        v.resize(len, Value::Int(0));
-        let (i, p) = self.place(Cell::Array(v.into_boxed_slice()), array_bytes(len))?;
+        let elems = zeroed_elements(len).ok_or_else(|| array_bytes(len))?;
+        let (i, p) = self.place(Cell::Array(elems), array_bytes(len))?;
         Ok((Value::Arr(i), p))
     }
 
@@ -438,6 +464,24 @@ impl Drop for Heap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_array_is_zeros_of_its_length_from_zeroed_memory() {
+        let mut h = Heap::new();
+        for len in [0, 1, 9, 1000] {
+            let (v, _) = h.new_array(len).unwrap();
+            let Value::Arr(r) = v else {
+                panic!("not an array: {v:?}")
+            };
+            assert_eq!(h.array(r).len(), len);
+            assert!(h.array(r).iter().all(|&e| e == Value::Int(0)));
+            assert!(h.array(r).iter().all(|e| e.tag_word() == 0));
+        }
+        assert!(
+            zeroed_elements(usize::MAX / 8).is_none(),
+            "a length past the address space"
+        );
+    }
 
     #[cfg(target_os = "linux")]
     #[cfg_attr(miri, ignore = "no madvise, no /proc under Miri")]

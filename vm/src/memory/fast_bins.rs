@@ -40,12 +40,11 @@ pub fn keep_small_frees_unmerged() -> bool {
     false
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux", target_env = "gnu", not(miri)))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
     fn glibc_takes_the_largest_fast_bin_and_refuses_one_above_it() {
         assert!(keep_small_frees_unmerged());
         // SAFETY: as in `keep_small_frees_unmerged`.

@@ -15,10 +15,12 @@
 //! gives them anyway, with `never` not at all). [`advise`] asks, with
 //! `madvise(MADV_HUGEPAGE)`, for the whole 2 MiB pages that lie inside a
 //! fresh allocation, before anything touches it, so its first touches
-//! fault in huge pages. The allocation's own memory use does not change:
-//! only pages entirely inside it are advised, and an array's elements are
-//! all written when it is made. Elsewhere, and wherever the kernel says
-//! no, nothing happens.
+//! fault in huge pages. Only pages entirely inside the allocation are
+//! advised, so no other memory is touched; an array's memory comes zeroed
+//! from the kernel and is first touched by the program's stores, a whole
+//! huge page at a time (a footprint at most that of writing it all when
+//! it is made, as `newarray` did before). Elsewhere, and wherever the
+//! kernel says no, nothing happens.
 
 /// The size of a huge page on x86-64 and most other Linux platforms.
 pub const HUGE_PAGE: usize = 2 << 20;
