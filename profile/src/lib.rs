@@ -12,6 +12,11 @@
 //! added") and sections that are absent (a file without `cct` simply cannot
 //! give the context metrics).
 
+// The crate's documentation is written to be read with its private items
+// (docs/ARCHITECTURE.md: `cargo doc --document-private-items`), where a
+// public item's link to a private one resolves.
+#![allow(rustdoc::private_intra_doc_links)]
+
 use serde::{Deserialize, Serialize};
 
 mod fast;

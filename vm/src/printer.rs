@@ -24,7 +24,7 @@
 //! label names that are not identifiers or that repeat are renamed (a
 //! module built by a program may have such names); names of globals,
 //! classes, fields and methods are printed as they are and must be
-//! identifiers, otherwise [`print`] reports a [`PrintError`].
+//! identifiers, otherwise [`print()`] reports a [`PrintError`].
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::{self, Write as _};

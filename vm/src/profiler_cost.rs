@@ -11,7 +11,7 @@
 //! The papers this measures: the overhead columns of Arnold & Grove 2005
 //! (Tables 2 and 3), Whaley 2000 (Figures 13 and 14), the SSCLI profiler's
 //! self-tuning (section 5, "Results") and Hofer et al. 2015 (Figures 9 to
-//! 11). Each row of [`cost_table!`] below says where its number comes
+//! 11). Each row of `cost_table!` below says where its number comes
 //! from:
 //!
 //! - **callgrind** (most rows): `bench/profiler_costs.sh` runs two

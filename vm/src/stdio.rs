@@ -101,7 +101,7 @@ pub fn eprint(text: &str) {
     }
 }
 
-/// [`eprint`] of `text` and a newline, in one write.
+/// [`eprint()`] of `text` and a newline, in one write.
 pub fn eprintln(text: &str) {
     let mut line = String::with_capacity(text.len() + 1);
     line.push_str(text);

@@ -10,7 +10,7 @@
 //! (`run.latency_cycles`: quartiles, the 2.5th and 97.5th percentiles the
 //! paper's whiskers mark, and the largest; docs/SAMPLERS.md), so one run
 //! per technique gives the box. Each technique of
-//! [`hofer_common::TECHNIQUES`] profiles each program once (seed 1) at
+//! [`super::hofer_common::TECHNIQUES`] profiles each program once (seed 1) at
 //! each of the paper's intervals (10, 1, 0.1 ms); the box plots are of the
 //! 1 ms runs, as the paper's are. The paper also observes that long
 //! latencies make a shorter interval take *fewer* samples; so each run

@@ -41,7 +41,7 @@ pub fn mean_overheads(overhead: &[Vec<Vec<f64>>]) -> Vec<f64> {
 
 /// The overhead series of a figure: per interval, each program's median
 /// overhead (`overhead[program][interval][run]`), their mean, the
-/// paper's mean; labelled as [`interval_series`]' are.
+/// paper's mean; labelled as [`super::whaley::interval_series`]' are.
 pub fn overhead_series(
     overhead: &[Vec<Vec<f64>>],
     paper: &[(f64, f64); 3],

@@ -50,7 +50,7 @@
 //!   sampled frame), so the list is a stack indexed by depth. Frames that
 //!   were never sampled return at no cost.
 //!
-//! The tree is a [`CallingContextTree`]; each thread builds its own and the
+//! The tree is a [`CallingContextTree`](crate::records::cct::CallingContextTree); each thread builds its own and the
 //! organizer merges them. Nothing here recurses on the Rust stack.
 
 pub mod recorder;

@@ -99,7 +99,7 @@
 //!   walk never produces) is taken as [`NO_LINE`].
 //! - **Sequence length.** A sample of depth *d* costs *d(d-1)/2* updates,
 //!   which a stack thousands of frames deep makes prohibitive (the paper
-//!   allows long samples but "define[s] some rather high limit for the
+//!   allows long samples but "define\[s\] some rather high limit for the
 //!   cases of incredibly deep stack"). A map made
 //!   [`CallContextMap::with_sequence_limit`]`(k)` gives the trees of real
 //!   methods only the call sequences of at most *k* calls (the sequence
