@@ -12,6 +12,9 @@ use crate::module::StrId;
 ///
 /// `repr(u32)`: a value begins with its 32-bit tag, an integer's 0
 /// ([`Value::tag_word`]), which the loop tests read with the loop trip.
+/// `Int` stays the first variant: sixteen zero bytes are then
+/// `Value::Int(0)`, which is how a new array's elements are made
+/// (`heap::zeroed_elements`, from zeroed memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum Value {
