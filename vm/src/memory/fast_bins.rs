@@ -9,12 +9,13 @@
 //! sorted into the general bins, and the next allocation splits it again.
 //! A box of 8 or 9 values needs a chunk of 144 or 160 bytes: above the
 //! default, so those of Storage's leaves (arrays of 1 to 10 values) went
-//! through the slow paths of both `free` and `malloc` (`perf`: `_int_malloc`, `_int_free`,
-//! `malloc_consolidate` and `unlink_chunk` were 35% of its time).
+//! through the slow paths of both `free` and `malloc` (`perf`:
+//! `_int_malloc`, `_int_free`, `malloc`, `malloc_consolidate` and
+//! `unlink_chunk` were 41% of its samples).
 //!
 //! [`keep_small_frees_unmerged`] raises the limit to the largest glibc
-//! takes, 160 bytes (boxes of up to 9 values): Storage ran in 0.87 of
-//! its time, the other programs that allocate most (Havlak, binary_trees,
+//! takes, 160 bytes (boxes of up to 9 values): Storage ran in 0.84 of
+//! its CPU time, the other programs that allocate most (Havlak, binary_trees,
 //! CD, Json, DeltaBlue, Richards) as before, with the same peak memory
 //! (docs/PERFORMANCE.md, "Fast bins for small boxes"). The setting is
 //! process-wide and changes no result; only the `vm` binary makes it, at
