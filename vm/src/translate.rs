@@ -668,7 +668,11 @@ mod tests {
             ".method f(a, b, c, d)\n  push 0\n  ret\n.end\n.method main()\n  .locals x y\n{main}  push 0\n  ret\n.end\n"
         );
         let module = assemble("t.bc", &src).unwrap();
-        let main_id = module.methods.iter().position(|m| m.name == "main").unwrap();
+        let main_id = module
+            .methods
+            .iter()
+            .position(|m| m.name == "main")
+            .unwrap();
         translate(&module, main_id as MethodId, false, &mut |_, _| 0).code
     }
 
