@@ -33,6 +33,11 @@
 //! to `x`, where the test would have jumped. It is the job of Lua's
 //! `FORLOOP`, one dispatch per iteration fewer. If an operand is not an
 //! integer it jumps to `t` instead, whose test then fails as before.
+//! Where the test leaves to somewhere else than `x` (a loop whose body
+//! returns its result, followed by the return for "not found"), the loader
+//! puts a `jmp` to that place at `x`, which only the rotated test reaches
+//! (`Tx::loop_exit` in [`crate::translate`]), and the loop rotates all
+//! the same: a dispatch more once, when the loop ends.
 //!
 //! A loop whose test is `jz a -> x` or `jnz a -> x` (a `while` over a
 //! list: `jz node -> exit`) rotates the same way, wherever `x` is: its
@@ -137,7 +142,12 @@ fn rotated_loop_test(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     if let Some(rotated) = leaves_anywhere {
         return with_backedge(rotated, yieldpoint);
     }
-    if test.target() != Some(pc + 1) {
+    // The test leaves to the next instruction, or to where the jump there
+    // goes (the loader puts one there when the test leaves elsewhere).
+    let next = code.get(pc as usize + 1).copied();
+    let leaves_to_next = test.target() == Some(pc + 1)
+        || matches!(next, Some(Instr::Jmp { t: x }) if Some(x) == test.target());
+    if !leaves_to_next {
         return None;
     }
     let rotated = match test {
@@ -329,6 +339,28 @@ mod tests {
         }
         code[3] = Instr::Jmp { t: 1 };
         assert_eq!(exec_code(&code)[3], Instr::LoopGeRR { a: 0, b: 1, t: 1 });
+    }
+
+    #[test]
+    fn a_loop_that_leaves_elsewhere_rotates_through_the_loaders_jump() {
+        // while i < 8 { if f(i) { return 1 }; i += 1 }; return 0
+        let code = [
+            Instr::YieldPrologue,
+            Instr::JgeRI { a: 0, imm: 8, t: 6 },
+            Instr::Jnz { a: 1, t: 5 },
+            Instr::Inc { a: 0, v: 1 },
+            Instr::JmpY { t: 1 },
+            Instr::Jmp { t: 6 }, // the loader's: where the test leaves
+            Instr::Ret { a: 0 },
+        ];
+        let exec = exec_code(&code);
+        assert_eq!(exec[4], Instr::LoopGeRIY { a: 0, imm: 8, t: 1 });
+        assert_eq!(exec[3], Instr::CountLoopGeRIY { a: 0, imm: 8, t: 1 });
+        assert_eq!(exec[5], code[5]);
+        // A jump after it that goes elsewhere than the test's exit does not.
+        let mut other = code;
+        other[5] = Instr::Jmp { t: 2 };
+        assert_eq!(exec_code(&other)[4], code[4]);
     }
 
     #[test]

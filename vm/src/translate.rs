@@ -94,8 +94,10 @@ struct Tx<'a> {
     src: u32,
     /// Index of the last emitted instruction if it computed the top entry.
     last_result: Option<usize>,
-    /// Jumps to patch: (instruction index, source target).
+    /// Jumps to patch: (instruction index, source target), in index order.
     fixups: Vec<(usize, u32)>,
+    /// The index of the first instruction emitted for each source pc so far.
+    group_start: Vec<u32>,
 }
 
 /// Translates method `id` of `module`; `field_ref` interns a (class, field
@@ -124,6 +126,7 @@ pub fn translate(
         src: 0,
         last_result: None,
         fixups: Vec::new(),
+        group_start: vec![0; n + 1],
     };
     // Block leaders: jump targets and handlers start with a canonical stack.
     let mut leader = vec![false; n + 1];
@@ -139,12 +142,11 @@ pub fn translate(
         tx.pend_cost += YIELD_COST;
         tx.emit(Instr::YieldPrologue);
     }
-    let mut group_start = vec![0u32; n + 1];
     for (i, insn) in m.code.iter().enumerate() {
         let height = m.heights.get(i).copied().flatten();
         let Some(h) = height else {
             // Unreachable: never runs, emits nothing.
-            group_start[i] = tx.out.code.len() as u32;
+            tx.group_start[i] = tx.out.code.len() as u32;
             continue;
         };
         if leader[i] {
@@ -152,14 +154,15 @@ pub fn translate(
             tx.sym.reset_canonical(h as usize);
         }
         debug_assert_eq!(tx.sym.len() as u32, h, "symbolic height at {i}");
-        group_start[i] = tx.out.code.len() as u32;
+        tx.group_start[i] = tx.out.code.len() as u32;
         tx.line = insn.pos.line;
         tx.src = i as u32;
         tx.pend_count += 1;
         tx.pend_cost += insn.op.opcode().cost();
         tx.op(insn.op, i as u32, field_ref);
     }
-    group_start[n] = tx.out.code.len() as u32;
+    tx.group_start[n] = tx.out.code.len() as u32;
+    let group_start = std::mem::take(&mut tx.group_start);
     debug_assert_eq!(tx.pend_count, 0, "every path ends in an instruction");
     for (at, t) in std::mem::take(&mut tx.fixups) {
         tx.out.code[at] = tx.out.code[at].with_target(group_start[t as usize]);
@@ -287,6 +290,44 @@ impl Tx<'_> {
             self.emit(i)
         };
         self.fixups.push((idx, target));
+    }
+
+    /// After a loop's backward jump to `head`: where the loop's test (the
+    /// first instruction at `head`, an integer compare-and-branch) leaves
+    /// the loop to somewhere other than the instruction after the jump
+    /// (`while (r < 8) { ... return 1 ... }` then `return 0`), a jump there
+    /// follows the backward jump. The loaded code never runs it (the
+    /// backward jump goes to the test, which leaves by its own target;
+    /// it counts no source instruction and costs no cycle), but the
+    /// plain interpreter's rotated loop test ([`crate::superinstr`]),
+    /// which falls through where the test would have left, goes on
+    /// through it, so that such a loop is rotated too.
+    fn loop_exit(&mut self, head: u32, at: u32) {
+        let test = self.group_start[head as usize] as usize;
+        let is_compare = matches!(
+            self.out.code.get(test),
+            Some(
+                Instr::JltRR { .. }
+                    | Instr::JltRI { .. }
+                    | Instr::JleRR { .. }
+                    | Instr::JleRI { .. }
+                    | Instr::JgtRR { .. }
+                    | Instr::JgtRI { .. }
+                    | Instr::JgeRR { .. }
+                    | Instr::JgeRI { .. }
+            )
+        );
+        if !is_compare {
+            return;
+        }
+        let Ok(k) = self.fixups.binary_search_by_key(&test, |&(i, _)| i) else {
+            return;
+        };
+        let exit = self.fixups[k].1;
+        if exit > at + 1 {
+            debug_assert_eq!((self.pend_count, self.pend_cost), (0, 0));
+            self.jump(Instr::Jmp { t: 0 }, exit, at);
+        }
     }
 
     fn store(&mut self, x: Slot) {
@@ -551,6 +592,9 @@ impl Tx<'_> {
             Jmp(t) => {
                 self.materialize_from(0);
                 self.jump(Instr::Jmp { t: 0 }, t, at);
+                if t <= at {
+                    self.loop_exit(t, at);
+                }
             }
             Jz(t) | Jnz(t) => {
                 let ra = self.pop();
@@ -694,5 +738,35 @@ mod tests {
         // So the plain interpreter passes both locals with the call.
         let exec = crate::superinstr::exec_code(&code);
         assert!(matches!(exec[2], Instr::CallArgs { args, m: 0 } if args.count == 2));
+    }
+
+    #[test]
+    fn a_loop_that_leaves_elsewhere_gets_a_jump_to_its_exit_after_its_backedge() {
+        // while x < 8 { if y != 0 { return 1 }; x += 1 }; return 0
+        let src = ".method main()\n  .locals x y\nhead:\n  load x\n  push 8\n  jge none\n  load y\n  jnz found\n  inc x 1\n  jmp head\nfound:\n  push 1\n  ret\nnone:\n  push 0\n  ret\n.end\n";
+        let module = assemble("t.bc", src).unwrap();
+        let t = translate(&module, 0, true, &mut |_, _| 0);
+        let none = t.code.len() as u32 - 2; // `t = 0; ret t`
+        assert_eq!(
+            t.code[1],
+            Instr::JgeRI {
+                a: 0,
+                imm: 8,
+                t: none
+            }
+        );
+        assert_eq!(t.code[4], Instr::JmpY { t: 1 });
+        assert_eq!(t.code[5], Instr::Jmp { t: none });
+        // It counts nothing and costs nothing: the loaded code never runs it.
+        assert_eq!((t.counts[5], t.costs[5]), (0, 0));
+        assert_eq!(t.counts.iter().sum::<u32>(), 11);
+        // The plain interpreter's code rotates the loop through it.
+        let exec = crate::superinstr::exec_code(&t.code);
+        assert_eq!(exec[4], Instr::LoopGeRIY { a: 0, imm: 8, t: 1 });
+        // A loop that leaves to the instruction after its backedge gets none.
+        let src = ".method main()\n  .locals x\nhead:\n  load x\n  push 8\n  jge done\n  inc x 1\n  jmp head\ndone:\n  push 0\n  ret\n.end\n";
+        let module = assemble("t.bc", src).unwrap();
+        let t = translate(&module, 0, true, &mut |_, _| 0);
+        assert!(!t.code.iter().any(|i| matches!(i, Instr::Jmp { .. })));
     }
 }
