@@ -150,7 +150,13 @@ fn rotated_loop_test(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     if !leaves_to_next {
         return None;
     }
-    let rotated = match test {
+    with_backedge(rotated_compare(test, t)?, yieldpoint)
+}
+
+/// The rotated form of the loop test `test` at `t`, an integer
+/// compare-and-branch that leaves the loop where it jumps, if it has one.
+pub(crate) fn rotated_compare(test: Instr, t: u32) -> Option<Instr> {
+    Some(match test {
         Instr::JltRR { a, b, .. } => Instr::LoopLtRR { a, b, t },
         Instr::JltRI { a, imm, .. } => Instr::LoopLtRI { a, imm, t },
         Instr::JleRR { a, b, .. } => Instr::LoopLeRR { a, b, t },
@@ -160,8 +166,7 @@ fn rotated_loop_test(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
         Instr::JgeRR { a, b, .. } => Instr::LoopGeRR { a, b, t },
         Instr::JgeRI { a, imm, .. } => Instr::LoopGeRI { a, imm, t },
         _ => return None,
-    };
-    with_backedge(rotated, yieldpoint)
+    })
 }
 
 /// `i`, the instruction at `pc`, as a counted loop's step and test, if it

@@ -304,20 +304,10 @@ impl Tx<'_> {
     /// through it, so that such a loop is rotated too.
     fn loop_exit(&mut self, head: u32, at: u32) {
         let test = self.group_start[head as usize] as usize;
-        let is_compare = matches!(
-            self.out.code.get(test),
-            Some(
-                Instr::JltRR { .. }
-                    | Instr::JltRI { .. }
-                    | Instr::JleRR { .. }
-                    | Instr::JleRI { .. }
-                    | Instr::JgtRR { .. }
-                    | Instr::JgtRI { .. }
-                    | Instr::JgeRR { .. }
-                    | Instr::JgeRI { .. }
-            )
-        );
-        if !is_compare {
+        let Some(&test_instr) = self.out.code.get(test) else {
+            return;
+        };
+        if crate::superinstr::rotated_compare(test_instr, head).is_none() {
             return;
         }
         let Ok(k) = self.fixups.binary_search_by_key(&test, |&(i, _)| i) else {
