@@ -123,6 +123,10 @@ pub(crate) struct Interp<'vm> {
     /// thread refreshes `code` to call it (until then no frame can name
     /// it, and the slot holds the loaded body of the same method).
     by_id: Vec<&'vm Body>,
+    /// Per body id, the start of the code the plain interpreter runs
+    /// (`by_id[i].exec`): a return finds its caller's code in one load
+    /// from here, not two through the body.
+    exec_by_id: Vec<*const Instr>,
     listener: Option<Box<dyn ThreadListener>>,
     /// The control word the thread returns to after serving requests.
     control_base: i64,
@@ -173,6 +177,7 @@ impl<'vm> Interp<'vm> {
             heap: Heap::with_budget(vm.memory.clone()),
             code: Vec::new(),
             by_id: Vec::new(),
+            exec_by_id: Vec::new(),
             listener,
             control_base: 0,
             pc: 0,
@@ -198,6 +203,7 @@ impl<'vm> Interp<'vm> {
     fn refresh_code(&mut self) {
         self.code = current_code(self.prog);
         self.by_id = bodies_by_id(self.prog, &self.code);
+        self.exec_by_id = self.by_id.iter().map(|b| b.exec.as_ptr()).collect();
     }
 
     /// On a simulated machine: the thread's quantum ends at cycle count
@@ -912,7 +918,12 @@ impl<'vm> Interp<'vm> {
                 // SAFETY: a frame names a body that exists (4), and
                 // `by_id` has a slot for every id.
                 body = unsafe { *self.by_id.get_unchecked(caller.body as usize) };
-                code_start = code_of!(body);
+                code_start = if M::COUNT {
+                    code_of!(body)
+                } else {
+                    // SAFETY: as for `by_id`, of the same length.
+                    unsafe { *self.exec_by_id.get_unchecked(caller.body as usize) }
+                };
                 // SAFETY: a return word holds the pc after a call
                 // instruction of the caller's body (1); the real word
                 // behind a trampoline is checked by `through_trampoline`.
