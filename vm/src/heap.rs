@@ -18,9 +18,8 @@
 
 use std::sync::Arc;
 
-use crate::memory::{
-    fallibly, huge_pages, system_refusal, whole_grains, MemoryBudget, CHUNK, GRAIN,
-};
+use crate::elements::Elements;
+use crate::memory::{fallibly, system_refusal, whole_grains, MemoryBudget, CHUNK, GRAIN};
 use crate::value::Value;
 
 /// Bytes allocated before the first collection is requested.
@@ -45,45 +44,19 @@ pub fn object_bytes(nfields: usize) -> usize {
     CELL_OVERHEAD + 16 * nfields
 }
 
-/// Bytes an array of `len` elements is counted as.
+/// Bytes an array of `len` elements is counted as: 16 an element, what
+/// a [`Value`] takes, though an array of integers takes 8
+/// ([`Elements`]), so that what a program may allocate does not depend
+/// on what it stores.
 pub fn array_bytes(len: usize) -> usize {
     CELL_OVERHEAD.saturating_add(len.saturating_mul(16))
-}
-
-/// `len` elements of [`Value::Int`]`(0)`, from memory the allocator
-/// gives zeroed (`calloc`), or `None` if the system refused it. A large
-/// array's memory comes fresh from the kernel, already zero, so nothing
-/// writes it here: the program's first stores are its first touches (the
-/// sieve kernel's 32 MB array was written whole once more before). Its
-/// whole huge pages are advised before that ([`huge_pages::advise`]).
-fn zeroed_elements(len: usize) -> Option<Box<[Value]>> {
-    let Ok(layout) = std::alloc::Layout::array::<Value>(len) else {
-        return None;
-    };
-    if layout.size() == 0 {
-        return Some(Box::default());
-    }
-    // SAFETY: the layout's size is not zero (just checked).
-    let p = fallibly(|| unsafe { std::alloc::alloc_zeroed(layout) });
-    if p.is_null() {
-        return None;
-    }
-    huge_pages::advise(p, layout.size());
-    // SAFETY: `p` is a live allocation of the global allocator with the
-    // layout of `[Value; len]`, which is what a `Box<[Value]>` of `len`
-    // frees. Its bytes are all zero, and sixteen zero bytes are the value
-    // `Value::Int(0)`: `Value` is `repr(u32)`, so it is laid out as its
-    // `u32` tag (`Int`'s is 0, the first variant) followed by the
-    // variant's fields, here the `i64` at offset 8 (the bytes between are
-    // padding, whatever they hold).
-    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p.cast::<Value>(), len)) })
 }
 
 #[derive(Debug)]
 enum Cell {
     Free,
     Object { class: u32, fields: Box<[Value]> },
-    Array(Box<[Value]>),
+    Array(Elements),
 }
 
 /// A thread-private garbage-collected heap.
@@ -254,7 +227,7 @@ impl Heap {
     /// A new array of `len` zeros; `Err(bytes)` if the system refused
     /// `bytes`.
     pub fn new_array(&mut self, len: usize) -> Result<(Value, AllocPressure), usize> {
-        let elems = zeroed_elements(len).ok_or_else(|| array_bytes(len))?;
+        let elems = Elements::zeros(len).ok_or_else(|| array_bytes(len))?;
         let (i, p) = self.place(Cell::Array(elems), array_bytes(len))?;
         Ok((Value::Arr(i), p))
     }
@@ -280,7 +253,7 @@ impl Heap {
 
     /// The elements of array `r`.
     #[inline]
-    pub fn array(&self, r: u32) -> &[Value] {
+    pub fn array(&self, r: u32) -> &Elements {
         match &self.cells[r as usize] {
             Cell::Array(a) => a,
             _ => unreachable!("Value::Arr points at an array"),
@@ -343,7 +316,7 @@ impl Heap {
     /// `r` is held by a `Value::Arr` the program can read, as for
     /// [`Heap::class_of_unchecked`]: a live array's cell.
     #[inline]
-    pub(crate) unsafe fn array_unchecked(&self, r: u32) -> &[Value] {
+    pub(crate) unsafe fn array_unchecked(&self, r: u32) -> &Elements {
         debug_assert!(matches!(self.cells.get(r as usize), Some(Cell::Array(_))));
         // SAFETY: `r` is a live array's cell (the caller's guarantee).
         match unsafe { self.cells.get_unchecked(r as usize) } {
@@ -357,7 +330,7 @@ impl Heap {
     /// # Safety
     /// As for [`Heap::array_unchecked`].
     #[inline]
-    pub(crate) unsafe fn array_mut_unchecked(&mut self, r: u32) -> &mut [Value] {
+    pub(crate) unsafe fn array_mut_unchecked(&mut self, r: u32) -> &mut Elements {
         debug_assert!(matches!(self.cells.get(r as usize), Some(Cell::Array(_))));
         // SAFETY: `r` is a live array's cell (the caller's guarantee).
         match unsafe { self.cells.get_unchecked_mut(r as usize) } {
@@ -391,7 +364,7 @@ impl Heap {
         while let Some(r) = work.pop() {
             let children: &[Value] = match &cells[r as usize] {
                 Cell::Object { fields, .. } => fields,
-                Cell::Array(a) => a,
+                Cell::Array(a) => a.references(),
                 Cell::Free => &[],
             };
             for v in children {
@@ -466,7 +439,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_new_array_is_zeros_of_its_length_from_zeroed_memory() {
+    fn a_cell_is_three_words() {
+        // The cell table is read on every field and element access: an
+        // array's elements (two kinds in one buffer) take no more room in
+        // it than an object's fields.
+        assert_eq!(std::mem::size_of::<Cell>(), 24);
+    }
+
+    #[test]
+    fn a_new_array_is_zeros_of_its_length() {
         let mut h = Heap::new();
         for len in [0, 1, 9, 1000] {
             let (v, _) = h.new_array(len).unwrap();
@@ -474,20 +455,18 @@ mod tests {
                 panic!("not an array: {v:?}")
             };
             assert_eq!(h.array(r).len(), len);
-            assert!(h.array(r).iter().all(|&e| e == Value::Int(0)));
-            assert!(h.array(r).iter().all(|e| e.tag_word() == 0));
+            assert!((0..len as i64).all(|i| h.array(r).get(i) == Some(Value::Int(0))));
         }
-        assert!(
-            zeroed_elements(usize::MAX / 8).is_none(),
-            "a length past the address space"
-        );
     }
 
     #[cfg(target_os = "linux")]
     #[cfg_attr(miri, ignore = "no madvise, no /proc under Miri")]
     #[test]
     fn a_large_array_asks_for_huge_pages() {
-        use crate::memory::huge_pages::tests::{advised, kernel_has_huge_pages};
+        use crate::memory::huge_pages::{
+            self,
+            tests::{advised, kernel_has_huge_pages},
+        };
         if !kernel_has_huge_pages() {
             return;
         }
@@ -496,9 +475,10 @@ mod tests {
             panic!("an array")
         };
         let a = h.array(r);
-        let whole = huge_pages::whole_pages_inside(a.as_ptr() as usize, 32_000_000);
+        let bytes = 2_000_000 * std::mem::size_of::<i64>();
+        let whole = huge_pages::whole_pages_inside(a.as_ptr() as usize, bytes);
         assert!(advised(whole.expect("a whole huge page inside").0));
-        assert!(a.iter().all(|v| *v == Value::Int(0)));
+        assert!((0..2_000_000).all(|i| a.get(i) == Some(Value::Int(0))));
     }
 
     #[test]

@@ -39,6 +39,7 @@ use std::sync::Arc;
 
 use crate::bodycount::BodyCounters;
 use crate::context::VmContext;
+use crate::elements::OutOfBounds;
 use crate::error::{RuntimeError, Trace, TraceEntry};
 use crate::frame::{Frame, ReturnWord};
 use crate::heap::{array_bytes, object_bytes, AllocPressure, Heap, MAX_ARRAY};
@@ -638,9 +639,12 @@ impl<'vm> Interp<'vm> {
                     if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
                         // SAFETY: a reference the program read (4).
                         let elems = unsafe { self.heap.array_unchecked(a) };
-                        if let Some(&v) = usize::try_from(i).ok().and_then(|i| elems.get(i)) {
+                        if let Some(&v) = elems.value(i) {
                             ip = unsafe { ip.add(1) };
                             set!(d, v);
+                        } else if let Some(n) = elems.integer(i) {
+                            ip = unsafe { ip.add(1) };
+                            set!(d, Value::Int(n));
                         }
                     }
                 }
@@ -652,10 +656,12 @@ impl<'vm> Interp<'vm> {
                 if let Instr::AStore { arr, i, v } = unsafe { *ip } {
                     if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
                         let v = get!(v);
+                        // Out of range: not done here, but at its pc.
                         // SAFETY: a reference the program read (4).
-                        let elems = unsafe { self.heap.array_mut_unchecked(a) };
-                        if let Some(slot) = usize::try_from(i).ok().and_then(|i| elems.get_mut(i)) {
-                            *slot = v;
+                        if unsafe { self.heap.array_mut_unchecked(a) }
+                            .set(i, v)
+                            .is_ok()
+                        {
                             ip = unsafe { ip.add(1) };
                         }
                     }
@@ -1475,12 +1481,15 @@ impl<'vm> Interp<'vm> {
                     let i = int!(get!(i), "aload");
                     // SAFETY: a reference the program read (4).
                     let elems = unsafe { self.heap.array_unchecked(a) };
-                    match usize::try_from(i).ok().and_then(|i| elems.get(i)) {
-                        Some(v) => set!(d, *v),
-                        None => fail!(RuntimeError::IndexOutOfBounds {
+                    if let Some(&v) = elems.value(i) {
+                        set!(d, v);
+                    } else if let Some(n) = elems.integer(i) {
+                        set!(d, Value::Int(n));
+                    } else {
+                        fail!(RuntimeError::IndexOutOfBounds {
                             index: i,
                             len: elems.len()
-                        }),
+                        });
                     }
                 }
                 Instr::AStore { arr, i, v } => {
@@ -1491,11 +1500,11 @@ impl<'vm> Interp<'vm> {
                     let i = int!(get!(i), "astore");
                     let v = get!(v);
                     // SAFETY: a reference the program read (4).
-                    let elems = unsafe { self.heap.array_mut_unchecked(a) };
-                    let len = elems.len();
-                    match usize::try_from(i).ok().and_then(|i| elems.get_mut(i)) {
-                        Some(slot) => *slot = v,
-                        None => fail!(RuntimeError::IndexOutOfBounds { index: i, len }),
+                    match unsafe { self.heap.array_mut_unchecked(a) }.set(i, v) {
+                        Ok(()) => {}
+                        Err(OutOfBounds { len }) => {
+                            fail!(RuntimeError::IndexOutOfBounds { index: i, len })
+                        }
                     }
                 }
                 Instr::ALen { d, arr } => match get!(arr) {

@@ -43,6 +43,7 @@ pub mod bodycount;
 mod context;
 pub mod diag;
 pub mod disasm;
+pub mod elements;
 pub mod error;
 pub mod frame;
 pub mod heap;
