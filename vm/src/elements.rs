@@ -45,12 +45,6 @@ pub struct Elements {
     values_len: u32,
 }
 
-// SAFETY: an `Elements` owns its buffer alone, as a `Box<[Value]>` does,
-// and hands out no pointer into it; `Value` is `Send` and `Sync`.
-unsafe impl Send for Elements {}
-// SAFETY: as above; through `&Elements` the buffer is only read.
-unsafe impl Sync for Elements {}
-
 /// A store's index was negative or not below the array's `len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfBounds {
