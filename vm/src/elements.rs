@@ -150,7 +150,8 @@ impl Elements {
     pub fn set(&mut self, i: i64, v: Value) -> Result<(), OutOfBounds> {
         let i = i as u64;
         if i < u64::from(self.values_len) {
-            // SAFETY: as in `get`: a value of the buffer.
+            // SAFETY: below `values_len`, so the elements are values and
+            // `i` is below their number: a value of the buffer.
             unsafe { self.buf.as_ptr().add(i as usize).write(v) };
             Ok(())
         } else if i < u64::from(self.len) {

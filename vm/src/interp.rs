@@ -1500,11 +1500,10 @@ impl<'vm> Interp<'vm> {
                     let i = int!(get!(i), "astore");
                     let v = get!(v);
                     // SAFETY: a reference the program read (4).
-                    match unsafe { self.heap.array_mut_unchecked(a) }.set(i, v) {
-                        Ok(()) => {}
-                        Err(OutOfBounds { len }) => {
-                            fail!(RuntimeError::IndexOutOfBounds { index: i, len })
-                        }
+                    if let Err(OutOfBounds { len }) =
+                        unsafe { self.heap.array_mut_unchecked(a) }.set(i, v)
+                    {
+                        fail!(RuntimeError::IndexOutOfBounds { index: i, len });
                     }
                 }
                 Instr::ALen { d, arr } => match get!(arr) {
