@@ -285,7 +285,7 @@ mod tests {
         for i in 0..5 {
             e.set(i, Value::Int(i64::MIN + i)).unwrap();
         }
-        e.set(2, Value::Obj(9)).unwrap();
+        e.set(2, Value::Obj(9, 0)).unwrap();
         assert!(!e.holds_integers_alone());
         e.set(1, Value::Str(1)).unwrap();
         e.set(2, Value::Int(4)).unwrap();

@@ -221,7 +221,7 @@ impl Heap {
     ) -> Result<(Value, AllocPressure), usize> {
         let fields = vec![Value::Int(0); nfields].into_boxed_slice();
         let (i, p) = self.place(Cell::Object { class, fields }, object_bytes(nfields))?;
-        Ok((Value::Obj(i), p))
+        Ok((Value::Obj(i, class), p))
     }
 
     /// A new array of `len` zeros; `Err(bytes)` if the system refused
@@ -230,15 +230,6 @@ impl Heap {
         let elems = Elements::zeros(len).ok_or_else(|| array_bytes(len))?;
         let (i, p) = self.place(Cell::Array(elems), array_bytes(len))?;
         Ok((Value::Arr(i), p))
-    }
-
-    /// The class of object `r`.
-    #[inline]
-    pub fn class_of(&self, r: u32) -> u32 {
-        match &self.cells[r as usize] {
-            Cell::Object { class, .. } => *class,
-            _ => unreachable!("Value::Obj points at an object"),
-        }
     }
 
     /// The class and the fields of object `r`, mutably, from one look at
@@ -260,52 +251,43 @@ impl Heap {
         }
     }
 
-    /// [`Heap::class_of`] without the checks, for the interpreter's hot
-    /// paths (a virtual call's receiver).
+    /// The fields of object `r`, of class `class`, without the checks of
+    /// [`Heap::object_mut`]: for the interpreter's hot paths, which know
+    /// the class from the reference itself (`Value::Obj(r, class)`).
     ///
     /// # Safety
-    /// `r` is held by a `Value::Obj` the thread's program can read (a slot
-    /// of a frame, a field or element of such an object or array): such a
-    /// reference is a root or reachable from one, so its cell is live and
-    /// an object (`new_object` made it; the collector frees only cells
-    /// nothing reaches; references never cross threads).
+    /// `Value::Obj(r, class)` is a value the thread's program can read (a
+    /// slot of a frame, a field or element of such an object or array):
+    /// such a reference is a root or reachable from one, so its cell is
+    /// live and an object of class `class` (`new_object` made both; the
+    /// collector frees only cells nothing reaches; references never cross
+    /// threads).
     #[inline]
-    pub(crate) unsafe fn class_of_unchecked(&self, r: u32) -> u32 {
-        // SAFETY: the caller's guarantee.
-        unsafe { self.object_unchecked(r).0 }
-    }
-
-    /// The class and the fields of object `r`, from one look at its cell,
-    /// without the checks of [`Heap::class_of`].
-    ///
-    /// # Safety
-    /// As for [`Heap::class_of_unchecked`].
-    #[inline]
-    pub(crate) unsafe fn object_unchecked(&self, r: u32) -> (u32, &[Value]) {
+    pub(crate) unsafe fn fields_unchecked(&self, r: u32, class: u32) -> &[Value] {
         debug_assert!(matches!(
             self.cells.get(r as usize),
-            Some(Cell::Object { .. })
+            Some(Cell::Object { class: c, .. }) if *c == class
         ));
         // SAFETY: `r` is a live object's cell (the caller's guarantee).
         match unsafe { self.cells.get_unchecked(r as usize) } {
-            Cell::Object { class, fields } => (*class, fields),
+            Cell::Object { fields, .. } => fields,
             _ => unsafe { std::hint::unreachable_unchecked() },
         }
     }
 
-    /// [`Heap::object_mut`] without the checks.
+    /// [`Heap::fields_unchecked`], mutably.
     ///
     /// # Safety
-    /// As for [`Heap::class_of_unchecked`].
+    /// As for [`Heap::fields_unchecked`].
     #[inline]
-    pub(crate) unsafe fn object_mut_unchecked(&mut self, r: u32) -> (u32, &mut [Value]) {
+    pub(crate) unsafe fn fields_mut_unchecked(&mut self, r: u32, class: u32) -> &mut [Value] {
         debug_assert!(matches!(
             self.cells.get(r as usize),
-            Some(Cell::Object { .. })
+            Some(Cell::Object { class: c, .. }) if *c == class
         ));
         // SAFETY: `r` is a live object's cell (the caller's guarantee).
         match unsafe { self.cells.get_unchecked_mut(r as usize) } {
-            Cell::Object { class, fields } => (*class, fields),
+            Cell::Object { fields, .. } => fields,
             _ => unsafe { std::hint::unreachable_unchecked() },
         }
     }
@@ -314,7 +296,7 @@ impl Heap {
     ///
     /// # Safety
     /// `r` is held by a `Value::Arr` the program can read, as for
-    /// [`Heap::class_of_unchecked`]: a live array's cell.
+    /// [`Heap::fields_unchecked`]: a live array's cell.
     #[inline]
     pub(crate) unsafe fn array_unchecked(&self, r: u32) -> &Elements {
         debug_assert!(matches!(self.cells.get(r as usize), Some(Cell::Array(_))));
@@ -348,7 +330,7 @@ impl Heap {
         let mut work: Vec<u32> = Vec::new();
         let cells = &self.cells;
         let mark = |v: &Value, marks: &mut Vec<bool>, work: &mut Vec<u32>| {
-            if let Value::Obj(r) | Value::Arr(r) = *v {
+            if let Value::Obj(r, _) | Value::Arr(r) = *v {
                 let i = r as usize;
                 if i < cells.len() && !marks[i] && !matches!(cells[i], Cell::Free) {
                     marks[i] = true;
@@ -522,11 +504,29 @@ mod tests {
     }
 
     #[test]
+    fn an_object_reference_carries_its_class() {
+        let mut h = Heap::new();
+        let (a, _) = h.new_object(3, 2).unwrap();
+        let (b, _) = h.new_object(5, 0).unwrap();
+        let (Value::Obj(ra, 3), Value::Obj(rb, 5)) = (a, b) else {
+            panic!("classes 3 and 5: {a:?} {b:?}")
+        };
+        assert_ne!(ra, rb);
+        assert_eq!(h.object_mut(ra), (3, &mut [Value::Int(0); 2][..]));
+        assert_eq!(h.object_mut(rb).0, 5);
+        // SAFETY: `a` and `b` are live references of this heap.
+        unsafe {
+            assert_eq!(h.fields_unchecked(ra, 3).len(), 2);
+            assert!(h.fields_mut_unchecked(rb, 5).is_empty());
+        }
+    }
+
+    #[test]
     fn unreachable_cycles_are_collected() {
         let mut h = Heap::new();
         let (a, _) = h.new_object(0, 1).unwrap();
         let (b, _) = h.new_object(0, 1).unwrap();
-        let (Value::Obj(ra), Value::Obj(rb)) = (a, b) else {
+        let (Value::Obj(ra, _), Value::Obj(rb, _)) = (a, b) else {
             panic!()
         };
         h.object_mut(ra).1[0] = b;
@@ -544,7 +544,7 @@ mod tests {
         let mut cur = head;
         for _ in 0..200_000 {
             let (n, _) = h.new_object(0, 1).unwrap();
-            let Value::Obj(r) = cur else { panic!() };
+            let Value::Obj(r, _) = cur else { panic!() };
             h.object_mut(r).1[0] = n;
             cur = n;
         }
@@ -572,7 +572,7 @@ mod tests {
         h.collect([&[][..]]);
         assert_eq!(h.live_cells(), 0);
         // `a` is stale now, and so is an index past the end.
-        h.collect([&[a, Value::Obj(99), Value::Arr(7)][..]]);
+        h.collect([&[a, Value::Obj(99, 0), Value::Arr(7)][..]]);
         assert_eq!(h.live_cells(), 0);
     }
 

@@ -358,7 +358,8 @@ impl<'vm> Interp<'vm> {
         //    and after any out-of-line call, `fp` is re-derived (`resync!`).
         // 4. A reference the program reads (from a slot, or a field or
         //    element of an object or array it reached) names a live cell of
-        //    this thread's heap of its kind (`Heap::object_unchecked`), and
+        //    this thread's heap of its kind, an object's with its class
+        //    (`Value::Obj`, `Heap::fields_unchecked`), and
         //    the operands naming the program's tables are in range: a
         //    method (a call's, a table's entry) is a body of `self.code`, a
         //    class a class of `prog.classes`, a field reference one of
@@ -597,14 +598,14 @@ impl<'vm> Interp<'vm> {
             ($d:expr, $obj:expr, $f:expr) => {{
                 // SAFETY: a field reference of the code (4).
                 let (c, field) = unsafe { *prog.field_refs.get_unchecked($f as usize) };
-                let r = match get!($obj) {
-                    Value::Obj(r) => r,
+                let (r, class) = match get!($obj) {
+                    Value::Obj(r, class) => (r, class),
                     other => fail!(self.not_an_object("getfield", other)),
                 };
                 // SAFETY: a reference the program read (4).
-                let (class, fields) = unsafe { self.heap.object_unchecked(r) };
+                let fields = unsafe { self.heap.fields_unchecked(r, class) };
                 if class != c && !prog.is_subclass(class, c) {
-                    fail!(self.wrong_class("getfield", c, field, r));
+                    fail!(self.wrong_class("getfield", c, field, class));
                 }
                 debug_assert!((field as usize) < fields.len());
                 // SAFETY: the object is of class `c` or a subclass (4).
@@ -821,8 +822,8 @@ impl<'vm> Interp<'vm> {
             ($selector:expr, $base:expr) => {{
                 let (selector, base) = ($selector, $base);
                 let class = match get!(base) {
-                    // SAFETY: a reference the program read (4).
-                    Value::Obj(r) => unsafe { self.heap.class_of_unchecked(r) },
+                    // The class is in the reference: no look at its cell.
+                    Value::Obj(_, class) => class,
                     Value::Null => fail!(RuntimeError::NullReference { op: "callvirt" }),
                     other => fail!(RuntimeError::WrongKind {
                         op: "callvirt",
@@ -1433,26 +1434,26 @@ impl<'vm> Interp<'vm> {
                 Instr::PutField { obj, v, f } => {
                     // SAFETY: a field reference of the code (4).
                     let (c, field) = unsafe { *prog.field_refs.get_unchecked(f as usize) };
-                    let r = match get!(obj) {
-                        Value::Obj(r) => r,
+                    let (r, class) = match get!(obj) {
+                        Value::Obj(r, class) => (r, class),
                         other => fail!(self.not_an_object("putfield", other)),
                     };
                     let v = get!(v);
                     // SAFETY: a reference the program read (4).
-                    let (class, fields) = unsafe { self.heap.object_mut_unchecked(r) };
+                    let fields = unsafe { self.heap.fields_mut_unchecked(r, class) };
                     if class != c && !prog.is_subclass(class, c) {
-                        fail!(self.wrong_class("putfield", c, field, r));
+                        fail!(self.wrong_class("putfield", c, field, class));
                     }
                     debug_assert!((field as usize) < fields.len());
                     // SAFETY: the object is of class `c` or a subclass (4).
                     unsafe { *fields.get_unchecked_mut(field as usize) = v };
                 }
                 Instr::InstanceOf { d, a, class } => {
-                    let yes = matches!(get!(a), Value::Obj(r) if prog.is_subclass(self.heap.class_of(r), class));
+                    let yes = matches!(get!(a), Value::Obj(_, c) if prog.is_subclass(c, class));
                     set!(d, Value::Int(i64::from(yes)));
                 }
                 Instr::IsClass { d, a, class } => {
-                    let yes = matches!(get!(a), Value::Obj(r) if self.heap.class_of(r) == class);
+                    let yes = matches!(get!(a), Value::Obj(_, c) if c == class);
                     set!(d, Value::Int(i64::from(yes)));
                 }
                 Instr::NewArray { d, n } => {
@@ -2020,7 +2021,7 @@ impl<'vm> Interp<'vm> {
         }
     }
 
-    fn wrong_class(&self, op: &str, c: u32, slot: u32, r: u32) -> RuntimeError {
+    fn wrong_class(&self, op: &str, c: u32, slot: u32, found: u32) -> RuntimeError {
         let class = &self.prog.module.classes[c as usize];
         RuntimeError::WrongClass {
             op: format!(
@@ -2028,9 +2029,7 @@ impl<'vm> Interp<'vm> {
                 class.name,
                 self.prog.module.field_name(c, slot).unwrap_or("?")
             ),
-            found: self.prog.classes[self.heap.class_of(r) as usize]
-                .name
-                .clone(),
+            found: self.prog.classes[found as usize].name.clone(),
         }
     }
 
@@ -2040,10 +2039,7 @@ impl<'vm> Interp<'vm> {
             Value::Int(i) => i.to_string(),
             Value::Null => "null".to_string(),
             Value::Str(s) => self.prog.string(s).to_string(),
-            Value::Obj(r) => format!(
-                "<{}>",
-                self.prog.classes[self.heap.class_of(r) as usize].name
-            ),
+            Value::Obj(_, c) => format!("<{}>", self.prog.classes[c as usize].name),
             Value::Arr(r) => format!("<array {}>", self.heap.array(r).len()),
         }
     }
@@ -2199,7 +2195,7 @@ fn display(prog: &Program, heap: &Heap, v: Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Null => "null".to_string(),
         Value::Str(s) => prog.string(s).to_string(),
-        Value::Obj(r) => format!("<{}>", prog.classes[heap.class_of(r) as usize].name),
+        Value::Obj(_, c) => format!("<{}>", prog.classes[c as usize].name),
         Value::Arr(r) => format!("<array {}>", heap.array(r).len()),
     }
 }
@@ -2209,7 +2205,7 @@ fn to_shared(v: Value, text: &str) -> SharedValue {
         Value::Int(i) => SharedValue::Int(i),
         Value::Str(s) => SharedValue::Str(s),
         Value::Null => SharedValue::Null,
-        Value::Obj(_) | Value::Arr(_) => SharedValue::Unshareable(text.to_string()),
+        Value::Obj(..) | Value::Arr(_) => SharedValue::Unshareable(text.to_string()),
     }
 }
 

@@ -4,7 +4,8 @@
 //! into the program's constant pool: strings are immutable and only ever
 //! come from `push "..."`, so equal contents share one index and `eq` on
 //! strings compares indices), or a reference to an object or array on the
-//! current thread's heap (an index into [`crate::heap::Heap`]).
+//! current thread's heap (an index into [`crate::heap::Heap`]; an object's
+//! reference carries its class too).
 
 use crate::module::StrId;
 
@@ -14,7 +15,7 @@ use crate::module::StrId;
 /// ([`Value::tag_word`]), which the loop tests read with the loop trip.
 /// `Int` stays the first variant: sixteen zero bytes are then
 /// `Value::Int(0)`, which is how a new array's elements are made
-/// (`heap::zeroed_elements`, from zeroed memory).
+/// ([`crate::elements::Elements::zeros`], from zeroed memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum Value {
@@ -24,8 +25,12 @@ pub enum Value {
     Null,
     /// A string constant.
     Str(StrId),
-    /// An object on this thread's heap.
-    Obj(u32),
+    /// An object on this thread's heap (its cell), and the object's class:
+    /// a copy of what the cell holds, in bytes a value has spare, so that
+    /// a virtual call finds its method and a field access checks its class
+    /// without first loading the cell (docs/PERFORMANCE.md, "The class in
+    /// the reference").
+    Obj(u32, u32),
     /// An array on this thread's heap.
     Arr(u32),
 }
@@ -54,7 +59,7 @@ impl Value {
             Value::Int(_) => "an integer",
             Value::Null => "null",
             Value::Str(_) => "a string",
-            Value::Obj(_) => "an object",
+            Value::Obj(..) => "an object",
             Value::Arr(_) => "an array",
         }
     }
@@ -79,7 +84,7 @@ mod tests {
     fn only_an_integer_has_the_tag_word_zero() {
         assert_eq!(Value::Int(-7).tag_word(), 0);
         assert_eq!(Value::Int(0).tag_word(), 0);
-        for v in [Value::Null, Value::Str(3), Value::Obj(0), Value::Arr(9)] {
+        for v in [Value::Null, Value::Str(3), Value::Obj(0, 0), Value::Arr(9)] {
             assert_ne!(v.tag_word(), 0, "{v:?}");
         }
     }
@@ -88,7 +93,7 @@ mod tests {
     fn kinds_never_equal() {
         assert_ne!(Value::Int(0), Value::Null);
         assert_ne!(Value::Int(1), Value::Str(1));
-        assert_ne!(Value::Obj(3), Value::Arr(3));
+        assert_ne!(Value::Obj(3, 0), Value::Arr(3));
         assert!(Value::Int(0).is_falsy() && Value::Null.is_falsy());
         assert!(!Value::Str(0).is_falsy());
     }
