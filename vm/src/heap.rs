@@ -221,7 +221,7 @@ impl Heap {
     ) -> Result<(Value, AllocPressure), usize> {
         let fields = vec![Value::Int(0); nfields].into_boxed_slice();
         let (i, p) = self.place(Cell::Object { class, fields }, object_bytes(nfields))?;
-        Ok((Value::Obj(i, class), p))
+        Ok((Value::Obj(i, u64::from(class)), p))
     }
 
     /// A new array of `len` zeros; `Err(bytes)` if the system refused

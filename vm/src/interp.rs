@@ -599,7 +599,7 @@ impl<'vm> Interp<'vm> {
                 // SAFETY: a field reference of the code (4).
                 let (c, field) = unsafe { *prog.field_refs.get_unchecked($f as usize) };
                 let (r, class) = match get!($obj) {
-                    Value::Obj(r, class) => (r, class),
+                    Value::Obj(r, class) => (r, class as u32),
                     other => fail!(self.not_an_object("getfield", other)),
                 };
                 // SAFETY: a reference the program read (4).
@@ -823,7 +823,7 @@ impl<'vm> Interp<'vm> {
                 let (selector, base) = ($selector, $base);
                 let class = match get!(base) {
                     // The class is in the reference: no look at its cell.
-                    Value::Obj(_, class) => class,
+                    Value::Obj(_, class) => class as u32,
                     Value::Null => fail!(RuntimeError::NullReference { op: "callvirt" }),
                     other => fail!(RuntimeError::WrongKind {
                         op: "callvirt",
@@ -1435,7 +1435,7 @@ impl<'vm> Interp<'vm> {
                     // SAFETY: a field reference of the code (4).
                     let (c, field) = unsafe { *prog.field_refs.get_unchecked(f as usize) };
                     let (r, class) = match get!(obj) {
-                        Value::Obj(r, class) => (r, class),
+                        Value::Obj(r, class) => (r, class as u32),
                         other => fail!(self.not_an_object("putfield", other)),
                     };
                     let v = get!(v);
@@ -1449,11 +1449,12 @@ impl<'vm> Interp<'vm> {
                     unsafe { *fields.get_unchecked_mut(field as usize) = v };
                 }
                 Instr::InstanceOf { d, a, class } => {
-                    let yes = matches!(get!(a), Value::Obj(_, c) if prog.is_subclass(c, class));
+                    let yes =
+                        matches!(get!(a), Value::Obj(_, c) if prog.is_subclass(c as u32, class));
                     set!(d, Value::Int(i64::from(yes)));
                 }
                 Instr::IsClass { d, a, class } => {
-                    let yes = matches!(get!(a), Value::Obj(_, c) if c == class);
+                    let yes = matches!(get!(a), Value::Obj(_, c) if c == u64::from(class));
                     set!(d, Value::Int(i64::from(yes)));
                 }
                 Instr::NewArray { d, n } => {

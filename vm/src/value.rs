@@ -29,8 +29,12 @@ pub enum Value {
     /// a copy of what the cell holds, in bytes a value has spare, so that
     /// a virtual call finds its method and a field access checks its class
     /// without first loading the cell (docs/PERFORMANCE.md, "The class in
-    /// the reference").
-    Obj(u32, u32),
+    /// the reference"). The class is a `u32` widened to 64 bits: in the
+    /// bytes where an integer keeps its payload, every variant's payload
+    /// is one 32-bit word at byte 4 and one 64-bit word at byte 8, the
+    /// shape LLVM compiles the interpreter's loop best with (a 32-bit class
+    /// at byte 8 cost 1-2.5% more machine instructions on every program).
+    Obj(u32, u64),
     /// An array on this thread's heap.
     Arr(u32),
 }
@@ -78,6 +82,21 @@ mod tests {
     #[test]
     fn value_is_sixteen_bytes() {
         assert_eq!(std::mem::size_of::<Value>(), 16);
+    }
+
+    #[test]
+    fn an_objects_class_lies_where_an_integers_payload_does() {
+        let at = |v: &Value, offset: usize| (v as *const Value).cast::<u8>().wrapping_add(offset);
+        let (obj, int, arr) = (Value::Obj(7, 0x1234), Value::Int(-2), Value::Arr(9));
+        // SAFETY: each read is of bytes its variant initializes (a 32-bit
+        // word at 4 of a reference, a 64-bit word at 8 of an object and
+        // an integer); unaligned reads need no alignment.
+        unsafe {
+            assert_eq!(at(&obj, 4).cast::<u32>().read_unaligned(), 7);
+            assert_eq!(at(&obj, 8).cast::<u64>().read_unaligned(), 0x1234);
+            assert_eq!(at(&int, 8).cast::<i64>().read_unaligned(), -2);
+            assert_eq!(at(&arr, 4).cast::<u32>().read_unaligned(), 9);
+        }
     }
 
     #[test]
