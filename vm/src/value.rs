@@ -33,7 +33,7 @@ pub enum Value {
     /// bytes where an integer keeps its payload, every variant's payload
     /// is one 32-bit word at byte 4 and one 64-bit word at byte 8, the
     /// shape LLVM compiles the interpreter's loop best with (a 32-bit class
-    /// at byte 8 cost 1-2.5% more machine instructions on every program).
+    /// at byte 8 cost 0.6-2.5% more machine instructions on every program).
     Obj(u32, u64),
     /// An array on this thread's heap.
     Arr(u32),
