@@ -2036,13 +2036,7 @@ impl<'vm> Interp<'vm> {
 
     /// How `print` writes a value.
     pub(crate) fn display(&self, v: Value) -> String {
-        match v {
-            Value::Int(i) => i.to_string(),
-            Value::Null => "null".to_string(),
-            Value::Str(s) => self.prog.string(s).to_string(),
-            Value::Obj(_, c) => format!("<{}>", self.prog.classes[c as usize].name),
-            Value::Arr(r) => format!("<array {}>", self.heap.array(r).len()),
-        }
+        display(self.prog, &self.heap, v)
     }
 
     /// A value leaving this thread (result or uncaught exception).
@@ -2191,6 +2185,8 @@ impl Drop for Interp<'_> {
     }
 }
 
+/// How `print` writes a value (free of `Interp`, for the loop's arms,
+/// which hold parts of it borrowed).
 fn display(prog: &Program, heap: &Heap, v: Value) -> String {
     match v {
         Value::Int(i) => i.to_string(),
