@@ -336,8 +336,13 @@ impl<'vm> Interp<'vm> {
         let top = *self.frames.last().expect("entry frame");
         let mut body: &'vm Body = prog.body(top.body);
 
-        // The hot state lives in raw pointers: `ip` points at the next
-        // instruction of `body`, `fp` at the current frame's first slot.
+        // The hot state lives in raw pointers: `ip` points at the
+        // instruction of `body` being executed (the loop steps it to the
+        // next pc after an arm that falls through), `fp` at the current
+        // frame's first slot. (With `ip` one past the instruction, LLVM
+        // kept both pointers live in every arm and copied one into the
+        // other at every dispatch: 2-3 more machine instructions each,
+        // 8% of fib's; docs/PERFORMANCE.md.)
         //
         // SAFETY (the invariants every `unsafe` below relies on):
         // 1. `ip` stays inside `body.code`: the code ran the verifier, so
@@ -385,11 +390,11 @@ impl<'vm> Interp<'vm> {
         let mut ip: *const Instr = unsafe { code_start.add(self.pc as usize) };
         let mut fp: *mut Value = unsafe { self.stack.as_mut_ptr().add(top.base as usize) };
 
-        // The pc of the instruction being executed (`ip` is one past it).
+        // The pc of the instruction being executed (`ip` points at it).
         macro_rules! cur_pc {
             () => {
                 // SAFETY: `ip` is inside the body (1).
-                (unsafe { ip.offset_from(code_start) } - 1) as u32
+                (unsafe { ip.offset_from(code_start) }) as u32
             };
         }
         macro_rules! slot {
@@ -409,11 +414,14 @@ impl<'vm> Interp<'vm> {
                 *slot!($s) = v;
             }};
         }
+        // To the instruction at `$t`: the loop's next dispatch runs it
+        // (past the step to the next pc at the end of an arm).
         macro_rules! jump {
-            ($t:expr) => {
+            ($t:expr) => {{
                 // SAFETY: jump targets are instructions of the body (1).
-                ip = unsafe { code_start.add($t as usize) }
-            };
+                ip = unsafe { code_start.add($t as usize) };
+                continue;
+            }};
         }
         macro_rules! resync {
             () => {
@@ -613,16 +621,16 @@ impl<'vm> Interp<'vm> {
             }};
         }
         // The second half of a field superinstruction (`crate::superinstr`):
-        // the arithmetic at the next pc (`ip`), which is `$p`, done here
+        // the arithmetic at the next pc (`ip + 1`), which is `$p`, done here
         // (`$d = $e`) if its operands `$v` are integers (`$q`): `ip` steps
-        // past it. Else nothing more, and it runs at its own pc, failing
+        // to it, as if it were being executed. Else nothing more, and it runs at its own pc, failing
         // there if it fails.
         macro_rules! then_arith {
             ($p:pat, $v:expr => $q:pat, $d:ident, $e:expr) => {{
                 // SAFETY: a field superinstruction is never its body's last
                 // instruction: it is made only where the instruction it
                 // finishes follows, and a path goes on after that (1).
-                if let $p = unsafe { *ip } {
+                if let $p = unsafe { *ip.add(1) } {
                     if let $q = $v {
                         ip = unsafe { ip.add(1) };
                         set!($d, Value::Int($e));
@@ -636,7 +644,7 @@ impl<'vm> Interp<'vm> {
             () => {{
                 // SAFETY: as in `then_arith!`: the access follows, and a
                 // path goes on after it (1).
-                if let Instr::ALoad { d, arr, i } = unsafe { *ip } {
+                if let Instr::ALoad { d, arr, i } = unsafe { *ip.add(1) } {
                     if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
                         // SAFETY: a reference the program read (4).
                         let elems = unsafe { self.heap.array_unchecked(a) };
@@ -654,7 +662,7 @@ impl<'vm> Interp<'vm> {
         macro_rules! then_astore {
             () => {{
                 // SAFETY: as in `then_aload!` (1).
-                if let Instr::AStore { arr, i, v } = unsafe { *ip } {
+                if let Instr::AStore { arr, i, v } = unsafe { *ip.add(1) } {
                     if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
                         let v = get!(v);
                         // Out of range: not done here, but at its pc.
@@ -687,11 +695,11 @@ impl<'vm> Interp<'vm> {
         macro_rules! push_frame {
             ($callee:expr, $base:expr) => {{
                 let callee: &'vm Body = $callee;
-                // The pc after the call (`ip` is one past it; an
-                // argument-passing superinstruction stepped it past the
+                // The pc after the call (`ip` points at it; an
+                // argument-passing superinstruction stepped it to the
                 // call, as if dispatched there).
                 // SAFETY: `ip` is inside the body (1).
-                let return_pc = unsafe { ip.offset_from(code_start) } as usize;
+                let return_pc = unsafe { ip.offset_from(code_start) } as usize + 1;
                 // The caller's base, from `fp` rather than from its frame.
                 // SAFETY: `fp` is the top frame's first slot in the stack (3).
                 let caller_base = unsafe { fp.offset_from(self.stack.as_ptr()) } as usize;
@@ -759,7 +767,8 @@ impl<'vm> Interp<'vm> {
                     resync!();
                 }
                 // The prologue yieldpoint, done here rather than dispatched:
-                // enter past it, as if it had just run.
+                // enter past it, as if it had just run (`enter_body!` goes
+                // on at `ip` without the step to the next pc).
                 debug_assert_eq!(
                     matches!(body.code[0], Instr::YieldPrologue),
                     entry_bytes != 0,
@@ -781,7 +790,8 @@ impl<'vm> Interp<'vm> {
         }
         macro_rules! prologue_taken {
             () => {
-                self.pc = cur_pc!();
+                // The prologue, at pc 0 (`ip` is past it).
+                self.pc = 0;
                 if let Some(exit) = self.yieldpoint_taken::<M>(YieldKind::Prologue) {
                     return exit;
                 }
@@ -814,6 +824,8 @@ impl<'vm> Interp<'vm> {
                         prologue_taken!();
                     }
                 }
+                // On in the callee, at `ip`.
+                continue;
             }};
         }
         // A virtual call of `selector` with its window at `base`: the
@@ -847,8 +859,8 @@ impl<'vm> Interp<'vm> {
             }};
         }
         // The moves of an argument-passing superinstruction, in order; then
-        // `ip` is where it would be had the call been dispatched at its own
-        // pc, `count` instructions on.
+        // `ip` points at the call, `count` instructions on, as if it had
+        // been dispatched there.
         macro_rules! arg_moves {
             ($args:expr) => {{
                 let args: ArgMoves = $args;
@@ -937,6 +949,8 @@ impl<'vm> Interp<'vm> {
                 ip = unsafe { code_start.add(ret.pc_index()) };
                 // SAFETY: the caller's base is inside the stack (2).
                 fp = unsafe { stack.add(caller.base as usize) };
+                // On in the caller, at `ip`.
+                continue;
             }};
         }
         // The frame a return pops when the frame list holds `depth >= 2`
@@ -976,6 +990,8 @@ impl<'vm> Interp<'vm> {
                 // SAFETY: `self.pc` is an instruction of the body (1).
                 ip = unsafe { code_start.add(self.pc as usize) };
                 resync!();
+                // On at `self.pc`.
+                continue;
             }};
         }
         // Before an allocation of `bytes`: the memory budget must cover
@@ -1008,10 +1024,12 @@ impl<'vm> Interp<'vm> {
             };
         }
 
+        // Each turn runs the instruction at `ip`, then steps to the next
+        // pc; an arm that goes elsewhere (a jump, a call, a return) sets
+        // `ip` and `continue`s, past the step.
         loop {
             // SAFETY: `ip` is inside the body (1).
             let instr = unsafe { *ip };
-            ip = unsafe { ip.add(1) };
             if M::COUNT {
                 let pc = cur_pc!() as usize;
                 debug_assert!(pc < body.costs.len() && pc < body.counts.len());
@@ -1581,6 +1599,9 @@ impl<'vm> Interp<'vm> {
                     return Exit::Halt((c & 255) as i32);
                 }
             }
+            // SAFETY: a path goes on after every instruction that falls
+            // through (1).
+            ip = unsafe { ip.add(1) };
         }
     }
 
