@@ -23,13 +23,12 @@
 //! the next doubling of either, the program stops with the runtime error
 //! `out of memory`, its trace, and the profile of what ran written.
 
-use std::collections::HashMap;
-
 use vm::hooks::{ThreadCtx, ThreadListener};
 use vm::instr::YieldKind;
 use vm::memory::{fallibly, Charge};
 use vm::profiler_cost::CostItem;
 
+use crate::dcg::EdgeWeightMap;
 use crate::records::cct::{CallingContextTree, NO_LINE};
 use crate::samples::{SampleSink, ThreadSummary};
 use crate::stack::{call_site_line, method_of};
@@ -38,7 +37,7 @@ use crate::stack::{call_site_line, method_of};
 #[derive(Debug, Default)]
 pub struct ExactThreadProfile {
     /// Calls per (caller, call-site line, callee).
-    pub edges: HashMap<(u32, u32, u32), u64>,
+    pub edges: EdgeWeightMap,
     /// Source instructions executed with each method on top.
     pub self_instructions: Vec<u64>,
     /// Cycles (the cost model's) with each method on top.

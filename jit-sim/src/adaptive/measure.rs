@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use profiler::dcg::DynamicCallGraph;
+use profiler::dcg::{DynamicCallGraph, EdgeWeightMap};
 use vm::module::{MethodId, Module};
 
 use crate::inline::CallSite;
@@ -109,7 +109,7 @@ pub fn delta(later: &DynamicCallGraph, earlier: &DynamicCallGraph) -> DynamicCal
             .map(|(i, &x)| x.saturating_sub(b.get(i).copied().unwrap_or(0)))
             .collect()
     };
-    let mut edges = HashMap::new();
+    let mut edges = EdgeWeightMap::default();
     for (&k, &w) in &later.edges {
         let d = w.saturating_sub(earlier.edges.get(&k).copied().unwrap_or(0));
         if d > 0 {
