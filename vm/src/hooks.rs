@@ -140,6 +140,10 @@ pub struct ThreadCtx<'a> {
     /// The virtual clock's tick period of this thread, in cycles, when the
     /// run has a virtual clock and the callback may change it.
     pub(crate) virtual_tick: Option<&'a mut u64>,
+    /// The prologue and epilogue yieldpoints the thread is to take
+    /// without calling its listener ([`ThreadCtx::pass_yieldpoints`]),
+    /// when the callback is at one of the thread's own yieldpoints.
+    pub(crate) passes: Option<&'a mut u32>,
     /// The memory budget and what a callback on the thread itself may do
     /// with it (`None` when a safepoint's coordinator visits the thread).
     pub(crate) memory: Option<ListenerMemory<'a>>,
@@ -167,6 +171,31 @@ impl ThreadCtx<'_> {
     /// The control word the thread keeps between requests.
     pub fn control(&self) -> i64 {
         *self.control_base
+    }
+
+    /// Lets the next `n` prologue and epilogue yieldpoints that the thread
+    /// takes with no profiler request pending go by without calling the
+    /// listener, each charged as the listener would charge it
+    /// ([`CostItem::YieldpointTaken`]); replaces what an earlier call left.
+    /// Counter-based sampling's countdown between samples (Arnold &
+    /// Grove's `skippedInvocations`), done in the yieldpoint's slow path as
+    /// Jikes RVM's handler does it, before any listener code runs: a
+    /// yieldpoint that only counts down costs the VM's slow path and
+    /// nothing more. Backward-jump yieldpoints do not count and still call
+    /// the listener. Does nothing where a safepoint's coordinator visits a
+    /// parked thread (no yieldpoint of this callback's to go on from).
+    pub fn pass_yieldpoints(&mut self, n: u32) {
+        if let Some(p) = self.passes.as_deref_mut() {
+            *p = n;
+        }
+    }
+
+    /// How many of the yieldpoints of [`ThreadCtx::pass_yieldpoints`] are
+    /// still to go by: a listener called before they all did (a request
+    /// came, or a backward jump's yieldpoint was taken) counts on from
+    /// here.
+    pub fn yieldpoints_to_pass(&self) -> u32 {
+        self.passes.as_deref().copied().unwrap_or(0)
     }
 
     /// The virtual clock's tick period of this thread, in cycles (`None`

@@ -46,7 +46,7 @@ use crate::heap::{array_bytes, object_bytes, AllocPressure, Heap, MAX_ARRAY};
 use crate::hooks::{ListenerMemory, ThreadCtx, ThreadListener};
 use crate::instr::{ArgMoves, Instr, YieldKind};
 use crate::loader::{Body, Program, NO_METHOD};
-use crate::profiler_cost::Work;
+use crate::profiler_cost::{CostItem, Work};
 use crate::safepoint::{Arrival, ParkedView, Parking};
 use crate::thread::{request, SharedValue, ThreadResult, ThreadShared, ThreadState};
 use crate::value::Value;
@@ -131,6 +131,9 @@ pub(crate) struct Interp<'vm> {
     listener: Option<Box<dyn ThreadListener>>,
     /// The control word the thread returns to after serving requests.
     control_base: i64,
+    /// Prologue and epilogue yieldpoints still to take without calling
+    /// the listener ([`ThreadCtx::pass_yieldpoints`]).
+    passes: u32,
     /// pc of the top frame, synced whenever the loop calls out.
     pc: u32,
     instructions: u64,
@@ -181,6 +184,7 @@ impl<'vm> Interp<'vm> {
             exec_by_id: Vec::new(),
             listener,
             control_base: 0,
+            passes: 0,
             pc: 0,
             instructions: 0,
             cycles: 0,
@@ -1605,6 +1609,18 @@ impl<'vm> Interp<'vm> {
         }
     }
 
+    /// Charges one `item` of profiler work, as a listener would
+    /// ([`Interp::notify`]): it advances the thread's virtual time.
+    fn charge(&mut self, item: CostItem) {
+        let before = self.work.cycles();
+        self.work.charge(item, 1);
+        let spent = self.work.cycles() - before;
+        if spent != 0 {
+            self.charged += spent;
+            self.rearm_events();
+        }
+    }
+
     /// Calls `f` on the listener, if any, with a view of the thread. The
     /// profiler work it charges advances the thread's virtual time.
     fn notify<R: Default>(
@@ -1643,6 +1659,7 @@ impl<'vm> Interp<'vm> {
                 work: &mut self.work,
                 control_base: &mut self.control_base,
                 virtual_tick: Some(&mut self.tick),
+                passes: Some(&mut self.passes),
                 memory: Some(ListenerMemory {
                     budget: self.vm.memory,
                     heap: &mut self.heap,
@@ -1783,7 +1800,11 @@ impl<'vm> Interp<'vm> {
             }
         }
         let profiler_bits = req & !request::VM_MASK;
-        if self.listener.is_some() {
+        if self.passes != 0 && profiler_bits == 0 && kind != YieldKind::Backedge {
+            // A yieldpoint the listener let go by: its charge, no call.
+            self.passes -= 1;
+            self.charge(CostItem::YieldpointTaken);
+        } else if self.listener.is_some() {
             self.notify(|l, t| l.yieldpoint(t, kind, profiler_bits));
             if let Some(e) = self.listener_error.take() {
                 return Some(self.runtime_error(e));

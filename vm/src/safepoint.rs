@@ -516,6 +516,7 @@ impl SafepointState {
                     work: &mut *view.work,
                     control_base: &mut *view.control_base,
                     virtual_tick: None,
+                    passes: None,
                     memory: None,
                 };
                 let listener = (*view.listener).as_deref_mut();

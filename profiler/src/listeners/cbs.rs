@@ -16,6 +16,15 @@
 //! window if it is a prologue or epilogue: so `stride=1, samples=1` samples
 //! exactly what the timer baseline samples whenever a tick is noticed at a
 //! call boundary.
+//!
+//! The calls that only count down never reach this code: after each
+//! callback in a window the listener hands the VM the count of calls to
+//! let go by before the next sample ([`ThreadCtx::pass_yieldpoints`]), and
+//! the VM's yieldpoint slow path counts them off, charging each as a taken
+//! yieldpoint, as Jikes RVM's yieldpoint handler decrements the counter
+//! before it calls any sampling code. A callback that comes earlier (a
+//! tick, a backward jump's yieldpoint) takes the rest back first, so the
+//! samples are the same as with every call counted here.
 
 use rand::rngs::StdRng;
 use rand::RngExt;
@@ -31,7 +40,8 @@ pub struct CounterBased {
     rng: StdRng,
     stride: u32,
     samples: u32,
-    /// Calls still to skip before the next sample (`skippedInvocations`).
+    /// Calls still to skip before the next sample (`skippedInvocations`),
+    /// less those handed to the VM to let go by.
     skip: u32,
     /// Samples still to take in this window (`samplesThisTimerInterrupt`).
     left: u32,
@@ -52,6 +62,29 @@ impl CounterBased {
 
 impl Trigger for CounterBased {
     fn yieldpoint(
+        &mut self,
+        rec: &mut SampleRecorder,
+        t: &mut ThreadCtx<'_>,
+        kind: YieldKind,
+        requests: u32,
+    ) {
+        // The calls the VM has not let go by yet are this countdown's.
+        self.skip += t.yieldpoints_to_pass();
+        self.count_down(rec, t, kind, requests);
+        // All but the last call before the next sample go by in the VM.
+        if self.left > 0 {
+            t.pass_yieldpoints(self.skip - 1);
+            self.skip = 1;
+        } else {
+            t.pass_yieldpoints(0);
+        }
+    }
+}
+
+impl CounterBased {
+    /// Arnold & Grove's Figure 3: a tick opens a window; in it every call
+    /// counts `skip` down, and a sample is taken at zero.
+    fn count_down(
         &mut self,
         rec: &mut SampleRecorder,
         t: &mut ThreadCtx<'_>,

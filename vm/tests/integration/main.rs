@@ -5,6 +5,7 @@
 mod body_counts;
 mod hot_yieldpoints;
 mod panics;
+mod passes;
 mod safepoint_blocked;
 mod safepoints;
 mod trampolines;
