@@ -40,6 +40,7 @@
 
 pub mod asm;
 pub mod bodycount;
+pub mod call_cache;
 mod context;
 pub mod diag;
 pub mod disasm;

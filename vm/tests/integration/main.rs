@@ -3,6 +3,7 @@
 //! links of the whole VM; docs/PERFORMANCE.md, "Build time".)
 
 mod body_counts;
+mod call_cache;
 mod hot_yieldpoints;
 mod panics;
 mod passes;
