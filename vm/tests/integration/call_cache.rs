@@ -5,9 +5,9 @@
 //! however the word was filled. Plain and counting interpreters, and two
 //! threads sharing the sites' words.
 
-use vm::loader::Program;
-use vm::output::Output;
-use vm::runtime::{Vm, VmOptions, STATUS_RUNTIME_ERROR};
+use vm::runtime::STATUS_RUNTIME_ERROR;
+
+use super::run_source;
 
 /// `area` of A (1), B (2) and C : A (inherits 1), called at one site over
 /// `A A B B C A B C C ...`; `total(n)` sums `n` rounds of it. D has no
@@ -79,20 +79,7 @@ done:
 
 /// Runs `main` (appended to [`CLASSES`]): its status and output.
 fn run(main: &str, count: bool) -> (i32, String) {
-    let src = format!("{CLASSES}{main}");
-    let module = vm::verify::assemble("p.bc", &src).expect("a valid program");
-    let (output, buf) = Output::capture();
-    let vm = Vm::new(
-        Program::load(module, true),
-        VmOptions {
-            output,
-            count,
-            ..VmOptions::default()
-        },
-    );
-    let status = vm.run().status;
-    let out = String::from_utf8(buf.lock().clone()).unwrap();
-    (status, out)
+    run_source("p.bc", &format!("{CLASSES}{main}"), count)
 }
 
 #[test]

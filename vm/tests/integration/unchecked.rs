@@ -7,9 +7,7 @@
 //! yieldpoints, in the plain interpreter and counting its cycles, and its
 //! output must be the example's `.out`.
 
-use vm::loader::Program;
-use vm::output::Output;
-use vm::runtime::{Vm, VmOptions};
+use super::run_source;
 
 /// `programs/examples/NAME.bc` and its `.out`, built in (Miri's isolation
 /// keeps a test from reading files).
@@ -25,18 +23,8 @@ macro_rules! example {
 
 /// Runs an example, plain or counting, and checks what it printed.
 fn run((name, src, expected): (&str, &str, &str), count: bool) {
-    let module = vm::verify::assemble(&format!("{name}.bc"), src).expect("assembles");
-    let (output, buf) = Output::capture();
-    let vm = Vm::new(
-        Program::load(module, true),
-        VmOptions {
-            output,
-            count,
-            ..VmOptions::default()
-        },
-    );
-    assert_eq!(vm.run().status, 0, "{name}");
-    let out = String::from_utf8(buf.lock().clone()).unwrap();
+    let (status, out) = run_source(&format!("{name}.bc"), src, count);
+    assert_eq!(status, 0, "{name}");
     assert_eq!(out, expected, "{name}");
 }
 
