@@ -1634,13 +1634,7 @@ impl<'vm> Interp<'vm> {
     /// Charges one `item` of profiler work, as a listener would
     /// ([`Interp::notify`]): it advances the thread's virtual time.
     fn charge(&mut self, item: CostItem) {
-        let before = self.work.cycles();
-        self.work.charge(item, 1);
-        let spent = self.work.cycles() - before;
-        if spent != 0 {
-            self.charged += spent;
-            self.rearm_events();
-        }
+        self.timed(|s| s.work.charge(item, 1));
     }
 
     /// Calls `f` on the listener, if any, with a view of the thread. The
@@ -1649,8 +1643,14 @@ impl<'vm> Interp<'vm> {
         &mut self,
         f: impl FnOnce(&mut dyn ThreadListener, &mut ThreadCtx<'_>) -> R,
     ) -> R {
+        self.timed(|s| s.notify_untimed(f))
+    }
+
+    /// Runs `f`, then advances the thread's virtual time by the profiler
+    /// work it charged.
+    fn timed<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         let before = self.work.cycles();
-        let r = self.notify_untimed(f);
+        let r = f(self);
         let spent = self.work.cycles() - before;
         if spent != 0 {
             self.charged += spent;
