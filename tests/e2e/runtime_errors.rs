@@ -385,6 +385,93 @@ array:
     }
 }
 
+/// Arithmetic and the field store that stores its result run as one
+/// superinstruction in a plain run, and so do a product or a sum and the
+/// `shr` that shifts it; an error in either half (a string at the `add`
+/// or the `mul`, a null object or one of an unrelated class at the
+/// `putfield`) reports the same message, trace and status as the counting
+/// run, and the fast path stores into an object of a subclass too.
+#[test]
+fn an_error_inside_fused_arithmetic_and_its_store_reports_as_unfused() {
+    const FUSED: &str = "\
+.global k
+.class A
+  .field f
+.end
+.class C : A
+.end
+.class B
+  .field g
+.end
+.method main()
+  .locals o x
+  new C
+  store o
+  push 40
+  store x
+  getglobal k
+  push 2
+  jne not_null
+  null
+  store o
+not_null:
+  getglobal k
+  push 3
+  jne not_b
+  new B
+  store o
+not_b:
+  getglobal k
+  push 4
+  jne stored
+  push \"ten\"
+  store x
+stored:
+  load o
+  load x
+  push 2
+  add
+  putfield A.f
+  load x
+  load x
+  mul
+  push 3
+  shr
+  print
+  load x
+  load o
+  getfield A.f
+  add
+  push 1
+  shr
+  print
+  push 0
+  ret
+.end
+";
+    let dir = harness::scratch("fused_arithmetic_stores");
+    harness::write_program(&dir, "fused.bc", FUSED);
+    assert_fused(
+        &dir,
+        &[
+            "t1 = add x, 2; then putfield o.A.f, t1",
+            "t0 = mul x, x; then t0 = shr t0, 3",
+            "; then t0 = shr t0, 1",
+        ],
+    );
+    // (k, stdout, the error's key word and the trace's first frame: the
+    // putfield's line for the object, the add's for the value)
+    for (k, out, error) in [
+        ("1", "200\n41\n", None),
+        ("2", "", Some(("null", "main (fused.bc:38)"))),
+        ("3", "", Some(("class", "main (fused.bc:38)"))),
+        ("4", "", Some(("integer", "main (fused.bc:37)"))),
+    ] {
+        let run = fused_and_counted(&dir, k, &[]);
+        expect_run(&run, k, out, error);
+    }
+}
+
 /// `vm disasm --exec fused.bc` in `dir` shows each of `fused`.
 fn assert_fused(dir: &std::path::Path, fused: &[&str]) {
     let listing = harness::run_vm_in(

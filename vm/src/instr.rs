@@ -793,9 +793,22 @@ instrs! {
     /// `d = a * b`, then the [`Instr::ShrRI`] at the next pc that shifts
     /// it (a fixed-point product).
     MulRRShrRI { d: Dst, a: Src, b: Src } [] => "{d} = mul {a}, {b}; shr next";
+    /// `d = a + b`, then the [`Instr::ShrRI`] at the next pc that shifts
+    /// it (a mean: `(lo + hi) shr 1`, a Newton step's `(x + n / x) shr 1`).
+    AddRRShrRI { d: Dst, a: Src, b: Src } [] => "{d} = add {a}, {b}; shr next";
     /// `d = v`, then the [`Instr::AStore`] at the next pc that stores it
     /// (`flags[k] = 0`).
     ConstIntAStore { d: Dst, v: Int } [] => "{d} = {v}; astore next";
+    // Arithmetic into a field store: an `add` or `sub`, then the
+    // `putfield` at the next pc that stores its result (`b.x = b.x + v`
+    // where the field read is not just before), done there where the
+    // object is of the field's class.
+    /// `d = a + b`, then the [`Instr::PutField`] at the next pc that stores `d`.
+    AddRRPutField { d: Dst, a: Src, b: Src } [] => "{d} = add {a}, {b}; putfield next";
+    /// `d = a - b`, then the [`Instr::PutField`] at the next pc that stores `d`.
+    SubRRPutField { d: Dst, a: Src, b: Src } [] => "{d} = sub {a}, {b}; putfield next";
+    /// `d = a + imm`, then the [`Instr::PutField`] at the next pc that stores `d`.
+    AddRIPutField { d: Dst, a: Src, imm: Imm } [] => "{d} = add {a}, {imm}; putfield next";
 }
 
 impl Instr {
@@ -846,6 +859,10 @@ impl Instr {
                 | GetFieldAStore { .. }
                 | ConstIntAStore { .. }
                 | MulRRShrRI { .. }
+                | AddRRShrRI { .. }
+                | AddRRPutField { .. }
+                | SubRRPutField { .. }
+                | AddRIPutField { .. }
         )
     }
 
@@ -924,7 +941,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 132);
+        assert_eq!(Instr::NAMES.len(), 136);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();

@@ -643,6 +643,20 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // The `shr` by a constant at the next pc, if it shifts `$d`, which
+        // now holds the integer `$p`: done here, with no test of its
+        // operand's kind (the product or the sum it shifts is an integer).
+        macro_rules! then_shr {
+            ($d:expr, $p:expr) => {{
+                // SAFETY: as in `then_arith!` (1).
+                if let Instr::ShrRI { d, a, imm } = unsafe { *ip.add(1) } {
+                    if a == $d {
+                        ip = unsafe { ip.add(1) };
+                        set!(d, Value::Int($p >> (imm & 63)));
+                    }
+                }
+            }};
+        }
         // The same for an element access at the next pc: done here where
         // the array is one and the index in range, else at its own pc.
         macro_rules! then_aload {
@@ -676,6 +690,29 @@ impl<'vm> Interp<'vm> {
                             .set(i, v)
                             .is_ok()
                         {
+                            ip = unsafe { ip.add(1) };
+                        }
+                    }
+                }
+            }};
+        }
+        // The same for a field store at the next pc that stores the
+        // result: done here where the object is of the field's class.
+        macro_rules! then_putfield {
+            () => {{
+                // SAFETY: as in `then_aload!` (1).
+                if let Instr::PutField { obj, v, f } = unsafe { *ip.add(1) } {
+                    // SAFETY: a field reference of the code (4).
+                    let (c, field) = unsafe { *prog.field_refs.get_unchecked(f as usize) };
+                    if let Value::Obj(r, class) = get!(obj) {
+                        let class = class as u32;
+                        if class == c || prog.is_subclass(class, c) {
+                            let v = get!(v);
+                            // SAFETY: a reference the program read (4).
+                            let fields = unsafe { self.heap.fields_mut_unchecked(r, class) };
+                            debug_assert!((field as usize) < fields.len());
+                            // SAFETY: the object is of class `c` or a subclass (4).
+                            unsafe { *fields.get_unchecked_mut(field as usize) = v };
                             ip = unsafe { ip.add(1) };
                         }
                     }
@@ -1095,8 +1132,17 @@ impl<'vm> Interp<'vm> {
                 // only, `crate::superinstr`): the `shr` at the next pc
                 // done here too where the product is an integer.
                 Instr::MulRRShrRI { d, a, b } => {
-                    rr!(d, a, b, "mul", |x, y| x.wrapping_mul(y));
-                    then_arith!(Instr::ShrRI { d, a, imm }, get!(a) => Value::Int(x), d, x >> (imm & 63))
+                    let (x, y) = ints!(get!(a), get!(b), "mul");
+                    let p = x.wrapping_mul(y);
+                    set!(d, Value::Int(p));
+                    then_shr!(d, p)
+                }
+                // A mean, the same way.
+                Instr::AddRRShrRI { d, a, b } => {
+                    let (x, y) = ints!(get!(a), get!(b), "add");
+                    let p = x.wrapping_add(y);
+                    set!(d, Value::Int(p));
+                    then_shr!(d, p)
                 }
                 Instr::MulRI { d, a, imm } => ri!(d, a, imm, "mul", |x, y| x.wrapping_mul(y)),
                 Instr::DivRR { d, a, b } => {
@@ -1474,6 +1520,20 @@ impl<'vm> Interp<'vm> {
                 Instr::ConstIntAStore { d, v } => {
                     set!(d, Value::Int(v));
                     then_astore!()
+                }
+                // Arithmetic, then the field store at the next pc that
+                // stores its result.
+                Instr::AddRRPutField { d, a, b } => {
+                    rr!(d, a, b, "add", |x, y| x.wrapping_add(y));
+                    then_putfield!()
+                }
+                Instr::SubRRPutField { d, a, b } => {
+                    rr!(d, a, b, "sub", |x, y| x.wrapping_sub(y));
+                    then_putfield!()
+                }
+                Instr::AddRIPutField { d, a, imm } => {
+                    ri!(d, a, imm, "add", |x, y| x.wrapping_add(y));
+                    then_putfield!()
                 }
                 Instr::PutField { obj, v, f } => {
                     // SAFETY: a field reference of the code (4).

@@ -90,6 +90,17 @@
 //! a register, one load more per loop iteration (arith_loop's yieldpoints
 //! +0.66% to +1.33%, over item 3's 1%; callgrind, per address).
 //!
+//! The same way again, a `mul` or an `add` of two slots followed by the
+//! `shr` by a constant that shifts its result (a fixed-point product, a
+//! mean `(lo + hi) shr 1`) is `Instr::MulRRShrRI` or `Instr::AddRRShrRI`:
+//! the shift needs no test of its operand, which the first half has just
+//! made an integer. And an `add` or `sub` followed by the `putfield` that
+//! stores its result (`b.x = b.x + d`, where something else comes between
+//! the field read and the arithmetic) is `Instr::AddRRPutField`, ...: the
+//! store is done in the same dispatch where the object is of the field's
+//! class, else at its own pc, failing there. LuaJIT runs these as two
+//! bytecodes too (`ADDVV; TSETS`); in its floats a product is one.
+//!
 //! The fifth is **argument passing**: the moves that fill a call's window
 //! (`t0 = this; t1 = x; t0 = callvirt m(t0, t1)`, a local passed as an
 //! argument) become, at the first move's pc, `Instr::CallArgs` or
@@ -117,6 +128,7 @@ pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
                 .or_else(|| field_pair(code, pc as u32, i))
                 .or_else(|| constant_store(code, pc as u32, i))
                 .or_else(|| fixed_point_product(code, pc as u32, i))
+                .or_else(|| arithmetic_store(code, pc as u32, i))
                 .unwrap_or(i)
         })
         .collect()
@@ -285,15 +297,31 @@ fn constant_store(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
     }
 }
 
-/// `i`, the instruction at `pc`, as a fixed-point product, if it is a
-/// `mul` of two slots whose result the next instruction, a `shr` by a
-/// constant, shifts.
+/// `i`, the instruction at `pc`, as a fixed-point product or a mean, if
+/// it is a `mul` or an `add` of two slots whose result the next
+/// instruction, a `shr` by a constant, shifts.
 fn fixed_point_product(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
-    let Instr::MulRR { d, a, b } = i else {
+    let Instr::ShrRI { a: shifted, .. } = *code.get(pc as usize + 1)? else {
         return None;
     };
-    match *code.get(pc as usize + 1)? {
-        Instr::ShrRI { a: shifted, .. } if shifted == d => Some(Instr::MulRRShrRI { d, a, b }),
+    match i {
+        Instr::MulRR { d, a, b } if shifted == d => Some(Instr::MulRRShrRI { d, a, b }),
+        Instr::AddRR { d, a, b } if shifted == d => Some(Instr::AddRRShrRI { d, a, b }),
+        _ => None,
+    }
+}
+
+/// `i`, the instruction at `pc`, as arithmetic into a field store, if it
+/// is an `add` or `sub` whose result the next instruction, a `putfield`,
+/// stores.
+fn arithmetic_store(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
+    let Instr::PutField { v, .. } = *code.get(pc as usize + 1)? else {
+        return None;
+    };
+    match i {
+        Instr::AddRR { d, a, b } if d == v => Some(Instr::AddRRPutField { d, a, b }),
+        Instr::SubRR { d, a, b } if d == v => Some(Instr::SubRRPutField { d, a, b }),
+        Instr::AddRI { d, a, imm } if d == v => Some(Instr::AddRIPutField { d, a, imm }),
         _ => None,
     }
 }
@@ -311,6 +339,10 @@ pub fn fuses_next(i: Instr) -> bool {
             | Instr::GetFieldAStore { .. }
             | Instr::ConstIntAStore { .. }
             | Instr::MulRRShrRI { .. }
+            | Instr::AddRRShrRI { .. }
+            | Instr::AddRRPutField { .. }
+            | Instr::SubRRPutField { .. }
+            | Instr::AddRIPutField { .. }
     )
 }
 
@@ -439,6 +471,50 @@ mod tests {
         for pc in 1..code.len() {
             assert_eq!(exec[pc], code[pc], "pc {pc}");
         }
+    }
+
+    #[test]
+    fn a_mean_is_one_instruction() {
+        let code = [
+            Instr::AddRR { d: 3, a: 0, b: 1 },
+            Instr::ShrRI { d: 2, a: 3, imm: 1 },
+            // The shift does not shift the sum: it stays.
+            Instr::AddRR { d: 3, a: 0, b: 1 },
+            Instr::ShrRI { d: 2, a: 1, imm: 1 },
+        ];
+        let exec = exec_code(&code);
+        assert_eq!(exec[0], Instr::AddRRShrRI { d: 3, a: 0, b: 1 });
+        assert!(fuses_next(exec[0]));
+        for pc in 1..code.len() {
+            assert_eq!(exec[pc], code[pc], "pc {pc}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_stored_into_a_field_is_one_instruction() {
+        let store = Instr::PutField { obj: 0, v: 3, f: 5 };
+        let cases = [
+            (Instr::AddRR { d: 3, a: 1, b: 2 }, "AddRRPutField"),
+            (Instr::SubRR { d: 3, a: 1, b: 2 }, "SubRRPutField"),
+            (Instr::AddRI { d: 3, a: 1, imm: 7 }, "AddRIPutField"),
+        ];
+        for (arith, name) in cases {
+            let exec = exec_code(&[arith, store]);
+            assert_eq!(exec[0].name(), name);
+            assert!(fuses_next(exec[0]));
+            // The arithmetic's operands; the store stays at the next pc.
+            assert_eq!(exec[0].slot_uses(), arith.slot_uses());
+            assert_eq!(exec[1], store);
+        }
+        let alone = |code: &[Instr]| exec_code(code)[0] == code[0];
+        // The store stores something else.
+        let other = Instr::PutField { obj: 0, v: 1, f: 5 };
+        assert!(alone(&[Instr::AddRR { d: 3, a: 1, b: 2 }, other]));
+        // Arithmetic without a form of its own here.
+        assert!(alone(&[Instr::MulRR { d: 3, a: 1, b: 2 }, store]));
+        assert!(alone(&[Instr::SubRI { d: 3, a: 1, imm: 7 }, store]));
+        // No store after it.
+        assert!(alone(&[Instr::AddRR { d: 3, a: 1, b: 2 }]));
     }
 
     #[test]
