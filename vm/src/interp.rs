@@ -326,7 +326,6 @@ impl<'vm> Interp<'vm> {
         let prog = self.prog;
         let control = &self.shared.control;
         let frame_limit = &self.shared.frame_limit;
-        let return_floor = &self.shared.return_floor;
         let shared: &'vm ThreadShared = self.shared;
         let max_frames = self.vm.max_frames;
         // Where a call enters its callee, in bytes from the code's start
@@ -1439,7 +1438,7 @@ impl<'vm> Interp<'vm> {
                 }
                 Instr::RetIntY { d, v } => {
                     let depth = self.frames.len();
-                    if depth > return_floor.load(Ordering::Relaxed) {
+                    if crate::trip::above_return_floor(depth, shared) {
                         ret_value!(Value::Int(i64::from(v)), pop_to_caller!(depth), true)
                     } else {
                         // On at the `ret`, which does the rest.
@@ -1452,7 +1451,7 @@ impl<'vm> Interp<'vm> {
                     // `usize::MAX`), the frame is the thread's last, or
                     // there is none (see `crate::thread`).
                     let depth = self.frames.len();
-                    let rare = depth <= return_floor.load(Ordering::Relaxed)
+                    let rare = !crate::trip::above_return_floor(depth, shared)
                         || (M::COUNT && self.cycles >= self.next_event);
                     if !rare {
                         ret_value!(get!(a), pop_to_caller!(depth), true)
