@@ -465,8 +465,14 @@ mod tests {
                 imm: 24,
             },
         ];
-        let exec = exec_code(&code);
-        assert_eq!(exec[0], Instr::MulRRShrRI { d: 3, a: 0, b: 1 });
+        only_the_first_fused(&code, Instr::MulRRShrRI { d: 3, a: 0, b: 1 });
+    }
+
+    /// `exec_code(code)` is `first` at pc 0, a superinstruction that
+    /// finishes the next instruction, and `code` at every other pc.
+    fn only_the_first_fused(code: &[Instr], first: Instr) {
+        let exec = exec_code(code);
+        assert_eq!(exec[0], first);
         assert!(fuses_next(exec[0]));
         for pc in 1..code.len() {
             assert_eq!(exec[pc], code[pc], "pc {pc}");
@@ -482,12 +488,7 @@ mod tests {
             Instr::AddRR { d: 3, a: 0, b: 1 },
             Instr::ShrRI { d: 2, a: 1, imm: 1 },
         ];
-        let exec = exec_code(&code);
-        assert_eq!(exec[0], Instr::AddRRShrRI { d: 3, a: 0, b: 1 });
-        assert!(fuses_next(exec[0]));
-        for pc in 1..code.len() {
-            assert_eq!(exec[pc], code[pc], "pc {pc}");
-        }
+        only_the_first_fused(&code, Instr::AddRRShrRI { d: 3, a: 0, b: 1 });
     }
 
     #[test]
@@ -529,12 +530,7 @@ mod tests {
             Instr::ConstInt { d: 3, v: 0 },
             Instr::Nop,
         ];
-        let exec = exec_code(&code);
-        assert_eq!(exec[0], Instr::ConstIntAStore { d: 3, v: 0 });
-        assert!(fuses_next(exec[0]));
-        for pc in 1..code.len() {
-            assert_eq!(exec[pc], code[pc], "pc {pc}");
-        }
+        only_the_first_fused(&code, Instr::ConstIntAStore { d: 3, v: 0 });
     }
 
     #[test]
