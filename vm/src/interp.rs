@@ -1126,8 +1126,8 @@ impl<'vm> Interp<'vm> {
                 Instr::SubRI { d, a, imm } => ri!(d, a, imm, "sub", |x, y| x.wrapping_sub(y)),
                 Instr::MulRR { d, a, b } => rr!(d, a, b, "mul", |x, y| x.wrapping_mul(y)),
                 // A fixed-point product (the plain interpreter's `exec`
-                // only, `crate::superinstr`): the `shr` at the next pc
-                // done here too where the product is an integer.
+                // only, `crate::superinstr`): the `shr` of the product at
+                // the next pc done here too (`then_shr!`).
                 Instr::MulRRShrRI { d, a, b } => {
                     let (x, y) = ints!(get!(a), get!(b), "mul");
                     let p = x.wrapping_mul(y);
