@@ -14,9 +14,15 @@ use vm::memory::process_allocator as alloc;
 #[global_allocator]
 static GLOBAL: alloc::Guarded = alloc::Guarded;
 
+/// Run among the process's initializers, before Rust's runtime makes its
+/// first allocation: mimalloc reserves little address space
+/// ([`vm::memory::small_blocks::reserve_little`]).
+#[used]
+#[unsafe(link_section = ".init_array")]
+static RESERVE_LITTLE: extern "C" fn() = vm::memory::small_blocks::reserve_little;
+
 fn main() {
     alloc::keep_reserve();
-    vm::memory::fast_bins::keep_small_frees_unmerged();
     alloc::remove_profile_on_abort();
     let status = cli::main();
     std::process::exit(status);

@@ -29,9 +29,9 @@
 //! reports at once, and leaves the reserve alone.
 
 pub mod address_space;
-pub mod fast_bins;
 pub mod huge_pages;
 pub mod process_allocator;
+pub mod small_blocks;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};

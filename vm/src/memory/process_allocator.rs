@@ -1,6 +1,8 @@
 //! The `vm` command's global allocator (installed by its `main.rs`; a
 //! library module so that it is compiled optimized in every build, the
-//! tests' included): the system allocator with an emergency
+//! tests' included): the process's allocator
+//! ([`SmallBlocksFirst`]: mimalloc for small blocks, the system's for
+//! large ones) with an emergency
 //! reserve, so that the operating system refusing memory (`ulimit -v`,
 //! overcommit turned off) never aborts the process without a word.
 //!
@@ -37,9 +39,11 @@
 //! Nothing here allocates or locks: the reserve and the profile's path
 //! are atomics, the refusal path uses only system calls.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+use super::small_blocks::SmallBlocksFirst;
 
 /// Bytes of address space held back for the end of a run that meets the
 /// system's limit (measured: docs/PERFORMANCE.md, "Memory"). Where the
@@ -68,55 +72,58 @@ static PROFILE: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
 /// string), null if none.
 static PROFILE_SHOWN: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
 
-/// The system allocator, with the reserve's second chance.
+/// The process's allocator ([`SmallBlocksFirst`]), with the reserve's
+/// second chance.
 pub struct Guarded;
 
-// SAFETY: every method forwards to `System` with the caller's layout and
-// pointer, and so upholds `GlobalAlloc`'s contract as `System` does; the
-// refusal path returns either a block `System` gave for the same request,
+// SAFETY: every method forwards to `SmallBlocksFirst` with the caller's layout and
+// pointer, and so upholds `GlobalAlloc`'s contract as `SmallBlocksFirst` does; the
+// refusal path returns either a block `SmallBlocksFirst` gave for the same request,
 // null (a refusal the caller handles), or does not return.
 unsafe impl GlobalAlloc for Guarded {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's layout has a non-zero size, as `System` needs.
-        let p = unsafe { System.alloc(layout) };
+        // SAFETY: the caller's layout has a non-zero size, as `SmallBlocksFirst` needs.
+        let p = unsafe { SmallBlocksFirst.alloc(layout) };
         if !p.is_null() {
             return p;
         }
         // SAFETY: the same request again.
-        refused(layout.size(), || unsafe { System.alloc(layout) })
+        refused(layout.size(), || unsafe { SmallBlocksFirst.alloc(layout) })
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
-        let p = unsafe { System.alloc_zeroed(layout) };
+        let p = unsafe { SmallBlocksFirst.alloc_zeroed(layout) };
         if !p.is_null() {
             return p;
         }
         // SAFETY: the same request again.
-        refused(layout.size(), || unsafe { System.alloc_zeroed(layout) })
+        refused(layout.size(), || unsafe {
+            SmallBlocksFirst.alloc_zeroed(layout)
+        })
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from this allocator, that is from `System`,
+        // SAFETY: `ptr` came from this allocator, that is from `SmallBlocksFirst`,
         // with `layout`.
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe { SmallBlocksFirst.dealloc(ptr, layout) }
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: `ptr` came from `System` with `layout`; `new_size` is
+        // SAFETY: `ptr` came from `SmallBlocksFirst` with `layout`; `new_size` is
         // valid as the caller guarantees.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = unsafe { SmallBlocksFirst.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             return p;
         }
         // SAFETY: a failed `realloc` leaves the block as it was, so the
         // same request may be made again.
         refused(new_size, || unsafe {
-            System.realloc(ptr, layout, new_size)
+            SmallBlocksFirst.realloc(ptr, layout, new_size)
         })
     }
 }
