@@ -965,7 +965,8 @@ mod tests {
 
     /// Every program in programs/ loads into code that keeps the table's
     /// promises: slots inside the frame, a destination is a written slot,
-    /// targets inside the body, each fused yieldpoint splits off and back.
+    /// targets inside the body, each fused yieldpoint splits off and back,
+    /// each superinstruction that finishes the next instruction has it.
     #[test]
     fn loaded_programs_keep_the_tables_promises() {
         use crate::loader::Program;
@@ -996,6 +997,15 @@ mod tests {
                         assert!(!i.is_superinstruction(), "{at}");
                         let e = body.exec[pc];
                         assert!(e == i || e.is_superinstruction(), "{at}: exec {e:?}");
+                        // The plain interpreter runs a second half without
+                        // testing its kind.
+                        if crate::superinstr::fuses_next(e) {
+                            let next = body.exec.get(pc + 1).copied();
+                            assert!(
+                                next.is_some_and(|n| crate::superinstr::finishes(e, n)),
+                                "{at}: exec {e:?} then {next:?}"
+                            );
+                        }
                         for (slot, used) in i.slot_uses() {
                             let end = match (used, i) {
                                 (SlotUse::Window, Instr::CallVirt { arity, .. }) => slot + arity,

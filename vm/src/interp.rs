@@ -375,6 +375,12 @@ impl<'vm> Interp<'vm> {
         //    `prog.field_refs`, whose slot is below the field count of its
         //    class and so of every subclass (the loader built the tables
         //    from the verified module, and the code from the same tables).
+        // 5. A superinstruction that finishes the instruction after it has
+        //    that instruction at the next pc of `exec`, of the kind its
+        //    rule fused, taking its result where it is a product's, a
+        //    sum's or a store's second half (`superinstr::finishes`, which
+        //    `superinstr::exec_code` keeps true), so `next!` reads it
+        //    without a test of its kind.
         // The code this mode runs: the plain interpreter runs `exec`, with
         // its superinstructions; the counting ones run `code`, whose
         // instructions are the ones counted (see `crate::superinstr`). The
@@ -622,6 +628,19 @@ impl<'vm> Interp<'vm> {
                 set!($d, unsafe { *fields.get_unchecked(field as usize) });
             }};
         }
+        // The instruction at the next pc, the second half of the
+        // superinstruction being run, bound to `$p`: its kind is not tested
+        // (5).
+        macro_rules! next {
+            ($p:pat) => {
+                // SAFETY: a superinstruction that finishes the next
+                // instruction is never its body's last (1), and the next
+                // pc holds `$p` (5).
+                let $p = (unsafe { *ip.add(1) }) else {
+                    unsafe { std::hint::unreachable_unchecked() }
+                };
+            };
+        }
         // The second half of a field superinstruction (`crate::superinstr`):
         // the arithmetic at the next pc (`ip + 1`), which is `$p`, done here
         // (`$d = $e`) if its operands `$v` are integers (`$q`): `ip` steps
@@ -629,14 +648,11 @@ impl<'vm> Interp<'vm> {
         // there if it fails.
         macro_rules! then_arith {
             ($p:pat, $v:expr => $q:pat, $d:ident, $e:expr) => {{
-                // SAFETY: a field superinstruction is never its body's last
-                // instruction: it is made only where the instruction it
-                // finishes follows, and a path goes on after that (1).
-                if let $p = unsafe { *ip.add(1) } {
-                    if let $q = $v {
-                        ip = unsafe { ip.add(1) };
-                        set!($d, Value::Int($e));
-                    }
+                next!($p);
+                if let $q = $v {
+                    // SAFETY: a path goes on after the second half (1).
+                    ip = unsafe { ip.add(1) };
+                    set!($d, Value::Int($e));
                 }
             }};
         }
@@ -645,50 +661,45 @@ impl<'vm> Interp<'vm> {
         // operand's kind (the product or the sum it shifts is an integer).
         macro_rules! then_shr {
             ($d:expr, $p:expr) => {{
+                // The shift's operand is `$d` (5).
+                next!(Instr::ShrRI { d, imm, .. });
                 // SAFETY: as in `then_arith!` (1).
-                if let Instr::ShrRI { d, a, imm } = unsafe { *ip.add(1) } {
-                    if a == $d {
-                        ip = unsafe { ip.add(1) };
-                        set!(d, Value::Int($p >> (imm & 63)));
-                    }
-                }
+                ip = unsafe { ip.add(1) };
+                set!(d, Value::Int($p >> (imm & 63)));
             }};
         }
         // The same for an element access at the next pc: done here where
         // the array is one and the index in range, else at its own pc.
         macro_rules! then_aload {
             () => {{
-                // SAFETY: as in `then_arith!`: the access follows, and a
-                // path goes on after it (1).
-                if let Instr::ALoad { d, arr, i } = unsafe { *ip.add(1) } {
-                    if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
-                        // SAFETY: a reference the program read (4).
-                        let elems = unsafe { self.heap.array_unchecked(a) };
-                        if let Some(&v) = elems.value(i) {
-                            ip = unsafe { ip.add(1) };
-                            set!(d, v);
-                        } else if let Some(n) = elems.integer(i) {
-                            ip = unsafe { ip.add(1) };
-                            set!(d, Value::Int(n));
-                        }
+                next!(Instr::ALoad { d, arr, i });
+                if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
+                    // SAFETY: a reference the program read (4).
+                    let elems = unsafe { self.heap.array_unchecked(a) };
+                    // SAFETY (both steps): as in `then_arith!` (1).
+                    if let Some(&v) = elems.value(i) {
+                        ip = unsafe { ip.add(1) };
+                        set!(d, v);
+                    } else if let Some(n) = elems.integer(i) {
+                        ip = unsafe { ip.add(1) };
+                        set!(d, Value::Int(n));
                     }
                 }
             }};
         }
         macro_rules! then_astore {
             () => {{
-                // SAFETY: as in `then_aload!` (1).
-                if let Instr::AStore { arr, i, v } = unsafe { *ip.add(1) } {
-                    if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
-                        let v = get!(v);
-                        // Out of range: not done here, but at its pc.
-                        // SAFETY: a reference the program read (4).
-                        if unsafe { self.heap.array_mut_unchecked(a) }
-                            .set(i, v)
-                            .is_ok()
-                        {
-                            ip = unsafe { ip.add(1) };
-                        }
+                next!(Instr::AStore { arr, i, v });
+                if let (Value::Arr(a), Value::Int(i)) = (get!(arr), get!(i)) {
+                    let v = get!(v);
+                    // Out of range: not done here, but at its pc.
+                    // SAFETY: a reference the program read (4).
+                    if unsafe { self.heap.array_mut_unchecked(a) }
+                        .set(i, v)
+                        .is_ok()
+                    {
+                        // SAFETY: as in `then_arith!` (1).
+                        ip = unsafe { ip.add(1) };
                     }
                 }
             }};
@@ -697,21 +708,20 @@ impl<'vm> Interp<'vm> {
         // result: done here where the object is of the field's class.
         macro_rules! then_putfield {
             () => {{
-                // SAFETY: as in `then_aload!` (1).
-                if let Instr::PutField { obj, v, f } = unsafe { *ip.add(1) } {
-                    // SAFETY: a field reference of the code (4).
-                    let (c, field) = unsafe { *prog.field_refs.get_unchecked(f as usize) };
-                    if let Value::Obj(r, class) = get!(obj) {
-                        let class = class as u32;
-                        if class == c || prog.is_subclass(class, c) {
-                            let v = get!(v);
-                            // SAFETY: a reference the program read (4).
-                            let fields = unsafe { self.heap.fields_mut_unchecked(r, class) };
-                            debug_assert!((field as usize) < fields.len());
-                            // SAFETY: the object is of class `c` or a subclass (4).
-                            unsafe { *fields.get_unchecked_mut(field as usize) = v };
-                            ip = unsafe { ip.add(1) };
-                        }
+                next!(Instr::PutField { obj, v, f });
+                // SAFETY: a field reference of the code (4).
+                let (c, field) = unsafe { *prog.field_refs.get_unchecked(f as usize) };
+                if let Value::Obj(r, class) = get!(obj) {
+                    let class = class as u32;
+                    if class == c || prog.is_subclass(class, c) {
+                        let v = get!(v);
+                        // SAFETY: a reference the program read (4).
+                        let fields = unsafe { self.heap.fields_mut_unchecked(r, class) };
+                        debug_assert!((field as usize) < fields.len());
+                        // SAFETY: the object is of class `c` or a subclass (4).
+                        unsafe { *fields.get_unchecked_mut(field as usize) = v };
+                        // SAFETY: as in `then_arith!` (1).
+                        ip = unsafe { ip.add(1) };
                     }
                 }
             }};

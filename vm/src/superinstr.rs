@@ -118,7 +118,8 @@ use crate::instr::{ArgMoves, Instr, SlotUse, YieldKind};
 
 /// The code the plain interpreter runs for `code` (see the module docs).
 pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
-    code.iter()
+    let mut exec: Vec<Instr> = code
+        .iter()
         .enumerate()
         .map(|(pc, &i)| {
             counted_loop_step(code, pc as u32, i)
@@ -131,7 +132,20 @@ pub fn exec_code(code: &[Instr]) -> Box<[Instr]> {
                 .or_else(|| arithmetic_store(code, pc as u32, i))
                 .unwrap_or(i)
         })
-        .collect()
+        .collect();
+    // A superinstruction that finishes the next instruction stays where
+    // `exec` has that instruction at the next pc, not a superinstruction
+    // made of it (`t = getfield o.f; t = add u, t; putfield o.g, t`: the
+    // add and the store are fused, so the field read stays alone): the
+    // interpreter runs the second half without testing its kind. From
+    // the end, so that each test sees its next pc as it stays.
+    for pc in (0..exec.len()).rev() {
+        let next = exec.get(pc + 1).copied();
+        if fuses_next(exec[pc]) && !next.is_some_and(|n| finishes(exec[pc], n)) {
+            exec[pc] = code[pc];
+        }
+    }
+    exec.into_boxed_slice()
 }
 
 /// `i`, the instruction at `pc`, as a rotated loop test, if it is a
@@ -344,6 +358,29 @@ pub fn fuses_next(i: Instr) -> bool {
             | Instr::SubRRPutField { .. }
             | Instr::AddRIPutField { .. }
     )
+}
+
+/// Is `next` the instruction that `first`, which finishes the instruction
+/// at the next pc ([`fuses_next`]), finishes: of the kind its rule fused,
+/// and, for a product's or a sum's second half, taking its result? What
+/// the interpreter relies on to run the second half without a test of
+/// its kind ([`exec_code`] keeps it true).
+pub fn finishes(first: Instr, next: Instr) -> bool {
+    use Instr::*;
+    match (first, next) {
+        (GetFieldAddRI { .. }, AddRI { .. })
+        | (GetFieldSubRI { .. }, SubRI { .. })
+        | (GetFieldAddRR { .. }, AddRR { .. })
+        | (GetFieldSubRR { .. }, SubRR { .. })
+        | (GetFieldALoad { .. }, ALoad { .. })
+        | (GetFieldAStore { .. } | ConstIntAStore { .. }, AStore { .. }) => true,
+        (MulRRShrRI { d, .. } | AddRRShrRI { d, .. }, ShrRI { a, .. }) => a == d,
+        (
+            AddRRPutField { d, .. } | SubRRPutField { d, .. } | AddRIPutField { d, .. },
+            PutField { v, .. },
+        ) => v == d,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -843,5 +880,24 @@ mod tests {
         // The last instruction of the code.
         assert!(alone(&[Instr::GetField { d: 2, obj: 0, f: 5 }]));
         assert!(!fuses_next(Instr::GetField { d: 2, obj: 0, f: 5 }));
+    }
+
+    #[test]
+    fn a_field_read_whose_arithmetic_is_fused_with_its_store_stays_alone() {
+        // t = o.x; t = add u, t; putfield o.x, t: the add and the store
+        // are one instruction, so the field read does not finish the add.
+        let code = [
+            Instr::GetField { d: 2, obj: 0, f: 5 },
+            Instr::AddRR { d: 2, a: 1, b: 2 },
+            Instr::PutField { obj: 0, v: 2, f: 5 },
+            Instr::Ret { a: 1 },
+        ];
+        let exec = exec_code(&code);
+        assert_eq!(exec[0], code[0]);
+        assert_eq!(exec[1].name(), "AddRRPutField");
+        // Without the store, the field read finishes the add.
+        let mut no_store = code;
+        no_store[2] = Instr::Nop;
+        assert_eq!(exec_code(&no_store)[0].name(), "GetFieldAddRR");
     }
 }
