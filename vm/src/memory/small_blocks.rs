@@ -70,6 +70,18 @@ pub extern "C" fn reserve_little() {
 /// for the rest.
 pub struct SmallBlocksFirst;
 
+/// `$call` (a method and its arguments) on the allocator whose blocks
+/// `$layout` describes.
+macro_rules! by_size {
+    ($layout:expr, $($call:tt)*) => {
+        if is_small($layout) {
+            Small.$($call)*
+        } else {
+            System.$($call)*
+        }
+    };
+}
+
 // SAFETY: each block is served and released by one allocator, chosen by
 // `is_small` of its layout, which the caller passes unchanged to
 // `dealloc` and `realloc`; a `realloc` that crosses the line allocates
@@ -79,37 +91,19 @@ unsafe impl GlobalAlloc for SmallBlocksFirst {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's layout, passed on.
-        unsafe {
-            if is_small(layout) {
-                Small.alloc(layout)
-            } else {
-                System.alloc(layout)
-            }
-        }
+        unsafe { by_size!(layout, alloc(layout)) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
-        unsafe {
-            if is_small(layout) {
-                Small.alloc_zeroed(layout)
-            } else {
-                System.alloc_zeroed(layout)
-            }
-        }
+        unsafe { by_size!(layout, alloc_zeroed(layout)) }
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` came from the allocator `is_small(layout)` names.
-        unsafe {
-            if is_small(layout) {
-                Small.dealloc(ptr, layout)
-            } else {
-                System.dealloc(ptr, layout)
-            }
-        }
+        unsafe { by_size!(layout, dealloc(ptr, layout)) }
     }
 
     #[inline]
