@@ -704,6 +704,19 @@ impl<'vm> Interp<'vm> {
                 }
             }};
         }
+        // `$v` into field `$field` of object `$r`, whose class `$class` is
+        // the field's or a subclass of it: a `putfield`'s store, once its
+        // tests have passed.
+        macro_rules! store_field {
+            ($r:expr, $class:expr, $field:expr, $v:expr) => {{
+                let v = $v;
+                // SAFETY: a reference the program read (4).
+                let fields = unsafe { self.heap.fields_mut_unchecked($r, $class) };
+                debug_assert!(($field as usize) < fields.len());
+                // SAFETY: the object is of the field's class or a subclass (4).
+                unsafe { *fields.get_unchecked_mut($field as usize) = v };
+            }};
+        }
         // The same for a field store at the next pc that stores the
         // result: done here where the object is of the field's class.
         macro_rules! then_putfield {
@@ -714,12 +727,7 @@ impl<'vm> Interp<'vm> {
                 if let Value::Obj(r, class) = get!(obj) {
                     let class = class as u32;
                     if class == c || prog.is_subclass(class, c) {
-                        let v = get!(v);
-                        // SAFETY: a reference the program read (4).
-                        let fields = unsafe { self.heap.fields_mut_unchecked(r, class) };
-                        debug_assert!((field as usize) < fields.len());
-                        // SAFETY: the object is of class `c` or a subclass (4).
-                        unsafe { *fields.get_unchecked_mut(field as usize) = v };
+                        store_field!(r, class, field, get!(v));
                         // SAFETY: as in `then_arith!` (1).
                         ip = unsafe { ip.add(1) };
                     }
@@ -1549,15 +1557,10 @@ impl<'vm> Interp<'vm> {
                         Value::Obj(r, class) => (r, class as u32),
                         other => fail!(self.not_an_object("putfield", other)),
                     };
-                    let v = get!(v);
-                    // SAFETY: a reference the program read (4).
-                    let fields = unsafe { self.heap.fields_mut_unchecked(r, class) };
                     if class != c && !prog.is_subclass(class, c) {
                         fail!(self.wrong_class("putfield", c, field, class));
                     }
-                    debug_assert!((field as usize) < fields.len());
-                    // SAFETY: the object is of class `c` or a subclass (4).
-                    unsafe { *fields.get_unchecked_mut(field as usize) = v };
+                    store_field!(r, class, field, get!(v));
                 }
                 Instr::InstanceOf { d, a, class } => {
                     let yes =
