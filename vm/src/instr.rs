@@ -351,6 +351,21 @@ macro_rules! instrs {
                 uses
             }
 
+            /// The instruction as the interpreter runs it: each slot operand
+            /// ([`operand::Src`], [`operand::Dst`], [`operand::InOut`],
+            /// [`operand::Base`]) multiplied by `bytes`, the size of a slot,
+            /// so that it is the slot's byte offset from the frame's first
+            /// slot (see [`Instr::slots_in_bytes`]). An [`ArgMoves`]' slots
+            /// are bytes and stay indices. `None` if an offset does not fit
+            /// a slot operand.
+            pub fn slots_scaled(self, bytes: u32) -> Option<Instr> {
+                Some(match self {
+                    $(Instr::$name $({ $($f),* })? => Instr::$name $({ $(
+                        $f: instrs!(@scale bytes, $kind, $f)
+                    ),* })?,)*
+                })
+            }
+
             /// The instruction as `vm disasm` shows it, operands named by `c`.
             pub fn render(self, c: &crate::disasm::Names<'_>) -> String {
                 match self {
@@ -442,6 +457,12 @@ macro_rules! instrs {
         [$r:ident $a:tt $($rest:tt)*]) => {
         instrs!(@set $this, $new, $role, $name [$($f)*] [$($rest)*])
     };
+
+    (@scale $b:ident, Src, $f:ident) => { $f.checked_mul($b)? };
+    (@scale $b:ident, Dst, $f:ident) => { $f.checked_mul($b)? };
+    (@scale $b:ident, InOut, $f:ident) => { $f.checked_mul($b)? };
+    (@scale $b:ident, Base, $f:ident) => { $f.checked_mul($b)? };
+    (@scale $b:ident, $other:ident, $f:ident) => { $f };
 
     (@slot_use $uses:ident, Src, $f:ident) => { $uses.push(($f, SlotUse::Read)) };
     (@slot_use $uses:ident, Dst, $f:ident) => { $uses.push(($f, SlotUse::Write)) };
@@ -963,6 +984,41 @@ mod tests {
         assert!(Instr::Jmp { t: 1 }.slot_uses().is_empty());
     }
 
+    /// `run` is `i` with each slot operand in bytes: every slot it names
+    /// `SLOT_BYTES` times `i`'s, but an argument move's (an index), and
+    /// nothing else changed.
+    fn assert_slots_in_bytes(i: Instr, run: Instr, at: &str) {
+        use crate::value::SLOT_BYTES;
+        let moves = match i {
+            Instr::CallArgs { args, .. } | Instr::CallVirtArgs { args, .. } => {
+                2 * usize::from(args.count) + 1
+            }
+            _ => 0,
+        };
+        let (plain, scaled) = (i.slot_uses(), run.slot_uses());
+        assert_eq!(plain.len(), scaled.len(), "{at}");
+        for (k, (&(s, u), &(r, v))) in plain.iter().zip(&scaled).enumerate() {
+            let want = if k < moves { s } else { s * SLOT_BYTES };
+            assert_eq!((r, v), (want, u), "{at}: run {run:?}");
+        }
+        assert_eq!(
+            (run.name(), run.target(), run.yield_kind()),
+            (i.name(), i.target(), i.yield_kind()),
+            "{at}"
+        );
+    }
+
+    #[test]
+    fn slots_scaled_scales_slots_only_and_refuses_an_overflow() {
+        let add = Instr::AddRI { d: 1, a: 2, imm: 3 };
+        assert_eq!(add.slots_scaled(16), Some(Instr::AddRI { d: 16, a: 32, imm: 3 }));
+        let get = Instr::GetField { d: 0, obj: 4, f: 9 };
+        assert_eq!(get.slots_scaled(16), Some(Instr::GetField { d: 0, obj: 64, f: 9 }));
+        let jump = Instr::JltRR { a: 5, b: 6, t: 7 };
+        assert_eq!(jump.slots_scaled(16), Some(Instr::JltRR { a: 80, b: 96, t: 7 }));
+        assert_eq!(Instr::Move { d: 1, a: u32::MAX / 8 }.slots_scaled(16), None);
+    }
+
     /// Every program in programs/ loads into code that keeps the table's
     /// promises: slots inside the frame, a destination is a written slot,
     /// targets inside the body, each fused yieldpoint splits off and back,
@@ -997,6 +1053,9 @@ mod tests {
                         assert!(!i.is_superinstruction(), "{at}");
                         let e = body.exec[pc];
                         assert!(e == i || e.is_superinstruction(), "{at}: exec {e:?}");
+                        // The interpreter runs both with slots in bytes.
+                        assert_slots_in_bytes(i, body.run_code[pc], &at);
+                        assert_slots_in_bytes(e, body.run_exec[pc], &at);
                         // The plain interpreter runs a second half without
                         // testing its kind.
                         if crate::superinstr::fuses_next(e) {

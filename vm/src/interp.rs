@@ -49,7 +49,7 @@ use crate::loader::{Body, Program, NO_METHOD};
 use crate::profiler_cost::{CostItem, Work};
 use crate::safepoint::{Arrival, ParkedView, Parking};
 use crate::thread::{request, SharedValue, ThreadResult, ThreadShared, ThreadState};
-use crate::value::Value;
+use crate::value::{Value, SLOT_BYTES};
 
 /// Value slots a thread's stack starts with (charged to `--max-heap`).
 const FIRST_SLOTS: usize = 256;
@@ -125,7 +125,7 @@ pub(crate) struct Interp<'vm> {
     /// it, and the slot holds the loaded body of the same method).
     by_id: Vec<&'vm Body>,
     /// Per body id, the start of the code the plain interpreter runs
-    /// (`by_id[i].exec`): a return finds its caller's code in one load
+    /// (`by_id[i].run_exec`): a return finds its caller's code in one load
     /// from here, not two through the body.
     exec_by_id: Vec<*const Instr>,
     listener: Option<Box<dyn ThreadListener>>,
@@ -208,7 +208,7 @@ impl<'vm> Interp<'vm> {
     fn refresh_code(&mut self) {
         self.code = current_code(self.prog);
         self.by_id = bodies_by_id(self.prog, &self.code);
-        self.exec_by_id = self.by_id.iter().map(|b| b.exec.as_ptr()).collect();
+        self.exec_by_id = self.by_id.iter().map(|b| b.run_exec.as_ptr()).collect();
     }
 
     /// On a simulated machine: the thread's quantum ends at cycle count
@@ -361,7 +361,9 @@ impl<'vm> Interp<'vm> {
         //    the current frame (`ensure_stack` at every frame push), and
         //    every slot operand an instruction names is below `frame_size`
         //    (locals below `nlocals`, temporaries below `nlocals +
-        //    max_stack`, as the verifier bounds stack heights).
+        //    max_stack`, as the verifier bounds stack heights). The code
+        //    run names a slot by its byte offset, `SLOT_BYTES` times its
+        //    index (`Body::run_code`), an argument move by its index.
         // 3. `self.stack` is reallocated only by `ensure_stack`; after it,
         //    and after any out-of-line call, `fp` is re-derived (`resync!`).
         // 4. A reference the program reads (from a slot, or a field or
@@ -388,9 +390,9 @@ impl<'vm> Interp<'vm> {
         macro_rules! code_of {
             ($body:expr) => {
                 if M::COUNT {
-                    $body.code.as_ptr()
+                    $body.run_code.as_ptr()
                 } else {
-                    $body.exec.as_ptr()
+                    $body.run_exec.as_ptr()
                 }
             };
         }
@@ -407,10 +409,20 @@ impl<'vm> Interp<'vm> {
                 (unsafe { ip.offset_from(code_start) }) as u32
             };
         }
+        // The slot at byte offset `$s` from `fp`: a slot operand of the
+        // code run (`Body::run_code`, `Body::run_exec`).
         macro_rules! slot {
             ($s:expr) => {
                 // SAFETY: slot operands are within the frame (2).
-                unsafe { &mut *fp.add($s as usize) }
+                unsafe { &mut *fp.byte_add($s as usize) }
+            };
+        }
+        // The slot at index `$s`: an argument move's (`ArgMoves`, whose
+        // slots are bytes and stay indices).
+        macro_rules! slot_at {
+            ($s:expr) => {
+                // SAFETY: as for `slot!` (2).
+                unsafe { &mut *fp.add(usize::from($s)) }
             };
         }
         macro_rules! get {
@@ -757,10 +769,12 @@ impl<'vm> Interp<'vm> {
                 // call, as if dispatched there).
                 // SAFETY: `ip` is inside the body (1).
                 let return_pc = unsafe { ip.offset_from(code_start) } as usize + 1;
-                // The caller's base, from `fp` rather than from its frame.
-                // SAFETY: `fp` is the top frame's first slot in the stack (3).
-                let caller_base = unsafe { fp.offset_from(self.stack.as_ptr()) } as usize;
-                let new_base = caller_base + $base as usize;
+                // The window's index in the stack, from `fp` rather than
+                // from the caller's frame; `$base` is its byte offset.
+                // SAFETY: `fp` is the top frame's first slot in the stack
+                // (3), and the window lies in that frame (2).
+                let window = unsafe { fp.byte_add($base as usize) };
+                let new_base = unsafe { window.offset_from(self.stack.as_ptr()) } as usize;
                 let need = new_base + callee.frame_size as usize;
                 if need > self.stack.len() {
                     if let Err(e) = self.ensure_stack(need) {
@@ -945,11 +959,11 @@ impl<'vm> Interp<'vm> {
                 let count = usize::from(args.count);
                 // Unrolled (`1 <= count <= 3`): an iterator's loop cost
                 // more than the dispatches saved (callgrind, awfy-towers).
-                set!(args.dst[0], get!(args.src[0]));
+                *slot_at!(args.dst[0]) = *slot_at!(args.src[0]);
                 if count > 1 {
-                    set!(args.dst[1], get!(args.src[1]));
+                    *slot_at!(args.dst[1]) = *slot_at!(args.src[1]);
                     if count > 2 {
-                        set!(args.dst[2], get!(args.src[2]));
+                        *slot_at!(args.dst[2]) = *slot_at!(args.src[2]);
                     }
                 }
                 // SAFETY: the call follows the `count` moves in the body (1).
@@ -1435,11 +1449,11 @@ impl<'vm> Interp<'vm> {
                 // the moves, then the call at the pc after them.
                 Instr::CallArgs { args, m } => {
                     arg_moves!(args);
-                    enter_body!(m, args.base)
+                    enter_body!(m, u32::from(args.base) * SLOT_BYTES)
                 }
                 Instr::CallVirtArgs { args, selector } => {
                     arg_moves!(args);
-                    call_virt!(selector, args.base)
+                    call_virt!(selector, u32::from(args.base) * SLOT_BYTES)
                 }
                 // Every return tests its rare cases at once: no frame, or
                 // no caller (the thread's last return), and with an
@@ -1644,7 +1658,8 @@ impl<'vm> Interp<'vm> {
                 }
                 Instr::Spawn { m, base } => {
                     let n = prog.bodies[m as usize].nparams as usize;
-                    let first = self.frames.last().expect("a frame").base as usize + base as usize;
+                    let first = self.frames.last().expect("a frame").base as usize
+                        + (base / SLOT_BYTES) as usize;
                     let args = &self.stack[first..first + n];
                     if let Some(bad) = args.iter().find(|v| !v.is_shareable()) {
                         let value = display(prog, &self.heap, *bad);

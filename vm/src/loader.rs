@@ -23,6 +23,7 @@ use crate::call_cache::CallCache;
 use crate::instr::Instr;
 use crate::module::{Catch, ClassId, ClassOrder, MethodId, Module, SelectorId};
 use crate::translate::{translate, FoldedStore};
+use crate::value::SLOT_BYTES;
 
 /// Marks "no method" in a virtual-method table.
 pub const NO_METHOD: u32 = u32::MAX;
@@ -70,6 +71,12 @@ pub struct Body {
     /// What the plain interpreter runs: `code` with superinstructions in
     /// place ([`crate::superinstr`]), the same length, pc for pc.
     pub exec: Box<[Instr]>,
+    /// `code` as the counting interpreters run it: each slot operand is
+    /// the slot's byte offset in the frame ([`Instr::slots_scaled`]), so
+    /// that reading a slot is one addressing mode, not a shift and a load.
+    pub run_code: Box<[Instr]>,
+    /// `exec` as the plain interpreter runs it, slots in bytes likewise.
+    pub run_exec: Box<[Instr]>,
     /// Source line of each instruction.
     pub lines: Box<[u32]>,
     /// Index of the source instruction each instruction was emitted for.
@@ -321,11 +328,14 @@ pub fn load_body(
     let mut intern = |c: ClassId, slot: u32| -> u32 { field_refs.intern(c, slot) };
     let t = translate(module, id, yieldpoints, &mut intern);
     let call_cache = CallCache::for_code(&t.code);
+    let exec = crate::superinstr::exec_code(&t.code);
     Body {
         method: id,
         id,
         name: m.display_name(module),
-        exec: crate::superinstr::exec_code(&t.code),
+        run_code: slots_in_bytes(&t.code),
+        run_exec: slots_in_bytes(&exec),
+        exec,
         code: t.code.into_boxed_slice(),
         lines: t.lines.into_boxed_slice(),
         source_index: t.source_index.into_boxed_slice(),
@@ -339,6 +349,18 @@ pub fn load_body(
         own_locals: m.frame_locals() - m.arity(),
         call_cache,
     }
+}
+
+/// `code` with its slot operands as byte offsets, the form the interpreter
+/// runs. Every offset fits: the verifier bounds a frame to
+/// [`MAX_FRAME_SLOTS`](crate::verify::stack::MAX_FRAME_SLOTS) slots.
+fn slots_in_bytes(code: &[Instr]) -> Box<[Instr]> {
+    code.iter()
+        .map(|i| {
+            i.slots_scaled(SLOT_BYTES)
+                .expect("a verified frame's offsets fit a u32")
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -75,6 +75,10 @@ impl Value {
     }
 }
 
+/// The size of a [`Value`], a frame slot: the interpreter names slots by
+/// their byte offsets ([`crate::instr::Instr::slots_scaled`]).
+pub const SLOT_BYTES: u32 = std::mem::size_of::<Value>() as u32;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,9 +12,10 @@
 //! The deepest height reached is recorded as [`Method::max_stack`], which the
 //! loader uses to size frames.
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Pos};
 use crate::module::{Method, Module, Op};
 use crate::opcode::{Flow, StackEffect};
+use crate::value::SLOT_BYTES;
 
 /// Values an instruction pops and pushes, calls resolved against `module`.
 pub fn effect(module: &Module, op: Op) -> (u32, u32) {
@@ -133,5 +134,62 @@ pub fn check_method(module: &Module, m: &Method, diags: &mut Vec<Diagnostic>) ->
             Flow::End => {}
         }
     }
+    check_frame_size(&name, m.frame_locals(), max, m.end, diags);
     (diags.len() == before).then_some(Heights { max, at: heights })
+}
+
+/// The most slots a frame may have (locals and operand depths): the
+/// interpreter names a slot by its byte offset in the frame, a `u32`, and a
+/// slot is [`SLOT_BYTES`] bytes.
+pub const MAX_FRAME_SLOTS: u32 = u32::MAX / SLOT_BYTES;
+
+/// Rejects a method whose frame, `locals` plus the `max_stack` operand
+/// depths, has more than [`MAX_FRAME_SLOTS`] slots (reported at its
+/// `.end`).
+fn check_frame_size(
+    name: &str,
+    locals: u32,
+    max_stack: u32,
+    end: Pos,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let slots = u64::from(locals) + u64::from(max_stack);
+    if slots > u64::from(MAX_FRAME_SLOTS) {
+        diags.push(Diagnostic::new(
+            end,
+            format!(
+                "method `{name}` needs {slots} frame slots ({locals} locals and a stack {max_stack} deep); at most {MAX_FRAME_SLOTS}"
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame_diags(locals: u32, max_stack: u32) -> Vec<Diagnostic> {
+        let mut diags = Vec::new();
+        check_frame_size("m", locals, max_stack, Pos::default(), &mut diags);
+        diags
+    }
+
+    #[test]
+    fn a_frame_whose_last_slot_offset_fits_a_u32_passes() {
+        assert!(frame_diags(MAX_FRAME_SLOTS - 5, 5).is_empty());
+        let last_offset = u64::from(MAX_FRAME_SLOTS - 1) * u64::from(SLOT_BYTES);
+        assert!(last_offset <= u64::from(u32::MAX));
+    }
+
+    #[test]
+    fn a_frame_one_slot_larger_is_rejected_with_its_size() {
+        let diags = frame_diags(MAX_FRAME_SLOTS - 5, 6);
+        assert_eq!(diags.len(), 1);
+        assert!(
+            diags[0].message.contains("needs 268435456 frame slots"),
+            "{}",
+            diags[0].message
+        );
+        assert_eq!(frame_diags(u32::MAX, u32::MAX).len(), 1);
+    }
 }
