@@ -814,6 +814,10 @@ instrs! {
     /// `d = a * b`, then the [`Instr::ShrRI`] at the next pc that shifts
     /// it (a fixed-point product).
     MulRRShrRI { d: Dst, a: Src, b: Src } [] => "{d} = mul {a}, {b}; shr next";
+    /// `d = a * b`, then the [`Instr::ShrRI`] at the next pc that shifts
+    /// it into `d` again (`t = mul x, y; t = shr t, 24`): `d` is written
+    /// once, with the shifted product.
+    MulRRShrRIInPlace { d: Dst, a: Src, b: Src } [] => "{d} = mul {a}, {b}; shr next, in place";
     /// `d = a + b`, then the [`Instr::ShrRI`] at the next pc that shifts
     /// it (a mean: `(lo + hi) shr 1`, a Newton step's `(x + n / x) shr 1`).
     AddRRShrRI { d: Dst, a: Src, b: Src } [] => "{d} = add {a}, {b}; shr next";
@@ -880,6 +884,7 @@ impl Instr {
                 | GetFieldAStore { .. }
                 | ConstIntAStore { .. }
                 | MulRRShrRI { .. }
+                | MulRRShrRIInPlace { .. }
                 | AddRRShrRI { .. }
                 | AddRRPutField { .. }
                 | SubRRPutField { .. }
@@ -962,7 +967,7 @@ mod tests {
 
     #[test]
     fn the_table_names_every_variant_once() {
-        assert_eq!(Instr::NAMES.len(), 136);
+        assert_eq!(Instr::NAMES.len(), 137);
         let mut names = Instr::NAMES.to_vec();
         names.sort_unstable();
         names.dedup();
@@ -1011,12 +1016,36 @@ mod tests {
     #[test]
     fn slots_scaled_scales_slots_only_and_refuses_an_overflow() {
         let add = Instr::AddRI { d: 1, a: 2, imm: 3 };
-        assert_eq!(add.slots_scaled(16), Some(Instr::AddRI { d: 16, a: 32, imm: 3 }));
+        assert_eq!(
+            add.slots_scaled(16),
+            Some(Instr::AddRI {
+                d: 16,
+                a: 32,
+                imm: 3
+            })
+        );
         let get = Instr::GetField { d: 0, obj: 4, f: 9 };
-        assert_eq!(get.slots_scaled(16), Some(Instr::GetField { d: 0, obj: 64, f: 9 }));
+        assert_eq!(
+            get.slots_scaled(16),
+            Some(Instr::GetField {
+                d: 0,
+                obj: 64,
+                f: 9
+            })
+        );
         let jump = Instr::JltRR { a: 5, b: 6, t: 7 };
-        assert_eq!(jump.slots_scaled(16), Some(Instr::JltRR { a: 80, b: 96, t: 7 }));
-        assert_eq!(Instr::Move { d: 1, a: u32::MAX / 8 }.slots_scaled(16), None);
+        assert_eq!(
+            jump.slots_scaled(16),
+            Some(Instr::JltRR { a: 80, b: 96, t: 7 })
+        );
+        assert_eq!(
+            Instr::Move {
+                d: 1,
+                a: u32::MAX / 8
+            }
+            .slots_scaled(16),
+            None
+        );
     }
 
     /// Every program in programs/ loads into code that keeps the table's

@@ -94,7 +94,9 @@
 //! `shr` by a constant that shifts its result (a fixed-point product, a
 //! mean `(lo + hi) shr 1`) is `Instr::MulRRShrRI` or `Instr::AddRRShrRI`:
 //! the shift needs no test of its operand, which the first half has just
-//! made an integer. And an `add` or `sub` followed by the `putfield` that
+//! made an integer. A product shifted back into its own slot (`t = mul x,
+//! y; t = shr t, 24`, every fixed-point product of awfy-nbody) is
+//! `Instr::MulRRShrRIInPlace`, which writes the slot once. And an `add` or `sub` followed by the `putfield` that
 //! stores its result (`b.x = b.x + d`, where something else comes between
 //! the field read and the arithmetic) is `Instr::AddRRPutField`, ...: the
 //! store is done in the same dispatch where the object is of the field's
@@ -315,10 +317,18 @@ fn constant_store(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
 /// it is a `mul` or an `add` of two slots whose result the next
 /// instruction, a `shr` by a constant, shifts.
 fn fixed_point_product(code: &[Instr], pc: u32, i: Instr) -> Option<Instr> {
-    let Instr::ShrRI { a: shifted, .. } = *code.get(pc as usize + 1)? else {
+    let Instr::ShrRI {
+        a: shifted,
+        d: into,
+        ..
+    } = *code.get(pc as usize + 1)?
+    else {
         return None;
     };
     match i {
+        Instr::MulRR { d, a, b } if shifted == d && into == d => {
+            Some(Instr::MulRRShrRIInPlace { d, a, b })
+        }
         Instr::MulRR { d, a, b } if shifted == d => Some(Instr::MulRRShrRI { d, a, b }),
         Instr::AddRR { d, a, b } if shifted == d => Some(Instr::AddRRShrRI { d, a, b }),
         _ => None,
@@ -353,6 +363,7 @@ pub fn fuses_next(i: Instr) -> bool {
             | Instr::GetFieldAStore { .. }
             | Instr::ConstIntAStore { .. }
             | Instr::MulRRShrRI { .. }
+            | Instr::MulRRShrRIInPlace { .. }
             | Instr::AddRRShrRI { .. }
             | Instr::AddRRPutField { .. }
             | Instr::SubRRPutField { .. }
@@ -375,6 +386,7 @@ pub fn finishes(first: Instr, next: Instr) -> bool {
         | (GetFieldALoad { .. }, ALoad { .. })
         | (GetFieldAStore { .. } | ConstIntAStore { .. }, AStore { .. }) => true,
         (MulRRShrRI { d, .. } | AddRRShrRI { d, .. }, ShrRI { a, .. }) => a == d,
+        (MulRRShrRIInPlace { d, .. }, ShrRI { a, d: into, .. }) => a == d && into == d,
         (
             AddRRPutField { d, .. } | SubRRPutField { d, .. } | AddRIPutField { d, .. },
             PutField { v, .. },
@@ -514,6 +526,28 @@ mod tests {
         for pc in 1..code.len() {
             assert_eq!(exec[pc], code[pc], "pc {pc}");
         }
+    }
+
+    #[test]
+    fn a_product_shifted_into_its_own_slot_is_written_once() {
+        let code = [
+            Instr::MulRR { d: 3, a: 0, b: 1 },
+            Instr::ShrRI {
+                d: 3,
+                a: 3,
+                imm: 24,
+            },
+        ];
+        only_the_first_fused(&code, Instr::MulRRShrRIInPlace { d: 3, a: 0, b: 1 });
+        let elsewhere = [
+            code[0],
+            Instr::ShrRI {
+                d: 2,
+                a: 3,
+                imm: 24,
+            },
+        ];
+        only_the_first_fused(&elsewhere, Instr::MulRRShrRI { d: 3, a: 0, b: 1 });
     }
 
     #[test]

@@ -25,9 +25,9 @@
 //!   control word to 0;
 //! - the **loop trip** ([`ThreadShared::loop_trip`]), the same trick for
 //!   backedges: whoever makes the control word positive also sets the trip
-//!   non-zero, and a loop's fused test (`crate::superinstr`) tests it in one
-//!   test with the type tags of the operands it reads anyway (`tags | trip
-//!   == 0`, `crate::trip`), so its backedge yieldpoint costs one
+//!   to [`LOOP_TRIPPED`], and a loop's fused test (`crate::superinstr`)
+//!   tests it in one test with the type tags of the operands it reads
+//!   anyway (`tags == trip`, `crate::trip`), so its backedge yieldpoint costs one
 //!   instruction, which reads the trip, and no branch of its own. Only the
 //!   thread clears the trip, when it restores the word to a value that is
 //!   not positive, or when it finds the trip set with the word not
@@ -133,6 +133,12 @@ pub enum ThreadResult {
     Stopped,
 }
 
+/// The loop trip's value while it is set: a word no operands' type tags
+/// `or`ed together equal (they are small), so that a fused loop test
+/// checks the tags and the trip with one compare, `tags == trip`
+/// ([`crate::trip`]).
+pub(crate) const LOOP_TRIPPED: u32 = u32::MAX;
+
 /// The part of a thread other threads may see and touch.
 pub struct ThreadShared {
     /// Thread id: 0 for the main thread, then 1, 2, ... in spawn order.
@@ -151,7 +157,7 @@ pub struct ThreadShared {
     /// at once: 1 while the control word is 0, else `usize::MAX` (see the
     /// module docs). Starts at `usize::MAX`, like the limit at 0.
     pub(crate) return_floor: AtomicUsize,
-    /// Non-zero whenever the control word is positive (a backedge
+    /// [`LOOP_TRIPPED`] whenever the control word is positive (a backedge
     /// yieldpoint is to be taken), and 0 while the thread is not asked to
     /// take one, bar a requester's late store (see the module docs).
     pub(crate) loop_trip: AtomicU32,
@@ -220,7 +226,7 @@ impl ThreadShared {
             self.return_floor.store(usize::MAX, Ordering::SeqCst);
         }
         if value > 0 {
-            self.loop_trip.store(1, Ordering::SeqCst);
+            self.loop_trip.store(LOOP_TRIPPED, Ordering::SeqCst);
         }
     }
 
@@ -239,7 +245,8 @@ impl ThreadShared {
         };
         self.frame_limit.store(limit, Ordering::SeqCst);
         self.return_floor.store(floor, Ordering::SeqCst);
-        self.loop_trip.store(u32::from(base > 0), Ordering::SeqCst);
+        let trip = if base > 0 { LOOP_TRIPPED } else { 0 };
+        self.loop_trip.store(trip, Ordering::SeqCst);
         if self.requests.load(Ordering::SeqCst) != 0 {
             self.set_control_word(1);
         }
@@ -266,7 +273,7 @@ impl ThreadShared {
     pub(crate) fn rearm_loops(&self) {
         self.loop_trip.store(0, Ordering::SeqCst);
         if self.control.load(Ordering::SeqCst) > 0 {
-            self.loop_trip.store(1, Ordering::SeqCst);
+            self.loop_trip.store(LOOP_TRIPPED, Ordering::SeqCst);
         }
     }
 
@@ -453,25 +460,25 @@ mod tests {
         t.set_control_word(-1);
         assert_eq!(trip(&t), 0);
         t.request(request::TICK);
-        assert_eq!(trip(&t), 1, "a request trips the loops");
+        assert_eq!(trip(&t), LOOP_TRIPPED, "a request trips the loops");
         // A requester's word of 0 leaves the trip to the thread.
         t.set_control_word(0);
-        assert_eq!(trip(&t), 1);
+        assert_eq!(trip(&t), LOOP_TRIPPED);
         t.rearm_loops();
         assert_eq!(trip(&t), 0, "cleared once the word is not positive");
         t.set_control_word(1);
         t.rearm_loops();
-        assert_eq!(trip(&t), 1, "kept while the word asks");
+        assert_eq!(trip(&t), LOOP_TRIPPED, "kept while the word asks");
         // Served: back to a base of -1 or 0 clears it, unless requests
         // came in meanwhile.
         t.requests.store(0, Ordering::SeqCst);
         t.restore_control(-1, 50);
         assert_eq!(trip(&t), 0);
         t.restore_control(1, 50);
-        assert_eq!(trip(&t), 1);
+        assert_eq!(trip(&t), LOOP_TRIPPED);
         t.requests.fetch_or(request::GC, Ordering::SeqCst);
         t.restore_control(0, 50);
-        assert_eq!((t.control_word(), trip(&t)), (1, 1));
+        assert_eq!((t.control_word(), trip(&t)), (1, LOOP_TRIPPED));
     }
 
     #[test]
