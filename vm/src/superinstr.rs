@@ -490,29 +490,22 @@ mod tests {
         }
     }
 
+    /// `d = shr a, 24`.
+    fn shr(d: u32, a: u32) -> Instr {
+        Instr::ShrRI { d, a, imm: 24 }
+    }
+
     #[test]
     fn a_fixed_point_product_is_one_instruction() {
         let code = [
             Instr::MulRR { d: 3, a: 0, b: 1 },
-            Instr::ShrRI {
-                d: 2,
-                a: 3,
-                imm: 24,
-            },
+            shr(2, 3),
             // The shift does not shift the product: it stays.
             Instr::MulRR { d: 3, a: 0, b: 1 },
-            Instr::ShrRI {
-                d: 2,
-                a: 1,
-                imm: 24,
-            },
+            shr(2, 1),
             // A product by a constant.
             Instr::MulRI { d: 3, a: 0, imm: 7 },
-            Instr::ShrRI {
-                d: 2,
-                a: 3,
-                imm: 24,
-            },
+            shr(2, 3),
         ];
         only_the_first_fused(&code, Instr::MulRRShrRI { d: 3, a: 0, b: 1 });
     }
@@ -530,24 +523,8 @@ mod tests {
 
     #[test]
     fn a_product_shifted_into_its_own_slot_is_written_once() {
-        let code = [
-            Instr::MulRR { d: 3, a: 0, b: 1 },
-            Instr::ShrRI {
-                d: 3,
-                a: 3,
-                imm: 24,
-            },
-        ];
+        let code = [Instr::MulRR { d: 3, a: 0, b: 1 }, shr(3, 3)];
         only_the_first_fused(&code, Instr::MulRRShrRIInPlace { d: 3, a: 0, b: 1 });
-        let elsewhere = [
-            code[0],
-            Instr::ShrRI {
-                d: 2,
-                a: 3,
-                imm: 24,
-            },
-        ];
-        only_the_first_fused(&elsewhere, Instr::MulRRShrRI { d: 3, a: 0, b: 1 });
     }
 
     #[test]
