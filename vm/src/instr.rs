@@ -355,9 +355,9 @@ macro_rules! instrs {
             /// ([`operand::Src`], [`operand::Dst`], [`operand::InOut`],
             /// [`operand::Base`]) multiplied by `bytes`, the size of a slot,
             /// so that it is the slot's byte offset from the frame's first
-            /// slot (see [`Instr::slots_in_bytes`]). An [`ArgMoves`]' slots
-            /// are bytes and stay indices. `None` if an offset does not fit
-            /// a slot operand.
+            /// slot (see [`Body::run_code`](crate::loader::Body::run_code)).
+            /// An [`ArgMoves`]' slots are bytes and stay indices. `None` if
+            /// an offset does not fit a slot operand.
             pub fn slots_scaled(self, bytes: u32) -> Option<Instr> {
                 Some(match self {
                     $(Instr::$name $({ $($f),* })? => Instr::$name $({ $(
