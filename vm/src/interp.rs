@@ -1877,8 +1877,7 @@ impl<'vm> Interp<'vm> {
             // sampler's stride), and nothing else to do: its charge, as
             // below, and the control word left as it is, which is what
             // `restore_control` would write back.
-            self.passes -= 1;
-            self.charge(CostItem::YieldpointTaken);
+            self.take_pass();
             if M::COUNT && self.now() >= self.slice_end {
                 return self.yieldpoint_end::<M>();
             }
@@ -1930,8 +1929,7 @@ impl<'vm> Interp<'vm> {
         let profiler_bits = req & !request::VM_MASK;
         if self.passes != 0 && profiler_bits == 0 && kind != YieldKind::Backedge {
             // A yieldpoint the listener let go by: its charge, no call.
-            self.passes -= 1;
-            self.charge(CostItem::YieldpointTaken);
+            self.take_pass();
         } else if self.listener.is_some() {
             self.notify(|l, t| l.yieldpoint(t, kind, profiler_bits));
             if let Some(e) = self.listener_error.take() {
@@ -1939,6 +1937,13 @@ impl<'vm> Interp<'vm> {
             }
         }
         self.yieldpoint_end::<M>()
+    }
+
+    /// One of the yieldpoints the listener lets go by (`passes`), taken:
+    /// counted off and charged, without a call to the listener.
+    fn take_pass(&mut self) {
+        self.passes -= 1;
+        self.charge(CostItem::YieldpointTaken);
     }
 
     /// Nothing but a pass to do at a yieldpoint: no request, no memory
