@@ -28,7 +28,7 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 
 use crate::memory::{fallibly, huge_pages};
-use crate::value::Value;
+use crate::value::{write_words, Value};
 
 /// The fewest elements an array must have to start as integers alone.
 pub const INTS_FROM: usize = 1 << 16;
@@ -152,7 +152,7 @@ impl Elements {
         if i < u64::from(self.values_len) {
             // SAFETY: below `values_len`, so the elements are values and
             // `i` is below their number: a value of the buffer.
-            unsafe { self.buf.as_ptr().add(i as usize).write(v) };
+            unsafe { write_words(self.buf.as_ptr().add(i as usize), v) };
             Ok(())
         } else if i < u64::from(self.len) {
             self.set_in_integers(i as usize, v);

@@ -49,7 +49,7 @@ use crate::loader::{Body, Program, NO_METHOD};
 use crate::profiler_cost::{CostItem, Work};
 use crate::safepoint::{Arrival, ParkedView, Parking};
 use crate::thread::{request, SharedValue, ThreadResult, ThreadShared, ThreadState};
-use crate::value::{Value, SLOT_BYTES};
+use crate::value::{copy_words, write_int, write_words, Value, SLOT_BYTES};
 
 /// Value slots a thread's stack starts with (charged to `--max-heap`).
 const FIRST_SLOTS: usize = 256;
@@ -431,9 +431,18 @@ impl<'vm> Interp<'vm> {
             };
         }
         macro_rules! set {
+            // In words (`crate::value`), an integer's tag word whole.
+            ($s:expr, Value::Int($x:expr)) => {{
+                let x: i64 = $x;
+                let p: *mut Value = slot!($s);
+                // SAFETY: a slot of the frame (2).
+                unsafe { write_int(p, x) };
+            }};
             ($s:expr, $v:expr) => {{
                 let v: Value = $v;
-                *slot!($s) = v;
+                let p: *mut Value = slot!($s);
+                // SAFETY: a slot of the frame (2).
+                unsafe { write_words(p, v) };
             }};
         }
         // To the instruction at `$t`: the loop's next dispatch runs it
@@ -729,7 +738,7 @@ impl<'vm> Interp<'vm> {
                 let fields = unsafe { self.heap.fields_mut_unchecked($r, $class) };
                 debug_assert!(($field as usize) < fields.len());
                 // SAFETY: the object is of the field's class or a subclass (4).
-                unsafe { *fields.get_unchecked_mut($field as usize) = v };
+                unsafe { write_words(fields.as_mut_ptr().add($field as usize), v) };
             }};
         }
         // The same for a field store at the next pc that stores the
@@ -787,22 +796,22 @@ impl<'vm> Interp<'vm> {
                 // SAFETY: the callee's frame, `new_base..need`, is inside
                 // the stack (just ensured: 2).
                 let callee_fp = unsafe { self.stack.as_mut_ptr().add(new_base) };
-                // The callee's own locals start at 0. Most methods have
-                // none, one or two: those are stored directly, and only a
-                // longer list is a `fill` (whose loop, unrolled by eight
-                // with its remainder loop first, costs about 20
-                // instructions for a single local: callgrind, awfy-towers).
+                // The callee's own locals start at 0, written in words
+                // (`crate::value`). Most methods have none, one or two:
+                // those are stored straight, and only a longer list loops
+                // (a `fill`'s loop, unrolled by eight with its remainder
+                // loop first, cost about 20 instructions for a single
+                // local: callgrind, awfy-towers).
                 // SAFETY: `nparams <= nlocals <= frame_size` (2).
                 unsafe {
                     let locals = callee_fp.add(callee.nparams as usize);
                     let n = callee.own_locals as usize;
                     if n != 0 {
-                        *locals = Value::Int(0);
+                        write_int(locals, 0);
                         if n > 1 {
-                            *locals.add(1) = Value::Int(0);
-                            if n > 2 {
-                                std::slice::from_raw_parts_mut(locals.add(2), n - 2)
-                                    .fill(Value::Int(0));
+                            write_int(locals.add(1), 0);
+                            for k in 2..n {
+                                write_int(locals.add(k), 0);
                             }
                         }
                     }
@@ -962,11 +971,21 @@ impl<'vm> Interp<'vm> {
                 let count = usize::from(args.count);
                 // Unrolled (`1 <= count <= 3`): an iterator's loop cost
                 // more than the dispatches saved (callgrind, awfy-towers).
-                *slot_at!(args.dst[0]) = *slot_at!(args.src[0]);
+                // Each move copies in words (`crate::value`): the value
+                // was most often computed just before.
+                macro_rules! arg_move {
+                    ($k:expr) => {{
+                        let (dst, src): (*mut Value, *mut Value) =
+                            (slot_at!(args.dst[$k]), slot_at!(args.src[$k]));
+                        // SAFETY: two slots of the frame (2).
+                        unsafe { copy_words(dst, src) };
+                    }};
+                }
+                arg_move!(0);
                 if count > 1 {
-                    *slot_at!(args.dst[1]) = *slot_at!(args.src[1]);
+                    arg_move!(1);
                     if count > 2 {
-                        *slot_at!(args.dst[2]) = *slot_at!(args.src[2]);
+                        arg_move!(2);
                     }
                 }
                 // SAFETY: the call follows the `count` moves in the body (1).
@@ -1024,7 +1043,7 @@ impl<'vm> Interp<'vm> {
                 // The result lands where the call's arguments began,
                 // which is where the callee's frame began.
                 // SAFETY: the returning frame's base is inside the stack (2).
-                unsafe { *stack.add(frame.base as usize) = v };
+                unsafe { write_words(stack.add(frame.base as usize), v) };
                 debug_assert!(std::ptr::eq(
                     self.by_id[caller.body as usize],
                     prog.body(caller.body)
