@@ -96,7 +96,9 @@ impl Value {
 /// Writes `v` at `p` as two 8-byte stores, its tag word and its payload
 /// word, never one 16-byte store nor a 4-byte tag.
 ///
-/// SAFETY: `p` must be valid for a write of a `Value` and 8-byte aligned.
+/// # Safety
+///
+/// `p` must be valid for a write of a `Value` and 8-byte aligned.
 #[inline(always)]
 pub unsafe fn write_words(p: *mut Value, v: Value) {
     // SAFETY: a value is 16 bytes; `MaybeUninit` holds any bytes, the
@@ -113,7 +115,9 @@ pub unsafe fn write_words(p: *mut Value, v: Value) {
 /// Writes the integer `x` at `p` as [`write_words`] would, its tag word
 /// (zero, the padding included) and its payload.
 ///
-/// SAFETY: as for [`write_words`].
+/// # Safety
+///
+/// As for [`write_words`].
 #[inline(always)]
 pub unsafe fn write_int(p: *mut Value, x: i64) {
     let w = p.cast::<u64>();
@@ -127,7 +131,10 @@ pub unsafe fn write_int(p: *mut Value, x: i64) {
 
 /// Copies the value at `src` to `dst` word by word (see [`write_words`]).
 ///
-/// SAFETY: both valid and 8-byte aligned.
+/// # Safety
+///
+/// `src` must be valid for a read of a `Value`, `dst` for a write of
+/// one, both 8-byte aligned.
 #[inline(always)]
 pub unsafe fn copy_words(dst: *mut Value, src: *const Value) {
     let s = src.cast::<MaybeUninit<u64>>();
