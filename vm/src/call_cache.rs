@@ -9,163 +9,173 @@
 //! Without it a virtual call reads the receiver's class, then the class's
 //! record, its method table, the method, and the method's code, each load
 //! waiting for the one before: the call's target is known only at the end
-//! of a chain that starts at the receiver. With it the site's words
-//! (class, method) are read at once, since they depend on nothing but the
-//! call's pc, and a compare with the receiver's class confirms one: the
-//! processor goes on into the callee as for a static call while the
-//! compare resolves, and only a class the words do not hold (a miss) takes
-//! the table walk, then refills them. A site of more than two classes in
-//! turn misses every time (virtual_calls' four shapes), and the miss costs
-//! a few instructions more than the table walk alone. (awfy-queens, whose
-//! calls go to one method per site: the same program with static calls
-//! ran 17% faster than with virtual ones; docs/PERFORMANCE.md, "Inline
-//! caches".)
+//! of a chain that starts at the receiver. With it the site's entry is
+//! read at once, since its address depends on nothing but the call
+//! instruction's own address, which the interpreter holds (`ip`), and a
+//! compare with the receiver's class confirms one: the processor goes on
+//! into the callee as for a static call while the compare resolves, and
+//! only a class the entry does not hold (a miss) takes the table walk,
+//! then refills it. A site of more than two classes in turn misses every
+//! time (virtual_calls' four shapes), and the miss costs a few
+//! instructions more than the table walk alone. (awfy-queens, whose calls
+//! go to one method per site: the same program with static calls ran 17%
+//! faster than with virtual ones; docs/PERFORMANCE.md, "Inline caches".)
 //!
-//! A body's cache has two words per instruction when the body has a
-//! virtual call, indexed by the call's pc (the same in `code` and `exec`),
-//! else none; a miss moves the first word to the second and writes the
-//! new pair first. The words are shared by every thread that runs the
-//! body and are written with relaxed atomics: a word is one load or one
-//! store, so a reader sees a pair that some thread found, and any pair
-//! found at that site is right for its class (a site's selector never
-//! changes). A method is a method index, which each thread maps to its
-//! own current code, so installing compiled code never makes a word
-//! stale.
-
-use std::sync::atomic::{AtomicU64, Ordering};
+//! Each thread has its own [`CallCache`]: a table of [`SITES`] entries,
+//! direct-mapped by the call instruction's address, each holding the
+//! address it is for and two (class, method) pairs. Two sites that map to
+//! one entry take it from each other (a miss, never a wrong answer: the
+//! entry names its site). A miss moves the first pair to the second and
+//! writes the new pair first. An instruction's address names one call
+//! for the whole run: the code of a body, loaded or installed, lives as
+//! long as the program and never moves. A method is a method index, which
+//! each thread maps to its own current code, so installing compiled code
+//! never makes a pair stale.
 
 use crate::instr::Instr;
 
-/// A word no class matches: class ids are below `u32::MAX`.
+/// Entries in a thread's table (a power of two): 8 KiB a thread.
+pub const SITES: usize = 256;
+
+/// A pair no class matches: class ids are below `u32::MAX`.
 const EMPTY: u64 = u64::MAX;
 
-/// The inline caches of one body's virtual calls.
+/// One site's entry: 32 bytes, so that an entry never straddles two cache
+/// lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Entry {
+    /// The call instruction's address; 0 for an unused entry.
+    site: usize,
+    /// (class, method) pairs: the class in the low half, the method in the
+    /// high half; the most recently found first.
+    pairs: [u64; 2],
+}
+
+const UNUSED: Entry = Entry {
+    site: 0,
+    pairs: [EMPTY; 2],
+};
+
+/// One thread's inline caches of its virtual calls.
 pub struct CallCache {
-    words: Box<[AtomicU64]>,
+    entries: Box<[Entry; SITES]>,
+}
+
+impl Default for CallCache {
+    fn default() -> CallCache {
+        CallCache::new()
+    }
 }
 
 impl CallCache {
-    /// Empty caches for `code`: two words per instruction if it has a
-    /// virtual call, else none.
-    pub fn for_code(code: &[Instr]) -> CallCache {
-        let calls = code
-            .iter()
-            .any(|i| matches!(i, Instr::CallVirt { .. } | Instr::CallVirtArgs { .. }));
-        let n = if calls { 2 * code.len() } else { 0 };
+    /// Empty caches.
+    pub fn new() -> CallCache {
         CallCache {
-            words: (0..n).map(|_| AtomicU64::new(EMPTY)).collect(),
+            entries: Box::new([UNUSED; SITES]),
         }
     }
 
-    /// The method the virtual call at `pc` found for receivers of `class`,
-    /// if that is what its word holds.
-    ///
-    /// # Safety
-    /// `pc` is the pc of a virtual call of the body whose cache this is.
+    /// The entry of the call at `site`. Instructions are 16 bytes apart,
+    /// so the address's low four bits say nothing.
     #[inline(always)]
-    pub unsafe fn hit(&self, pc: usize, class: u32) -> Option<u32> {
-        debug_assert!(2 * pc + 1 < self.words.len(), "a virtual call's pc");
-        // SAFETY: a virtual call's body has two words per instruction (the
-        // caller's contract).
-        let first = unsafe { self.words.get_unchecked(2 * pc) }.load(Ordering::Relaxed);
+    fn index(site: *const Instr) -> usize {
+        (site as usize >> 4) & (SITES - 1)
+    }
+
+    /// The method the virtual call at `site` found for receivers of
+    /// `class`, if its entry holds that.
+    #[inline(always)]
+    pub fn hit(&self, site: *const Instr, class: u32) -> Option<u32> {
+        let e = &self.entries[Self::index(site)];
+        if e.site != site as usize {
+            return None;
+        }
+        let first = e.pairs[0];
         if first as u32 == class {
             return Some((first >> 32) as u32);
         }
-        // SAFETY: as above.
-        let second = unsafe { self.words.get_unchecked(2 * pc + 1) }.load(Ordering::Relaxed);
+        let second = e.pairs[1];
         (second as u32 == class).then_some((second >> 32) as u32)
     }
 
-    /// Records that the virtual call at `pc` runs `method` for receivers
+    /// Records that the virtual call at `site` runs `method` for receivers
     /// of `class`.
-    pub fn fill(&self, pc: usize, class: u32, method: u32) {
-        if let (Some(first), Some(second)) = (self.words.get(2 * pc), self.words.get(2 * pc + 1)) {
-            second.store(first.load(Ordering::Relaxed), Ordering::Relaxed);
-            first.store(
-                u64::from(class) | (u64::from(method) << 32),
-                Ordering::Relaxed,
-            );
-        }
-    }
-
-    /// Words in this cache (two per instruction; 0 for a body without
-    /// virtual calls).
-    pub fn len(&self) -> usize {
-        self.words.len()
-    }
-
-    /// Whether the body has no virtual call to cache.
-    pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
-}
-
-/// A copy starts empty: the caches are a speed-up, never a meaning.
-impl Clone for CallCache {
-    fn clone(&self) -> CallCache {
-        CallCache {
-            words: (0..self.words.len())
-                .map(|_| AtomicU64::new(EMPTY))
-                .collect(),
+    pub fn fill(&mut self, site: *const Instr, class: u32, method: u32) {
+        let pair = u64::from(class) | (u64::from(method) << 32);
+        let e = &mut self.entries[Self::index(site)];
+        if e.site == site as usize {
+            e.pairs = [pair, e.pairs[0]];
+        } else {
+            *e = Entry {
+                site: site as usize,
+                pairs: [pair, EMPTY],
+            };
         }
     }
 }
 
 impl std::fmt::Debug for CallCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CallCache({} words)", self.words.len())
+        let used = self.entries.iter().filter(|e| e.site != 0).count();
+        write!(f, "CallCache({used} of {SITES} entries)")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instr::Instr;
 
-    fn code_with_call() -> Vec<Instr> {
-        vec![
-            Instr::Nop,
-            Instr::CallVirt {
-                selector: 0,
-                base: 0,
-                arity: 1,
-            },
-            Instr::Ret { a: 0 },
-        ]
+    fn sites() -> Vec<Instr> {
+        vec![Instr::Nop; SITES + 2]
     }
 
     #[test]
-    fn a_body_without_virtual_calls_has_no_words() {
-        let c = CallCache::for_code(&[Instr::Nop, Instr::Ret { a: 0 }]);
-        assert!(c.is_empty());
-        assert_eq!(CallCache::for_code(&code_with_call()).len(), 6);
+    fn an_entry_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 32);
     }
 
     #[test]
     fn a_site_answers_for_the_last_two_classes_it_was_filled_with() {
-        let c = CallCache::for_code(&code_with_call());
-        // SAFETY: pc 1 is the virtual call.
-        assert_eq!(unsafe { c.hit(1, 7) }, None, "empty at first");
-        c.fill(1, 7, 42);
-        assert_eq!(unsafe { c.hit(1, 7) }, Some(42));
-        assert_eq!(unsafe { c.hit(1, 8) }, None, "another class misses");
-        c.fill(1, 8, 43);
-        assert_eq!(unsafe { c.hit(1, 7) }, Some(42), "the first kept second");
-        assert_eq!(unsafe { c.hit(1, 8) }, Some(43));
-        c.fill(1, 9, 44);
-        assert_eq!(unsafe { c.hit(1, 7) }, None, "the oldest went");
-        assert_eq!(unsafe { c.hit(1, 8) }, Some(43));
-        assert_eq!(unsafe { c.hit(1, 9) }, Some(44));
-        assert_eq!(unsafe { c.clone().hit(1, 9) }, None, "a copy starts empty");
-        assert_eq!(unsafe { c.hit(0, 9) }, None, "another pc has its own");
+        let code = sites();
+        let (s, other) = (&code[1] as *const Instr, &code[0] as *const Instr);
+        let mut c = CallCache::new();
+        assert_eq!(c.hit(s, 7), None, "empty at first");
+        c.fill(s, 7, 42);
+        assert_eq!(c.hit(s, 7), Some(42));
+        assert_eq!(c.hit(s, 8), None, "another class misses");
+        c.fill(s, 8, 43);
+        assert_eq!(c.hit(s, 7), Some(42), "the first kept second");
+        assert_eq!(c.hit(s, 8), Some(43));
+        c.fill(s, 9, 44);
+        assert_eq!(c.hit(s, 7), None, "the oldest went");
+        assert_eq!(c.hit(s, 8), Some(43));
+        assert_eq!(c.hit(s, 9), Some(44));
+        assert_eq!(c.hit(other, 9), None, "another site has its own");
+    }
+
+    #[test]
+    fn two_sites_of_one_entry_miss_rather_than_answer_for_each_other() {
+        let code = sites();
+        // `SITES` instructions apart: the same entry.
+        let (a, b) = (&code[1] as *const Instr, &code[1 + SITES] as *const Instr);
+        assert_eq!(CallCache::index(a), CallCache::index(b));
+        let mut c = CallCache::new();
+        c.fill(a, 7, 42);
+        assert_eq!(c.hit(b, 7), None, "b's entry names a");
+        c.fill(b, 7, 50);
+        assert_eq!(c.hit(b, 7), Some(50));
+        assert_eq!(c.hit(a, 7), None, "b took the entry");
     }
 
     #[test]
     fn class_zero_and_method_zero_are_cached_like_any_other() {
-        let c = CallCache::for_code(&code_with_call());
-        assert_eq!(unsafe { c.hit(1, 0) }, None);
-        c.fill(1, 0, 0);
-        assert_eq!(unsafe { c.hit(1, 0) }, Some(0));
-        assert_eq!(unsafe { c.hit(1, u32::MAX - 1) }, None);
+        let code = sites();
+        let s = &code[3] as *const Instr;
+        let mut c = CallCache::new();
+        assert_eq!(c.hit(s, 0), None);
+        c.fill(s, 0, 0);
+        assert_eq!(c.hit(s, 0), Some(0));
+        assert_eq!(c.hit(s, u32::MAX - 1), None);
     }
 }

@@ -38,6 +38,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::bodycount::BodyCounters;
+use crate::call_cache::CallCache;
 use crate::context::VmContext;
 use crate::elements::OutOfBounds;
 use crate::error::{RuntimeError, Trace, TraceEntry};
@@ -128,6 +129,8 @@ pub(crate) struct Interp<'vm> {
     /// (`by_id[i].run_exec`): a return finds its caller's code in one load
     /// from here, not two through the body.
     exec_by_id: Vec<*const Instr>,
+    /// This thread's inline caches of virtual calls, by call site.
+    call_cache: CallCache,
     listener: Option<Box<dyn ThreadListener>>,
     /// The control word the thread returns to after serving requests.
     control_base: i64,
@@ -182,6 +185,7 @@ impl<'vm> Interp<'vm> {
             code: Vec::new(),
             by_id: Vec::new(),
             exec_by_id: Vec::new(),
+            call_cache: CallCache::new(),
             listener,
             control_base: 0,
             passes: 0,
@@ -928,19 +932,9 @@ impl<'vm> Interp<'vm> {
                         found: other.kind()
                     }),
                 };
-                let pc = cur_pc!() as usize;
-                // The caller's body from its frame, not from `body`: that
-                // would keep `body` live through the plain interpreter's
-                // loop, which otherwise needs only `code_start` (fib +6%
-                // instructions, static calls only, from the spills).
-                // SAFETY: a thread that runs has a frame, and a frame names
-                // a body that exists (4), with a slot in `by_id`.
-                let caller: &'vm Body = unsafe {
-                    let top = self.frames.last().unwrap_unchecked();
-                    *self.by_id.get_unchecked(top.body as usize)
-                };
-                // SAFETY: `pc` is this virtual call's, in `caller`.
-                let target = match unsafe { caller.call_cache.hit(pc, class) } {
+                // The site's entry is found from `ip`, the call's own
+                // address: no load waits for the caller's body.
+                let target = match self.call_cache.hit(ip, class) {
                     Some(t) => t,
                     None => {
                         // SAFETY: an object's class is one of the program's (4).
@@ -955,7 +949,7 @@ impl<'vm> Interp<'vm> {
                                 class: prog.classes[class as usize].name.clone(),
                             });
                         }
-                        caller.call_cache.fill(pc, class, target);
+                        self.call_cache.fill(ip, class, target);
                         target
                     }
                 };

@@ -19,7 +19,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::call_cache::CallCache;
 use crate::instr::Instr;
 use crate::module::{Catch, ClassId, ClassOrder, MethodId, Module, SelectorId};
 use crate::translate::{translate, FoldedStore};
@@ -99,8 +98,6 @@ pub struct Body {
     /// `nlocals - nparams`: the slots after the parameters that a call
     /// zeroes (kept so that a call tests it without a subtraction).
     pub own_locals: u32,
-    /// The inline caches of the body's virtual calls, by pc.
-    pub call_cache: CallCache,
 }
 
 impl Body {
@@ -327,7 +324,6 @@ pub fn load_body(
     let m = &module.methods[id as usize];
     let mut intern = |c: ClassId, slot: u32| -> u32 { field_refs.intern(c, slot) };
     let t = translate(module, id, yieldpoints, &mut intern);
-    let call_cache = CallCache::for_code(&t.code);
     let exec = crate::superinstr::exec_code(&t.code);
     Body {
         method: id,
@@ -347,7 +343,6 @@ pub fn load_body(
         nlocals: m.frame_locals(),
         frame_size: t.frame_size,
         own_locals: m.frame_locals() - m.arity(),
-        call_cache,
     }
 }
 
